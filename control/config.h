@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LONGSPAN_CONFIG_H
+#define LONGSPAN_CONFIG_H
+
+/*
+ * The parsed, defaulted and validated gateway configuration.
+ *
+ * Ownership: built by config_load() on the control thread, immutable after
+ * that. The control thread turns it into a dataplane snapshot
+ * (dataplane/dp_conf.h) and publishes that to workers; workers never see a
+ * struct ls_config.
+ *
+ * Units are in the field names: _bps bits per second, _bytes, _ns, _m metres.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define LS_NAME_MAX 32
+#define LS_DEVARGS_MAX 256
+#define LS_PATH_MAX 108 /* sun_path */
+#define LS_MAX_PORTS 8
+#define LS_MAX_PEERS 32
+#define LS_MAX_PREFIXES 64 /* per peer */
+#define LS_MAX_STATIC_NEIGH 64 /* per port */
+#define LS_MAX_EAL_ARGS 64
+
+/* An IPv4 or IPv6 address; IPv4 is stored in a[0..3] (network order). */
+struct ls_addr {
+	uint8_t family; /* AF_INET, AF_INET6, or 0 when unset */
+	uint8_t a[16];
+};
+
+struct ls_prefix {
+	struct ls_addr addr; /* host bits cleared by the parser */
+	uint8_t len;
+};
+
+struct ls_static_neigh {
+	struct ls_addr ip;
+	uint8_t mac[6];
+};
+
+enum ls_port_role {
+	LS_PORT_DC = 0,
+	LS_PORT_WAN = 1,
+};
+
+struct ls_port_conf {
+	char name[LS_NAME_MAX];
+	char dev[LS_DEVARGS_MAX]; /* PCI address or vdev string */
+	enum ls_port_role role;
+	bool mac_set;
+	uint8_t mac[6]; /* overrides the device MAC when mac_set */
+	struct ls_prefix ipv4; /* gateway's address on this port + subnet */
+	struct ls_prefix ipv6;
+	struct ls_addr gateway4; /* next-hop router for off-link IPv4, optional */
+	struct ls_addr gateway6;
+	uint16_t vlan; /* 0 = untagged */
+	uint32_t mtu; /* L3 MTU of the attached link, bytes */
+	uint64_t link_rate_bps; /* WAN ports: rate the traffic manager shapes to */
+	uint16_t rx_desc;
+	uint16_t tx_desc;
+	unsigned int n_neigh;
+	struct ls_static_neigh neigh[LS_MAX_STATIC_NEIGH];
+	unsigned int line; /* line of the [port] header, for messages */
+};
+
+struct ls_peer_conf {
+	char name[LS_NAME_MAX];
+	char port[LS_NAME_MAX]; /* WAN port name */
+	int port_index; /* resolved index into ls_config.ports */
+	struct ls_addr remote; /* outer address of the peer gateway */
+	struct ls_addr local; /* outer source; unset = WAN port address */
+	uint32_t vni; /* 24 bits */
+	uint64_t rtt_ns; /* configured (or derived from distance) WAN RTT */
+	uint64_t distance_m;
+	unsigned int n_prefixes;
+	struct ls_prefix prefixes[LS_MAX_PREFIXES];
+	unsigned int line;
+};
+
+enum ls_marker_kind {
+	LS_MARKER_NONE = 0,
+	LS_MARKER_RED,
+	LS_MARKER_SOJOURN,
+	LS_MARKER_PHANTOM,
+};
+
+/* Mechanism bits (../shared/notes/congestion.md). */
+#define LS_MECH_A (1u << 0) /* near-source CNP */
+#define LS_MECH_C (1u << 2) /* destination-side temporary reaction point */
+
+struct ls_congestion_conf {
+	enum ls_marker_kind marker;
+	unsigned int mechanisms; /* LS_MECH_* bits */
+	/* 0 = derive from link rate and RTT (congestion/ parameter function). */
+	uint64_t kmin_bytes;
+	uint64_t kmax_bytes;
+	uint32_t pmax_ppm; /* marking probability at Kmax, parts per million */
+	uint64_t target_delay_ns; /* sojourn marker */
+	uint32_t phantom_ratio_ppm; /* phantom queue drain, fraction of line rate */
+	uint64_t buffer_bytes; /* WAN queue limit; 0 = one BDP */
+	uint64_t cnp_interval_ns; /* per-QP minimum CNP spacing (mechanism A) */
+	uint8_t cnp_dscp;
+	bool ce_clear; /* clear CE on packets that triggered a gateway CNP */
+	uint64_t hold_ns; /* mechanism C hold time; 0 = one WAN RTT */
+	uint64_t flow_idle_ns; /* per-QP flow entry aging */
+};
+
+struct ls_gateway_conf {
+	char name[LS_NAME_MAX];
+	char socket_path[LS_PATH_MAX]; /* UNIX API socket */
+	unsigned int workers; /* worker lcores */
+	unsigned int burst; /* packets per rx burst */
+	uint32_t mbufs; /* 0 = size from the WAN BDP */
+	uint32_t mbuf_data_size; /* data room per mbuf, bytes */
+	uint64_t idle_sleep_ns; /* longest back-off sleep of an idle worker */
+	uint16_t geneve_port; /* UDP destination port, 6081 */
+	uint64_t stats_interval_ns;
+	uint64_t neigh_timeout_ns; /* ARP/ND entry lifetime */
+};
+
+struct ls_eal_conf {
+	char lcores[64];
+	unsigned int main_lcore;
+	bool main_lcore_set;
+	uint32_t memory_mb; /* 0 = EAL default */
+	char file_prefix[64];
+	bool in_memory;
+	bool no_pci;
+	bool no_huge;
+	char extra[512]; /* appended verbatim, split on spaces */
+};
+
+struct ls_config {
+	char path[256];
+	struct ls_gateway_conf gw;
+	struct ls_eal_conf eal;
+	struct ls_congestion_conf cong;
+	unsigned int n_ports;
+	struct ls_port_conf ports[LS_MAX_PORTS];
+	unsigned int n_peers;
+	struct ls_peer_conf peers[LS_MAX_PEERS];
+	int dc_port; /* index of the single DC-facing port */
+};
+
+/*
+ * Parse, default and validate FILE. On success returns 0 and fills *cfg.
+ * On failure returns -EINVAL (or -errno for I/O) and writes every error, one
+ * per line as "FILE:LINE: [section] key: message", to err (if not NULL).
+ * The function never touches a device and is safe to call while running.
+ */
+int config_load(const char *path, struct ls_config *cfg, FILE *err);
+
+/* Print the effective configuration (defaults filled in) as a valid INI. */
+void config_dump(const struct ls_config *cfg, FILE *out);
+
+/* Print the key reference (Markdown) generated from the key table. */
+void config_doc_markdown(FILE *out);
+
+/* Index of the port named NAME, or -1. */
+int config_port_index(const struct ls_config *cfg, const char *name);
+
+#endif /* LONGSPAN_CONFIG_H */

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LONGSPAN_RUNTIME_H
+#define LONGSPAN_RUNTIME_H
+
+/*
+ * The running gateway as the control thread sees it.
+ *
+ * Ownership: created by main() after EAL init, written only by the control
+ * thread (main lcore). Workers see only their struct dp_worker and the
+ * published struct dp_conf. API handlers and telemetry callbacks run on the
+ * control thread (API) or on DPDK's telemetry thread (read-only, counters and
+ * the immutable cfg pointer, loaded with acquire).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "dataplane/dp_conf.h"
+#include "dataplane/worker.h"
+
+struct rte_mempool;
+
+struct ls_runtime {
+	struct ls_config *cfg; /* current validated config (immutable) */
+	struct dp_conf *dp; /* published snapshot; workers load it (acquire) */
+	struct rte_rcu_qsbr *rcu;
+	struct rte_mempool *pool;
+	unsigned int n_workers;
+	struct dp_worker *workers[DP_MAX_WORKERS];
+	struct neigh_table *neigh[LS_MAX_PORTS];
+	uint64_t tsc_hz;
+	uint64_t start_tsc;
+	uint64_t reloads_ok, reloads_failed;
+	bool stop; /* set by signal handler (relaxed), read by control loop */
+};
+
+/* Sum of every worker's counters (control thread or telemetry thread). */
+void runtime_counters_sum(const struct ls_runtime *rt, struct dp_counters *out);
+
+/*
+ * Load, validate and publish a new config from PATH (NULL = the current
+ * file). On any failure the running config is untouched, every error is
+ * written to err and a negative errno is returned. Changes that need a
+ * restart (ports, devices, EAL, workers, mempool) are rejected with a
+ * message naming the key.
+ */
+int runtime_reload(struct ls_runtime *rt, const char *path, FILE *err);
+
+#endif /* LONGSPAN_RUNTIME_H */

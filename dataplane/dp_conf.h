@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LONGSPAN_DP_CONF_H
+#define LONGSPAN_DP_CONF_H
+
+/*
+ * What the workers read: an immutable dataplane snapshot, and per-worker
+ * state and counters.
+ *
+ * Publication: the control thread builds a struct dp_conf from a validated
+ * struct ls_config, stores it in dp_runtime.conf with a release store, waits
+ * for an rte_rcu_qsbr grace period (every worker reports quiescent once per
+ * loop), then frees the previous snapshot. Workers load the pointer once per
+ * burst with an acquire load and never keep it across a quiescent report.
+ */
+
+#include <stdalign.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_ether.h>
+
+#include "drop_reason.h"
+#include "control/config.h"
+
+struct rte_lpm;
+struct rte_lpm6;
+struct rte_ring;
+struct rte_mempool;
+struct rte_rcu_qsbr;
+struct neigh_table;
+
+#define DP_MAX_WORKERS 16
+#define DP_MAX_BURST 64
+
+struct dp_port {
+	uint16_t port_id; /* ethdev port id */
+	uint8_t role; /* enum ls_port_role */
+	uint8_t has_ip4 : 1, has_ip6 : 1, has_gw4 : 1, has_gw6 : 1;
+	uint16_t vlan; /* 0 = untagged */
+	uint32_t mtu; /* L3 MTU, bytes */
+	struct rte_ether_addr mac;
+	uint32_t ip4; /* network order */
+	uint8_t ip4_plen;
+	uint8_t ip6_plen;
+	uint8_t ip6[16];
+	uint8_t ip6_ll[16]; /* fe80::/64 EUI-64 from the MAC, answered by ND */
+	uint32_t gw4; /* network order */
+	uint8_t gw6[16];
+	uint64_t link_rate_bps;
+	struct neigh_table *neigh; /* owned by the runtime, outlives snapshots */
+};
+
+struct dp_peer {
+	uint16_t port; /* index into dp_conf.ports (a WAN port) */
+	uint8_t family; /* outer AF_INET / AF_INET6 */
+	uint32_t vni;
+	uint8_t src[16]; /* outer source address (IPv4 in the first 4 bytes) */
+	uint8_t dst[16]; /* outer destination: the peer gateway */
+	uint8_t nexthop[16]; /* resolved through the WAN port's neighbour table */
+	uint64_t rtt_ns;
+	char name[LS_NAME_MAX];
+};
+
+struct dp_conf {
+	uint64_t generation;
+	uint16_t n_ports;
+	uint16_t dc_port; /* index into ports */
+	uint16_t n_peers;
+	uint16_t geneve_port; /* host order */
+	struct dp_port ports[LS_MAX_PORTS];
+	struct dp_peer peers[LS_MAX_PEERS];
+	struct rte_lpm *lpm4; /* next hop = peer index */
+	struct rte_lpm6 *lpm6;
+	struct ls_congestion_conf cong;
+};
+
+/*
+ * Per-worker counters. Written only by the owning worker with plain
+ * increments; the control thread reads them (64-bit loads do not tear on
+ * the supported targets) and sums over workers.
+ */
+enum dp_class {
+	DP_CLASS_ROCE_DATA = 0,
+	DP_CLASS_ROCE_ACK, /* ACK or NAK (AETH) */
+	DP_CLASS_ROCE_CNP,
+	DP_CLASS_OTHER_IP,
+	DP_CLASS_ARP,
+	DP_CLASS_ND,
+	DP_CLASS_TUNNEL, /* GENEVE from a peer */
+	DP_CLASS_MAX
+};
+
+struct dp_port_counters {
+	uint64_t rx_pkts, rx_bytes;
+	uint64_t tx_pkts, tx_bytes;
+};
+
+struct dp_peer_counters {
+	uint64_t tx_pkts, tx_bytes; /* encapsulated toward the peer */
+	uint64_t rx_pkts, rx_bytes; /* decapsulated from the peer */
+	uint64_t rx_ce; /* outer CE seen on decap */
+	uint64_t rx_seq_gaps; /* GENEVE option sequence went forward by > 1 */
+	uint64_t rx_seq_reorder; /* sequence went backwards */
+};
+
+struct dp_counters {
+	struct dp_port_counters port[LS_MAX_PORTS];
+	struct dp_peer_counters peer[LS_MAX_PEERS];
+	uint64_t cls[DP_CLASS_MAX];
+	uint64_t drops[LS_DROP_MAX];
+	uint64_t ecn_marked; /* CE set by the gateway (RFC 6040 decap or TM) */
+	uint64_t arp_replies, nd_adverts; /* answered in the fast path */
+	uint64_t punted; /* handed to the control thread */
+	uint64_t injected; /* sent for the control thread */
+	uint64_t polls, idle_polls, sleeps;
+	uint64_t busy_tsc; /* TSC spent in bursts that carried packets */
+} __rte_cache_aligned;
+
+#endif /* LONGSPAN_DP_CONF_H */

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LONGSPAN_DROP_REASON_H
+#define LONGSPAN_DROP_REASON_H
+
+/*
+ * Every packet the gateway does not forward is counted under exactly one of
+ * these reasons. The names are part of the operator interface (CLI, telemetry,
+ * tests): append new reasons, never rename or reorder existing ones.
+ *
+ * X(enum suffix, "stable name", "one-line description")
+ */
+#define LS_DROP_REASONS(X)                                                     \
+	X(NONE, "none", "not dropped")                                         \
+	X(ETH_TRUNC, "eth_truncated", "frame shorter than an Ethernet header") \
+	X(VLAN_TRUNC, "vlan_truncated", "802.1Q tag cut short")                \
+	X(VLAN_STACKED, "vlan_stacked", "more than one VLAN tag")              \
+	X(VLAN_MISMATCH, "vlan_mismatch", "VLAN id differs from the port's")  \
+	X(ETHERTYPE, "ethertype_unsupported", "not IPv4, IPv6 or ARP")         \
+	X(IP4_TRUNC, "ipv4_truncated", "IPv4 header cut short")                \
+	X(IP4_VERSION, "ipv4_bad_version", "IPv4 version field is not 4")      \
+	X(IP4_IHL, "ipv4_bad_ihl", "IPv4 header length below 20 bytes")        \
+	X(IP4_LEN, "ipv4_bad_length", "IPv4 total length disagrees with frame") \
+	X(IP4_CSUM, "ipv4_bad_checksum", "IPv4 header checksum wrong")         \
+	X(IP4_FRAG, "ipv4_fragment", "IPv4 fragment (not forwarded)")          \
+	X(IP4_OPTIONS, "ipv4_options", "IPv4 options on a tunnel packet")      \
+	X(IP6_TRUNC, "ipv6_truncated", "IPv6 header cut short")                \
+	X(IP6_VERSION, "ipv6_bad_version", "IPv6 version field is not 6")      \
+	X(IP6_LEN, "ipv6_bad_length", "IPv6 payload length disagrees with frame") \
+	X(IP6_EXTHDR, "ipv6_ext_header", "IPv6 extension header not supported") \
+	X(UDP_TRUNC, "udp_truncated", "UDP header cut short")                  \
+	X(UDP_LEN, "udp_bad_length", "UDP length disagrees with IP length")    \
+	X(BTH_TRUNC, "bth_truncated", "RoCEv2 BTH cut short")                  \
+	X(AETH_TRUNC, "aeth_truncated", "RoCE ACK/NAK without a full AETH")    \
+	X(TTL_EXPIRED, "ttl_expired", "inner TTL or hop limit reached zero")   \
+	X(NO_ROUTE, "no_route", "no peer site prefix matches the destination") \
+	X(MTU_EXCEEDED, "mtu_exceeded", "encapsulated packet exceeds WAN MTU") \
+	X(NO_HEADROOM, "no_headroom", "mbuf lacks headroom for encapsulation") \
+	X(NEIGH_MISS, "neighbor_unresolved", "next hop MAC not yet resolved")  \
+	X(NOT_FOR_US, "not_for_us", "WAN packet not addressed to the gateway") \
+	X(GENEVE_TRUNC, "geneve_truncated", "GENEVE header or options cut short") \
+	X(GENEVE_VERSION, "geneve_bad_version", "GENEVE version is not 0")     \
+	X(GENEVE_PROTO, "geneve_bad_protocol", "GENEVE inner protocol not IP") \
+	X(GENEVE_OAM, "geneve_oam", "GENEVE OAM packet not handled in the fast path") \
+	X(GENEVE_CRIT_OPT, "geneve_critical_option", "unknown critical GENEVE option") \
+	X(UNKNOWN_PEER, "unknown_peer", "tunnel source is not a configured peer") \
+	X(VNI_MISMATCH, "vni_mismatch", "VNI differs from the peer's")         \
+	X(INNER_INVALID, "inner_invalid", "decapsulated inner packet malformed") \
+	X(ECN_CE_NOT_ECT, "ecn_ce_over_not_ect", "RFC 6040: outer CE over Not-ECT inner") \
+	X(NOT_IP_ON_WAN, "wan_not_tunnel", "non-tunnel traffic on a WAN port")  \
+	X(ARP_INVALID, "arp_invalid", "malformed or unsupported ARP")          \
+	X(ND_INVALID, "nd_invalid", "malformed or unsupported ICMPv6 ND")     \
+	X(PUNT_FULL, "punt_ring_full", "control-plane punt queue full")        \
+	X(TX_FULL, "tx_ring_full", "transmit queue full")                      \
+	X(LOCAL_DELIVER, "local_unhandled", "addressed to the gateway, no handler") \
+	X(NO_CONFIG, "no_config", "no dataplane configuration published")
+
+enum ls_drop_reason {
+#define LS_DROP_ENUM(sym, name, desc) LS_DROP_##sym,
+	LS_DROP_REASONS(LS_DROP_ENUM)
+#undef LS_DROP_ENUM
+	LS_DROP_MAX
+};
+
+/* Stable names for CLI and telemetry; index by enum ls_drop_reason. */
+extern const char *const ls_drop_reason_names[LS_DROP_MAX];
+extern const char *const ls_drop_reason_descs[LS_DROP_MAX];
+
+#endif /* LONGSPAN_DROP_REASON_H */

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LONGSPAN_WORKER_H
+#define LONGSPAN_WORKER_H
+
+/*
+ * A worker lcore: polls one rx queue on every port, runs the pipeline to
+ * completion, transmits on its own tx queue of every port.
+ *
+ * Ownership: everything in struct dp_worker is written by its worker only,
+ * except `stop` (written by the control thread, read with an acquire load)
+ * and the inject ring (control thread produces, worker consumes). The
+ * control thread reads `counters` without locks.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#include "dp_conf.h"
+
+struct rte_mbuf;
+
+/* Per (peer) state the worker keeps for the GENEVE option. */
+struct dp_peer_seq {
+	uint32_t tx_seq; /* next sequence number to send */
+	uint32_t rx_expect[DP_MAX_WORKERS]; /* next expected, per remote worker */
+	uint8_t rx_seen[DP_MAX_WORKERS];
+};
+
+/* Clock handed to the pipeline once per burst (style.md 4: clock passed in). */
+struct dp_clock {
+	uint64_t tsc;
+	uint64_t ns; /* wall-clock-like ns used for GENEVE timestamps */
+};
+
+struct dp_worker {
+	unsigned int id; /* 0..n_workers-1, also the queue index on each port */
+	unsigned int lcore;
+	unsigned int rcu_id;
+	struct rte_rcu_qsbr *rcu;
+	struct dp_conf **conf; /* &runtime published pointer */
+	struct rte_ring *punt; /* worker -> control: mbufs for ARP/ND learning, misses */
+	struct rte_ring *inject; /* control -> worker: mbufs to transmit */
+	bool stop; /* set by control (release), read by worker (acquire) */
+	uint64_t idle_sleep_ns; /* longest back-off sleep */
+	uint64_t tsc_hz;
+	uint64_t ns_base; /* CLOCK_REALTIME ns at tsc_base */
+	uint64_t tsc_base;
+	struct dp_peer_seq seq[LS_MAX_PEERS];
+	struct dp_counters counters;
+} __rte_cache_aligned;
+
+/* lcore entry point (rte_eal_remote_launch); returns when stop is set. */
+int dp_worker_main(void *arg);
+
+/*
+ * One poll of every port and the inject ring with the given clock; returns
+ * the number of packets received. Used by dp_worker_main() and by the
+ * fixture and benchmark harnesses, which drive the clock themselves.
+ */
+unsigned int dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk);
+
+/* Reset sequence state and counters (tests). */
+void dp_worker_reset(struct dp_worker *w);
+
+#endif /* LONGSPAN_WORKER_H */
