@@ -12,6 +12,7 @@
  * the immutable cfg pointer, loaded with acquire).
  */
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,12 +24,19 @@
 struct rte_mempool;
 
 struct ls_runtime {
+	/*
+	 * cfg_lock serialises the control thread's swap of cfg/dp (reload)
+	 * against readers on other control-plane threads (DPDK's telemetry
+	 * thread). Workers never take it.
+	 */
+	pthread_mutex_t cfg_lock;
 	struct ls_config *cfg; /* current validated config (immutable) */
 	struct dp_conf *dp; /* published snapshot; workers load it (acquire) */
 	struct rte_rcu_qsbr *rcu;
 	struct rte_mempool *pool;
 	unsigned int n_workers;
 	struct dp_worker *workers[DP_MAX_WORKERS];
+	uint16_t port_ids[LS_MAX_PORTS]; /* ethdev id of cfg->ports[i] */
 	struct neigh_table *neigh[LS_MAX_PORTS];
 	uint64_t tsc_hz;
 	uint64_t start_tsc;
