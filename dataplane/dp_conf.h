@@ -41,8 +41,8 @@ struct dp_port {
 	uint32_t mtu; /* L3 MTU, bytes */
 	struct rte_ether_addr mac;
 	uint32_t ip4; /* network order */
-	uint8_t ip4_plen;
-	uint8_t ip6_plen;
+	uint8_t ip4_prefix_len;
+	uint8_t ip6_prefix_len;
 	uint8_t ip6[16];
 	uint8_t ip6_ll[16]; /* fe80::/64 EUI-64 from the MAC, answered by ND */
 	uint32_t gw4; /* network order */
@@ -68,6 +68,7 @@ struct dp_conf {
 	uint16_t dc_port; /* index into ports */
 	uint16_t n_peers;
 	uint16_t geneve_port; /* host order */
+	uint16_t burst; /* rx burst size, <= DP_MAX_BURST */
 	struct dp_port ports[LS_MAX_PORTS];
 	struct dp_peer peers[LS_MAX_PEERS];
 	struct rte_lpm *lpm4; /* next hop = peer index */

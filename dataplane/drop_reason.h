@@ -11,7 +11,9 @@
  */
 #define LS_DROP_REASONS(X)                                                     \
 	X(NONE, "none", "not dropped")                                         \
+	X(MULTISEG, "multi_segment", "multi-segment mbuf: raise mbuf_data_size") \
 	X(ETH_TRUNC, "eth_truncated", "frame shorter than an Ethernet header") \
+	X(L2_NOT_FOR_US, "l2_not_for_us", "destination MAC is not the port's") \
 	X(VLAN_TRUNC, "vlan_truncated", "802.1Q tag cut short")                \
 	X(VLAN_STACKED, "vlan_stacked", "more than one VLAN tag")              \
 	X(VLAN_MISMATCH, "vlan_mismatch", "VLAN id differs from the port's")  \
@@ -21,12 +23,9 @@
 	X(IP4_IHL, "ipv4_bad_ihl", "IPv4 header length below 20 bytes")        \
 	X(IP4_LEN, "ipv4_bad_length", "IPv4 total length disagrees with frame") \
 	X(IP4_CSUM, "ipv4_bad_checksum", "IPv4 header checksum wrong")         \
-	X(IP4_FRAG, "ipv4_fragment", "IPv4 fragment (not forwarded)")          \
-	X(IP4_OPTIONS, "ipv4_options", "IPv4 options on a tunnel packet")      \
 	X(IP6_TRUNC, "ipv6_truncated", "IPv6 header cut short")                \
 	X(IP6_VERSION, "ipv6_bad_version", "IPv6 version field is not 6")      \
 	X(IP6_LEN, "ipv6_bad_length", "IPv6 payload length disagrees with frame") \
-	X(IP6_EXTHDR, "ipv6_ext_header", "IPv6 extension header not supported") \
 	X(UDP_TRUNC, "udp_truncated", "UDP header cut short")                  \
 	X(UDP_LEN, "udp_bad_length", "UDP length disagrees with IP length")    \
 	X(BTH_TRUNC, "bth_truncated", "RoCEv2 BTH cut short")                  \
@@ -37,6 +36,7 @@
 	X(NO_HEADROOM, "no_headroom", "mbuf lacks headroom for encapsulation") \
 	X(NEIGH_MISS, "neighbor_unresolved", "next hop MAC not yet resolved")  \
 	X(NOT_FOR_US, "not_for_us", "WAN packet not addressed to the gateway") \
+	X(NOT_TUNNEL, "wan_not_tunnel", "non-GENEVE IP traffic on a WAN port") \
 	X(GENEVE_TRUNC, "geneve_truncated", "GENEVE header or options cut short") \
 	X(GENEVE_VERSION, "geneve_bad_version", "GENEVE version is not 0")     \
 	X(GENEVE_PROTO, "geneve_bad_protocol", "GENEVE inner protocol not IP") \
@@ -46,7 +46,6 @@
 	X(VNI_MISMATCH, "vni_mismatch", "VNI differs from the peer's")         \
 	X(INNER_INVALID, "inner_invalid", "decapsulated inner packet malformed") \
 	X(ECN_CE_NOT_ECT, "ecn_ce_over_not_ect", "RFC 6040: outer CE over Not-ECT inner") \
-	X(NOT_IP_ON_WAN, "wan_not_tunnel", "non-tunnel traffic on a WAN port")  \
 	X(ARP_INVALID, "arp_invalid", "malformed or unsupported ARP")          \
 	X(ND_INVALID, "nd_invalid", "malformed or unsupported ICMPv6 ND")     \
 	X(PUNT_FULL, "punt_ring_full", "control-plane punt queue full")        \

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LONGSPAN_MBUF_META_H
+#define LONGSPAN_MBUF_META_H
+
+/*
+ * Per-mbuf metadata that travels with a packet between a worker and the
+ * control thread (punt and inject rings), stored in an mbuf dynamic field.
+ * The offset is registered once by the control thread before any worker
+ * starts and is read-only afterwards.
+ */
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+
+enum dp_punt_reason {
+	DP_PUNT_ARP = 1, /* ARP request or reply on a port */
+	DP_PUNT_ND, /* ICMPv6 neighbour solicitation / advertisement */
+	DP_PUNT_ICMP_ECHO, /* echo request to a gateway address (v4 or v6) */
+	DP_PUNT_RESOLVE, /* next hop unknown: resolve addr on port */
+};
+
+struct dp_mbuf_meta {
+	uint8_t port; /* index into dp_conf.ports: rx port (punt) or tx port (inject) */
+	uint8_t reason; /* enum dp_punt_reason (punt only) */
+	uint8_t family; /* DP_PUNT_RESOLVE: AF_INET / AF_INET6 */
+	uint8_t pad;
+	uint8_t addr[16]; /* DP_PUNT_RESOLVE: next hop address */
+};
+
+extern int dp_mbuf_meta_offset;
+
+static inline struct dp_mbuf_meta *
+dp_mbuf_meta(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, dp_mbuf_meta_offset, struct dp_mbuf_meta *);
+}
+
+/* Register the dynamic field; call once before creating workers. */
+int dp_mbuf_meta_register(void);
+
+#endif /* LONGSPAN_MBUF_META_H */

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LONGSPAN_PARSE_H
+#define LONGSPAN_PARSE_H
+
+/*
+ * Parser stage: Ethernet [/ 802.1Q] / IPv4 | IPv6 [/ UDP [/ BTH [/ AETH]]]
+ * and ARP. Reads only bytes the frame holds (checked against data_len of a
+ * single-segment mbuf) and returns a drop reason instead of ever reading
+ * past the packet. Fills a struct pkt_meta that the later stages use.
+ */
+
+#include <stdint.h>
+
+#include "drop_reason.h"
+
+struct rte_mbuf;
+
+enum pkt_l3 {
+	PKT_L3_NONE = 0,
+	PKT_L3_IP4,
+	PKT_L3_IP6,
+	PKT_L3_ARP,
+};
+
+/* Offsets are from the start of the frame, bytes; ports are host order. */
+struct pkt_meta {
+	uint16_t l3_off; /* after Ethernet and VLAN */
+	uint16_t l4_off; /* after the IP header; 0 when there is no L4 */
+	uint16_t ip_len; /* IPv4 total length or 40 + IPv6 payload length */
+	uint16_t vlan; /* VLAN id of the tag, 0 when untagged */
+	uint8_t l3; /* enum pkt_l3 */
+	uint8_t proto; /* IP protocol / IPv6 next header */
+	uint8_t tos; /* DSCP << 2 | ECN */
+	uint8_t cls; /* enum dp_class */
+	uint8_t first_frag; /* L4 header present (not a non-first fragment) */
+	uint8_t opcode; /* BTH opcode when cls is a RoCE class */
+	uint16_t sport, dport;
+	uint16_t bth_off; /* offset of the BTH, 0 when not RoCE */
+	uint32_t dqpn; /* BTH destination QP */
+	uint32_t psn;
+};
+
+/* Parse the L2 header. port_vlan = the port's VLAN (0 = untagged). */
+enum ls_drop_reason parse_l2(const uint8_t *p, uint32_t len, uint16_t port_vlan,
+			     struct pkt_meta *meta, uint16_t *ether_type);
+
+/*
+ * Parse an IP packet starting at off (meta->l3_off is set to off), classify
+ * it and, for UDP to 4791, the BTH. len is the number of valid bytes in the
+ * buffer. On success meta->ip_len bytes from off are the IP packet (any
+ * Ethernet padding beyond it is for the caller to trim).
+ */
+enum ls_drop_reason parse_ip(const uint8_t *p, uint32_t len, uint16_t off, uint16_t ether_type,
+			     struct pkt_meta *meta);
+
+#endif /* LONGSPAN_PARSE_H */

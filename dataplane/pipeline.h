@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LONGSPAN_PIPELINE_H
+#define LONGSPAN_PIPELINE_H
+
+/*
+ * The packet pipeline, shaped like a P4 switch so a P4 (SWX) backend can
+ * run the same fixtures later:
+ *
+ *   parser -> ingress match-action (route, flow) -> traffic manager ->
+ *   egress / deparser (encap or decap rewrite)
+ *
+ * Each stage is a function taking the packet and its metadata and returning
+ * a verdict (LS_DROP_NONE to continue, or the drop reason). The burst
+ * functions run the stages for every packet of one rx burst and collect the
+ * packets to send per port in struct dp_tx; the worker then transmits.
+ */
+
+#include <stdint.h>
+
+#include "dp_conf.h"
+#include "worker.h"
+
+struct rte_mbuf;
+
+#define DP_TX_MAX (2 * DP_MAX_BURST)
+
+struct dp_tx {
+	uint16_t n[LS_MAX_PORTS];
+	struct rte_mbuf *pkts[LS_MAX_PORTS][DP_TX_MAX];
+};
+
+/* Packets received on a DC-facing port (port = index into c->ports). */
+void dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
+		    struct rte_mbuf **pkts, uint16_t n, const struct dp_clock *clk,
+		    struct dp_tx *tx);
+
+/* Packets received on a WAN port. */
+void dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
+		     struct rte_mbuf **pkts, uint16_t n, const struct dp_clock *clk,
+		     struct dp_tx *tx);
+
+/* Flow hash of docs/wire-format.md over an inner IP packet's 5-tuple. */
+uint32_t dp_flow_hash(const uint8_t *ip, uint8_t l3, uint8_t proto, uint16_t sport,
+		      uint16_t dport);
+
+#endif /* LONGSPAN_PIPELINE_H */

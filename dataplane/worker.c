@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "worker.h"
+
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_pause.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
+
+#include "mbuf_meta.h"
+#include "pipeline.h"
+
+/* Idle back-off: spin this many empty polls, then sleep, doubling up to the cap. */
+#define DP_IDLE_SPIN_POLLS 256
+#define DP_IDLE_SLEEP_MIN_US 10
+
+int dp_mbuf_meta_offset = -1;
+
+int
+dp_mbuf_meta_register(void)
+{
+	static const struct rte_mbuf_dynfield desc = {
+		.name = "longspan_meta",
+		.size = sizeof(struct dp_mbuf_meta),
+		.align = __alignof__(struct dp_mbuf_meta),
+	};
+	int off = rte_mbuf_dynfield_register(&desc);
+
+	if (off < 0)
+		return -rte_errno;
+	dp_mbuf_meta_offset = off;
+	return 0;
+}
+
+static inline void
+dp_clock_now(const struct dp_worker *w, struct dp_clock *clk)
+{
+	uint64_t d;
+
+	clk->tsc = rte_rdtsc();
+	d = clk->tsc - w->tsc_base;
+	clk->ns = w->ns_base + (uint64_t)(((unsigned __int128)d * 1000000000u) / w->tsc_hz);
+}
+
+/* Transmit everything collected for each port; unsent packets are drops. */
+static inline void
+dp_tx_flush(struct dp_worker *w, const struct dp_conf *c, struct dp_tx *tx)
+{
+	uint16_t p;
+
+	for (p = 0; p < c->n_ports; p++) {
+		uint16_t n = tx->n[p], sent, i;
+		uint64_t bytes = 0;
+
+		if (n == 0)
+			continue;
+		for (i = 0; i < n; i++)
+			bytes += tx->pkts[p][i]->pkt_len;
+		sent = rte_eth_tx_burst(c->ports[p].port_id, (uint16_t)w->id, tx->pkts[p], n);
+		for (i = sent; i < n; i++) {
+			bytes -= tx->pkts[p][i]->pkt_len;
+			w->counters.drops[LS_DROP_TX_FULL]++;
+			rte_pktmbuf_free(tx->pkts[p][i]);
+		}
+		w->counters.port[p].tx_pkts += sent;
+		w->counters.port[p].tx_bytes += bytes;
+		tx->n[p] = 0;
+	}
+}
+
+unsigned int
+dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk)
+{
+	const struct dp_conf *c = __atomic_load_n(w->conf, __ATOMIC_ACQUIRE);
+	struct rte_mbuf *pkts[DP_MAX_BURST];
+	struct dp_tx tx;
+	unsigned int total = 0, i;
+	uint16_t p, n;
+
+	w->counters.polls++;
+	if (unlikely(c == NULL))
+		return 0;
+	memset(tx.n, 0, sizeof(tx.n));
+
+	for (p = 0; p < c->n_ports; p++) {
+		n = rte_eth_rx_burst(c->ports[p].port_id, (uint16_t)w->id, pkts, c->burst);
+		if (n == 0)
+			continue;
+		total += n;
+		if (c->ports[p].role == LS_PORT_DC)
+			dp_pipeline_dc(w, c, p, pkts, n, clk, &tx);
+		else
+			dp_pipeline_wan(w, c, p, pkts, n, clk, &tx);
+		dp_tx_flush(w, c, &tx);
+	}
+
+	/* Packets the control thread built (ARP/ND replies and requests, echo). */
+	n = (uint16_t)rte_ring_sc_dequeue_burst(w->inject, (void **)pkts, DP_MAX_BURST, NULL);
+	for (i = 0; i < n; i++) {
+		uint8_t port = dp_mbuf_meta(pkts[i])->port;
+
+		if (unlikely(port >= c->n_ports)) {
+			rte_pktmbuf_free(pkts[i]);
+			continue;
+		}
+		tx.pkts[port][tx.n[port]++] = pkts[i];
+		w->counters.injected++;
+	}
+	if (n)
+		dp_tx_flush(w, c, &tx);
+	return total;
+}
+
+void
+dp_worker_reset(struct dp_worker *w)
+{
+	memset(w->seq, 0, sizeof(w->seq));
+	memset(&w->counters, 0, sizeof(w->counters));
+}
+
+int
+dp_worker_main(void *arg)
+{
+	struct dp_worker *w = arg;
+	struct dp_clock clk;
+	unsigned int idle = 0;
+	uint64_t sleep_us = DP_IDLE_SLEEP_MIN_US;
+	uint64_t max_sleep_us = w->idle_sleep_ns / 1000;
+
+	if (max_sleep_us < DP_IDLE_SLEEP_MIN_US)
+		max_sleep_us = DP_IDLE_SLEEP_MIN_US;
+	rte_rcu_qsbr_thread_online(w->rcu, w->rcu_id);
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		uint64_t t0;
+		unsigned int n;
+
+		dp_clock_now(w, &clk);
+		t0 = clk.tsc;
+		n = dp_worker_poll(w, &clk);
+		rte_rcu_qsbr_quiescent(w->rcu, w->rcu_id);
+		if (n > 0) {
+			w->counters.busy_tsc += rte_rdtsc() - t0;
+			idle = 0;
+			sleep_us = DP_IDLE_SLEEP_MIN_US;
+			continue;
+		}
+		w->counters.idle_polls++;
+		if (++idle < DP_IDLE_SPIN_POLLS) {
+			rte_pause();
+			continue;
+		}
+		/*
+		 * Idle: give the core away so that gateways, the delay line and
+		 * traffic sources can share two cores. Offline while asleep so a
+		 * config publish does not wait for the sleep to end.
+		 */
+		rte_rcu_qsbr_thread_offline(w->rcu, w->rcu_id);
+		rte_delay_us_sleep((unsigned int)sleep_us);
+		rte_rcu_qsbr_thread_online(w->rcu, w->rcu_id);
+		w->counters.sleeps++;
+		if (sleep_us < max_sleep_us)
+			sleep_us = RTE_MIN(sleep_us * 2, max_sleep_us);
+	}
+	rte_rcu_qsbr_thread_offline(w->rcu, w->rcu_id);
+	return 0;
+}
