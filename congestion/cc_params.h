@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LONGSPAN_CC_PARAMS_H
+#define LONGSPAN_CC_PARAMS_H
+
+/*
+ * Distance-aware parameter derivation: one function turns a WAN link (rate,
+ * RTT or fibre length, MTU) into every congestion setting the gateway needs.
+ * The gateway (config value 0 = derive), the simulator and `longspanctl
+ * tune` all call it, so the three always agree.
+ *
+ * Formulas (C = rate in bytes/s, RTT = WAN round trip, loop = the RTT of the
+ * control loop the WAN queue's marks drive: the WAN RTT for end-to-end
+ * DCQCN, the intra-DC RTT when mechanism A answers marks with near-source
+ * CNPs). Numbers in brackets are at 100 Gb/s and 1 ms.
+ *
+ *   RTT        = rtt_ns, or 2 x 4.9 us/km x distance        (light in fibre)
+ *   BDP        = C x RTT                                     [12.5 MB]
+ *   Kmin       = max(4 KB per Gb/s, C x loop / 7)            [1.79 MB; 400 KB with A]
+ *   Kmax       = 4 x Kmin                                    [7.14 MB; 1.6 MB]
+ *   Pmax       = 20%
+ *   target     = Kmin / C (sojourn marker; the same operating point in time)
+ *                                                            [143 us; 32 us]
+ *   interval   = loop (CoDel-like sojourn mode)
+ *   phantom    = drain at 95% of C; mark above
+ *                max(16 MTU, loop BDP x 5%)                  [625 KB; 64 KB]
+ *   buffer     = max(BDP, 2 x Kmax), rounded up to an MTU    [14.3 MB; 12.5 MB]
+ *   CNP int.   = max(4 us, DC RTT / 2)                       [5 us]
+ *   hold       = RTT + DC RTT                                [1.01 ms]
+ *   flow idle  = max(100 ms, 64 x RTT)                       [100 ms]
+ *
+ * Why (numbers from ../shared/notes/congestion.md):
+ * - Kmin: DCTCP's analysis gives full throughput when the marking threshold
+ *   K exceeds C x RTT / 7, where RTT is the delay of the feedback loop;
+ *   DCQCN reuses DCTCP's marking and has the same blind window. Production
+ *   settings are not scaled by RTT: Alibaba 100 KB/400 KB at 25G scaled
+ *   linearly with bandwidth to 400 KB/1.6 MB at 100G (4 and 16 KB per
+ *   Gb/s), NVIDIA 150 KB/1500 KB. We keep the production values as a
+ *   floor (they are right for the short intra-DC loop) and raise Kmin with
+ *   the loop's BDP: at 1 ms a 400 KB Kmin is 1/31 of the 12.5 MB blind
+ *   window, so marking would start long before any sender could react and
+ *   keep cutting on stale feedback.
+ * - Kmax = 4 Kmin and Pmax = 20% are the production ratio and probability
+ *   (Alibaba; THEMIS's KMIN/KMAX/PMAX maps), a gentle ramp that spreads
+ *   marks across flows instead of the paper's 1% that assumed 40G and a
+ *   tens-of-us loop.
+ * - Sojourn target: Kmin drained at line rate, so sojourn and RED mark at
+ *   the same standing queue; in time units it stays right when the shaper
+ *   rate changes.
+ * - Phantom queue at 95% (Uno, HULL): the threshold is the excess that
+ *   builds in one loop when the offered load is at line rate, so a
+ *   transient burst shorter than a loop passes and a persistent overload is
+ *   signalled within about one loop.
+ * - Buffer: at least one BDP (the in-flight data when all senders are
+ *   blind), and twice Kmax so that the marking ramp has as much room above
+ *   it as below before tail drop.
+ * - CNP interval: a ConnectX RP cuts at most once per 4 us
+ *   (rate_reduce_monitor_period), so closer CNPs are wasted; half the DC
+ *   RTT gives the sender two chances per local loop (THEMIS: 5-7 us).
+ * - Hold: a receiver's CNP needs RTT/2 (+ DC RTT/2) to reach the sender,
+ *   whose reduced traffic needs as long to come back.
+ * - Flow idle: an idle RDMA QP keeps its QPN for its lifetime; 64 RTTs and
+ *   at least 100 ms keep learned QPNs across application pauses while dead
+ *   entries still clear in well under a second at 100 km.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ecn_marker.h"
+
+#define CC_FIBRE_NS_PER_KM 4900 /* one way */
+#define CC_DEFAULT_MTU_BYTES 4096
+#define CC_DEFAULT_DC_RTT_NS UINT64_C(10000)
+
+struct cc_link {
+	uint64_t rate_bps; /* WAN link rate; > 0 */
+	uint64_t rtt_ns; /* WAN RTT; 0 = from distance_m */
+	uint64_t distance_m; /* fibre length, used when rtt_ns is 0 */
+	uint32_t mtu_bytes; /* L3 MTU; 0 = CC_DEFAULT_MTU_BYTES */
+	uint64_t dc_rtt_ns; /* base RTT inside a DC; 0 = CC_DEFAULT_DC_RTT_NS */
+	bool near_source_cnp; /* mechanism A answers this queue's marks */
+};
+
+/* Explicit settings; 0 = derive. Fields match struct ls_congestion_conf. */
+struct cc_overrides {
+	uint64_t kmin_bytes;
+	uint64_t kmax_bytes;
+	uint32_t pmax_ppm;
+	uint64_t target_delay_ns;
+	uint32_t phantom_ratio_ppm;
+	uint64_t buffer_bytes;
+	uint64_t cnp_interval_ns;
+	uint64_t hold_ns;
+	uint64_t flow_idle_ns;
+};
+
+struct cc_derived {
+	uint64_t rate_bps;
+	uint64_t rtt_ns; /* WAN RTT used */
+	uint64_t loop_rtt_ns; /* marking feedback loop */
+	uint64_t dc_rtt_ns;
+	uint32_t mtu_bytes;
+	uint64_t bdp_bytes;
+	uint64_t kmin_bytes;
+	uint64_t kmax_bytes;
+	uint32_t pmax_ppm;
+	uint64_t target_delay_ns;
+	uint64_t sojourn_interval_ns;
+	uint32_t phantom_ratio_ppm;
+	uint64_t phantom_threshold_bytes;
+	uint64_t buffer_bytes;
+	uint64_t cnp_interval_ns;
+	uint64_t hold_ns;
+	uint64_t flow_idle_ns;
+};
+
+/* One-way fibre delay x 2 for distance_m metres of fibre. */
+uint64_t cc_params_distance_to_rtt_ns(uint64_t distance_m);
+
+/*
+ * Derive everything for LINK into OUT. Returns 0, or -EINVAL when the rate
+ * is 0, neither RTT nor distance is given, or the result would overflow
+ * (rates above 2^44 b/s or RTTs above 10 s).
+ */
+int cc_params_derive(const struct cc_link *link, struct cc_derived *out);
+
+/*
+ * Like cc_params_derive(), with each non-zero field of OV (may be NULL)
+ * replacing the derived value; values derived from an overridden one follow
+ * it (Kmax from Kmin, target from Kmin, buffer from Kmax). Then validates
+ * the whole set: Kmin < Kmax, Kmax - Kmin <= 2^32, Pmax and ratio <= 100%,
+ * buffer >= Kmax. On error returns -EINVAL, sets *why (if not NULL) to a
+ * message naming the key ("kmin_bytes must be below kmax_bytes") and leaves
+ * OUT untouched.
+ */
+int cc_params_resolve(const struct cc_link *link, const struct cc_overrides *ov,
+		struct cc_derived *out, const char **why);
+
+/*
+ * Fill a marker's parameters from D for the WAN queue at D's rate: RED
+ * (Kmin, Kmax, Pmax), sojourn (target; interval 0 unless codel_like) or
+ * phantom (ratio, threshold).
+ */
+void cc_params_marker(const struct cc_derived *d, enum ecn_marker_kind kind, bool codel_like,
+		struct ecn_marker_params *out);
+
+/*
+ * The derivation as text for `longspanctl tune` and the docs: one
+ * "name = value unit  (formula)" line per quantity, '\n'-terminated, in
+ * BUF (always NUL-terminated when size > 0). Returns the length the full
+ * text needs, like snprintf, so a caller can size BUF; 4096 bytes suffice.
+ */
+size_t cc_params_explain(const struct cc_derived *d, char *buf, size_t size);
+
+#endif /* LONGSPAN_CC_PARAMS_H */
