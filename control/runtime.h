@@ -23,6 +23,15 @@
 
 struct rte_mempool;
 
+/* Control-thread layer 2 counters (written by the control thread only). */
+struct l2_stats {
+	uint64_t arp_replies, nd_adverts, echo_replies;
+	uint64_t requests; /* ARP requests and neighbour solicitations sent */
+	uint64_t learned, aged;
+	uint64_t invalid; /* malformed or unsupported ARP / ND / echo */
+	uint64_t tx, tx_failed, alloc_failed, table_full;
+};
+
 struct ls_runtime {
 	/*
 	 * cfg_lock serialises the control thread's swap of cfg/dp (reload)
@@ -41,8 +50,33 @@ struct ls_runtime {
 	uint64_t tsc_hz;
 	uint64_t start_tsc;
 	uint64_t reloads_ok, reloads_failed;
+	struct l2_stats l2;
 	bool stop; /* set by signal handler (relaxed), read by control loop */
 };
+
+/* CLOCK_REALTIME in ns (control plane time base; workers use the TSC). */
+uint64_t runtime_now_ns(void);
+
+/*
+ * Build a dataplane snapshot for cfg: port addresses and MACs, peers with
+ * their outer addresses and next hops, LPM tables. Does not publish.
+ */
+int runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_conf **out,
+		     FILE *err);
+void runtime_dp_free(struct dp_conf *c);
+
+/*
+ * Make cfg/dp the running config: install static neighbours, swap the
+ * pointers, wait for an RCU grace period, free the previous ones. Takes
+ * ownership of cfg (malloc'ed) and dp.
+ */
+void runtime_publish(struct ls_runtime *rt, struct ls_config *cfg, struct dp_conf *dp);
+
+/* Send ARP / ND for every peer next hop and port gateway. */
+void runtime_resolve_nexthops(struct ls_runtime *rt);
+
+/* Handle every packet the workers punted; returns how many. */
+unsigned int runtime_drain_punts(struct ls_runtime *rt);
 
 /* Sum of every worker's counters (control thread or telemetry thread). */
 void runtime_counters_sum(const struct ls_runtime *rt, struct dp_counters *out);

@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The running gateway: turning a validated config into a dataplane
+ * snapshot, publishing it to the workers under RCU, live reload, and the
+ * control thread's loop (punted packets, neighbour upkeep, API).
+ */
+#include "runtime.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lpm.h>
+#include <rte_lpm6.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
+
+#include "l2.h"
+#include "dataplane/neigh.h"
+
+static_assert(sizeof(struct dp_counters) % sizeof(uint64_t) == 0,
+	      "dp_counters must be summable as an array of uint64_t");
+
+uint64_t
+runtime_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void
+runtime_counters_sum(const struct ls_runtime *rt, struct dp_counters *out)
+{
+	uint64_t *dst = (uint64_t *)out;
+	unsigned int w, i;
+
+	memset(out, 0, sizeof(*out));
+	for (w = 0; w < rt->n_workers; w++) {
+		const uint64_t *src = (const uint64_t *)&rt->workers[w]->counters;
+
+		for (i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
+			dst[i] += src[i];
+	}
+}
+
+/* fe80::/64 with the modified EUI-64 interface id of mac (RFC 4291 2.5.1). */
+static void
+runtime_link_local(const struct rte_ether_addr *mac, uint8_t *ip)
+{
+	memset(ip, 0, 16);
+	ip[0] = 0xfe;
+	ip[1] = 0x80;
+	ip[8] = mac->addr_bytes[0] ^ 0x02;
+	ip[9] = mac->addr_bytes[1];
+	ip[10] = mac->addr_bytes[2];
+	ip[11] = 0xff;
+	ip[12] = 0xfe;
+	ip[13] = mac->addr_bytes[3];
+	ip[14] = mac->addr_bytes[4];
+	ip[15] = mac->addr_bytes[5];
+}
+
+static bool
+runtime_on_link(const struct ls_prefix *net, const struct ls_addr *a)
+{
+	unsigned int full = net->len / 8, rem = net->len % 8;
+
+	if (net->addr.family != a->family)
+		return false;
+	if (memcmp(net->addr.a, a->a, full) != 0)
+		return false;
+	return rem == 0 || ((net->addr.a[full] ^ a->a[full]) & (uint8_t)(0xff << (8 - rem))) == 0;
+}
+
+void
+runtime_dp_free(struct dp_conf *c)
+{
+	if (c == NULL)
+		return;
+	rte_lpm_free(c->lpm4);
+	rte_lpm6_free(c->lpm6);
+	rte_free(c);
+}
+
+int
+runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_conf **out,
+		 FILE *err)
+{
+	static uint64_t generation;
+	unsigned int i, j, n4 = 0, n6 = 0;
+	struct dp_conf *c;
+	char name[RTE_LPM_NAMESIZE];
+	int rc = 0;
+
+	c = rte_zmalloc("ls_dp_conf", sizeof(*c), RTE_CACHE_LINE_SIZE);
+	if (c == NULL) {
+		fprintf(err, "dataplane: out of memory for the config snapshot\n");
+		return -ENOMEM;
+	}
+	c->generation = ++generation;
+	c->n_ports = (uint16_t)cfg->n_ports;
+	c->dc_port = (uint16_t)cfg->dc_port;
+	c->n_peers = (uint16_t)cfg->n_peers;
+	c->geneve_port = cfg->gw.geneve_port;
+	c->burst = (uint16_t)RTE_MIN(cfg->gw.burst, (unsigned int)DP_MAX_BURST);
+	c->cong = cfg->cong;
+
+	for (i = 0; i < cfg->n_ports; i++) {
+		const struct ls_port_conf *pc = &cfg->ports[i];
+		struct dp_port *pt = &c->ports[i];
+
+		pt->port_id = rt->port_ids[i];
+		pt->role = (uint8_t)pc->role;
+		pt->vlan = pc->vlan;
+		pt->mtu = pc->mtu;
+		pt->link_rate_bps = pc->link_rate_bps;
+		pt->neigh = rt->neigh[i];
+		if (rte_eth_macaddr_get(pt->port_id, &pt->mac) != 0 && pc->mac_set)
+			memcpy(pt->mac.addr_bytes, pc->mac, 6);
+		runtime_link_local(&pt->mac, pt->ip6_ll);
+		if (pc->ipv4.addr.family == AF_INET) {
+			pt->has_ip4 = 1;
+			memcpy(&pt->ip4, pc->ipv4.addr.a, 4);
+			pt->ip4_prefix_len = pc->ipv4.len;
+		}
+		if (pc->ipv6.addr.family == AF_INET6) {
+			pt->has_ip6 = 1;
+			memcpy(pt->ip6, pc->ipv6.addr.a, 16);
+			pt->ip6_prefix_len = pc->ipv6.len;
+		}
+		if (pc->gateway4.family == AF_INET) {
+			pt->has_gw4 = 1;
+			memcpy(&pt->gw4, pc->gateway4.a, 4);
+		}
+		if (pc->gateway6.family == AF_INET6) {
+			pt->has_gw6 = 1;
+			memcpy(pt->gw6, pc->gateway6.a, 16);
+		}
+	}
+
+	for (i = 0; i < cfg->n_peers; i++) {
+		const struct ls_peer_conf *pc = &cfg->peers[i];
+		const struct ls_port_conf *wan = &cfg->ports[pc->port_index];
+		const struct ls_prefix *net = pc->remote.family == AF_INET ? &wan->ipv4 : &wan->ipv6;
+		const struct ls_addr *gw = pc->remote.family == AF_INET ? &wan->gateway4 : &wan->gateway6;
+		struct dp_peer *dp = &c->peers[i];
+
+		dp->port = (uint16_t)pc->port_index;
+		dp->family = pc->remote.family;
+		dp->vni = pc->vni;
+		dp->rtt_ns = pc->rtt_ns;
+		snprintf(dp->name, sizeof(dp->name), "%s", pc->name);
+		memcpy(dp->dst, pc->remote.a, 16);
+		if (pc->local.family != 0)
+			memcpy(dp->src, pc->local.a, 16);
+		else
+			memcpy(dp->src, net->addr.a, 16);
+		if (runtime_on_link(net, &pc->remote)) {
+			memcpy(dp->nexthop, pc->remote.a, 16);
+		} else if (gw->family == pc->remote.family) {
+			memcpy(dp->nexthop, gw->a, 16);
+		} else {
+			fprintf(err, "%s:%u: [peer %s] remote: not on port '%s''s subnet and the port has no gateway%s\n",
+				cfg->path, pc->line, pc->name, wan->name,
+				pc->remote.family == AF_INET ? "4" : "6");
+			rc = -EINVAL;
+		}
+		for (j = 0; j < pc->n_prefixes; j++) {
+			if (pc->prefixes[j].addr.family == AF_INET)
+				n4++;
+			else
+				n6++;
+		}
+	}
+	if (rc != 0)
+		goto fail;
+
+	if (n4 > 0) {
+		struct rte_lpm_config lc = {
+			.max_rules = n4 + 16,
+			.number_tbl8s = 256 + 4 * n4,
+		};
+
+		snprintf(name, sizeof(name), "ls4_%" PRIu64, c->generation);
+		c->lpm4 = rte_lpm_create(name, (int)rte_socket_id(), &lc);
+		if (c->lpm4 == NULL) {
+			fprintf(err, "dataplane: cannot create the IPv4 route table: %s\n",
+				rte_strerror(rte_errno));
+			rc = -rte_errno;
+			goto fail;
+		}
+	}
+	if (n6 > 0) {
+		struct rte_lpm6_config lc = {
+			.max_rules = n6 + 16,
+			.number_tbl8s = 64 + 16 * n6,
+		};
+
+		snprintf(name, sizeof(name), "ls6_%" PRIu64, c->generation);
+		c->lpm6 = rte_lpm6_create(name, (int)rte_socket_id(), &lc);
+		if (c->lpm6 == NULL) {
+			fprintf(err, "dataplane: cannot create the IPv6 route table: %s\n",
+				rte_strerror(rte_errno));
+			rc = -rte_errno;
+			goto fail;
+		}
+	}
+	for (i = 0; i < cfg->n_peers; i++) {
+		const struct ls_peer_conf *pc = &cfg->peers[i];
+
+		for (j = 0; j < pc->n_prefixes; j++) {
+			const struct ls_prefix *pf = &pc->prefixes[j];
+
+			if (pf->addr.family == AF_INET) {
+				uint32_t a;
+
+				memcpy(&a, pf->addr.a, 4);
+				rc = rte_lpm_add(c->lpm4, rte_be_to_cpu_32(a), pf->len, i);
+			} else {
+				rc = rte_lpm6_add(c->lpm6, pf->addr.a, pf->len, i);
+			}
+			if (rc != 0) {
+				fprintf(err, "%s:%u: [peer %s] prefix: cannot add route: %s\n", cfg->path,
+					pc->line, pc->name, rte_strerror(-rc));
+				goto fail;
+			}
+		}
+	}
+	*out = c;
+	return 0;
+
+fail:
+	runtime_dp_free(c);
+	return rc;
+}
+
+/* Install the config's static neighbours; older static ones become learned. */
+static void
+runtime_static_neigh(struct ls_runtime *rt, const struct ls_config *cfg, uint64_t now_ns)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < cfg->n_ports; i++) {
+		struct neigh_table *nt = rt->neigh[i];
+
+		for (j = 0; j < NEIGH_TABLE_SIZE; j++) {
+			struct neigh_entry *e = &nt->e[j];
+
+			if (e->state == NEIGH_STATIC) {
+				rte_seqcount_write_begin(&e->sc);
+				e->state = NEIGH_VALID;
+				rte_seqcount_write_end(&e->sc);
+				e->updated_ns = now_ns;
+			}
+		}
+		for (j = 0; j < cfg->ports[i].n_neigh; j++) {
+			const struct ls_static_neigh *sn = &cfg->ports[i].neigh[j];
+			struct rte_ether_addr mac;
+
+			memcpy(mac.addr_bytes, sn->mac, 6);
+			neigh_update(nt, sn->ip.family, sn->ip.a, &mac, true, now_ns);
+		}
+	}
+}
+
+void
+runtime_publish(struct ls_runtime *rt, struct ls_config *cfg, struct dp_conf *dp)
+{
+	struct ls_config *old_cfg = rt->cfg;
+	struct dp_conf *old_dp = rt->dp;
+
+	runtime_static_neigh(rt, cfg, runtime_now_ns());
+	pthread_mutex_lock(&rt->cfg_lock);
+	rt->cfg = cfg;
+	__atomic_store_n(&rt->dp, dp, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&rt->cfg_lock);
+	/* Wait until no worker can still hold the old snapshot. */
+	if (old_dp != NULL && rt->rcu != NULL)
+		rte_rcu_qsbr_synchronize(rt->rcu, RTE_QSBR_THRID_INVALID);
+	runtime_dp_free(old_dp);
+	free(old_cfg);
+}
+
+/* Keys that need a restart: compare and name the first one that changed. */
+static const char *
+runtime_restart_key(const struct ls_config *a, const struct ls_config *b, char *buf, size_t size)
+{
+	unsigned int i;
+
+	if (a->n_ports != b->n_ports)
+		return "[port]: ports added or removed";
+	for (i = 0; i < a->n_ports; i++) {
+		const struct ls_port_conf *x = &a->ports[i], *y = &b->ports[i];
+		const char *key = NULL;
+
+		if (strcmp(x->name, y->name) != 0)
+			key = "name";
+		else if (strcmp(x->dev, y->dev) != 0)
+			key = "dev";
+		else if (x->role != y->role)
+			key = "role";
+		else if (x->mac_set != y->mac_set || memcmp(x->mac, y->mac, 6) != 0)
+			key = "mac";
+		else if (x->rx_desc != y->rx_desc)
+			key = "rx_desc";
+		else if (x->tx_desc != y->tx_desc)
+			key = "tx_desc";
+		if (key != NULL) {
+			snprintf(buf, size, "[port %s] %s", x->name, key);
+			return buf;
+		}
+	}
+	if (a->gw.workers != b->gw.workers)
+		return "[gateway] workers";
+	if (a->gw.mbufs != b->gw.mbufs)
+		return "[gateway] mbufs";
+	if (a->gw.mbuf_data_size != b->gw.mbuf_data_size)
+		return "[gateway] mbuf_data_size";
+	if (strcmp(a->gw.socket_path, b->gw.socket_path) != 0)
+		return "[gateway] socket";
+	if (memcmp(&a->eal, &b->eal, sizeof(a->eal)) != 0)
+		return "[eal]";
+	return NULL;
+}
+
+int
+runtime_reload(struct ls_runtime *rt, const char *path, FILE *err)
+{
+	struct ls_config *cfg;
+	struct dp_conf *dp = NULL;
+	const char *key;
+	char buf[96];
+	int rc;
+
+	cfg = calloc(1, sizeof(*cfg));
+	if (cfg == NULL) {
+		fprintf(err, "reload: out of memory\n");
+		rt->reloads_failed++;
+		return -ENOMEM;
+	}
+	rc = config_load(path != NULL && path[0] != '\0' ? path : rt->cfg->path, cfg, err);
+	if (rc != 0)
+		goto fail;
+	key = runtime_restart_key(rt->cfg, cfg, buf, sizeof(buf));
+	if (key != NULL) {
+		fprintf(err, "reload: %s changed: this needs a restart; running config kept\n", key);
+		rc = -EINVAL;
+		goto fail;
+	}
+	rc = runtime_dp_build(rt, cfg, &dp, err);
+	if (rc != 0)
+		goto fail;
+	runtime_publish(rt, cfg, dp);
+	rt->reloads_ok++;
+	return 0;
+
+fail:
+	free(cfg);
+	rt->reloads_failed++;
+	return rc;
+}
+
+/* Resolve every configured next hop ahead of traffic. */
+void
+runtime_resolve_nexthops(struct ls_runtime *rt)
+{
+	const struct dp_conf *c = rt->dp;
+	uint64_t now = runtime_now_ns();
+	unsigned int i;
+
+	for (i = 0; i < c->n_peers; i++)
+		l2_resolve(rt, c->peers[i].port, c->peers[i].family, c->peers[i].nexthop, now);
+	for (i = 0; i < c->n_ports; i++) {
+		const struct dp_port *pt = &c->ports[i];
+
+		if (pt->has_gw4)
+			l2_resolve(rt, i, AF_INET, (const uint8_t *)&pt->gw4, now);
+		if (pt->has_gw6)
+			l2_resolve(rt, i, AF_INET6, pt->gw6, now);
+	}
+}
+
+unsigned int
+runtime_drain_punts(struct ls_runtime *rt)
+{
+	struct rte_mbuf *pkts[64];
+	uint64_t now = runtime_now_ns();
+	unsigned int w, i, n, total = 0;
+
+	for (w = 0; w < rt->n_workers; w++) {
+		do {
+			n = rte_ring_sc_dequeue_burst(rt->workers[w]->punt, (void **)pkts,
+						      RTE_DIM(pkts), NULL);
+			for (i = 0; i < n; i++)
+				l2_punt_input(rt, pkts[i], now);
+			total += n;
+		} while (n == RTE_DIM(pkts));
+	}
+	return total;
+}

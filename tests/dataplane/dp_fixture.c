@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dp_fixture: run packet fixtures through the real pipeline over net_ring
+ * ports and write what comes out.
+ *
+ *   dp_fixture --config FILE --manifest FILE [--clock-ns N]
+ *
+ * Each manifest line is `NAME INGRESS_PORT INPUT.pcap OUTDIR`. For each
+ * case the harness resets the worker (counters, sequence numbers) and the
+ * neighbour tables (static entries only), feeds the input frames to the
+ * ingress port's rx ring, polls the worker with a fixed clock, lets the
+ * control thread handle what was punted, polls again to send what the
+ * control thread injected, then writes OUTDIR/<port>.pcap for every port
+ * that transmitted and OUTDIR/result.txt with one `drop REASON COUNT` line
+ * per non-zero drop reason, `punted N`, `injected N` and `mbuf_leak N`
+ * (mbufs not back in the pool after the case). The config's device strings
+ * name the ring ports (net_ring_*), which the harness creates itself.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "control/config.h"
+#include "control/eal_args.h"
+#include "control/ports.h"
+#include "control/runtime.h"
+#include "dataplane/mbuf_meta.h"
+#include "dataplane/neigh.h"
+#include "dataplane/worker.h"
+
+#define FX_RING_SIZE 1024
+#define FX_MAX_FRAMES 512
+
+struct fx_port {
+	struct rte_ring *rx, *tx;
+};
+
+static struct ls_runtime rt;
+static struct fx_port fx_ports[LS_MAX_PORTS];
+
+static int
+fx_create_ports(const struct ls_config *cfg)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->n_ports; i++) {
+		char name[64], rname[RTE_RING_NAMESIZE];
+
+		if (eal_args_dev_name(cfg->ports[i].dev, name, sizeof(name)) < 0)
+			return -EINVAL;
+		snprintf(rname, sizeof(rname), "fx_rx_%u", i);
+		fx_ports[i].rx = rte_ring_create(rname, FX_RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(rname, sizeof(rname), "fx_tx_%u", i);
+		fx_ports[i].tx = rte_ring_create(rname, FX_RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (fx_ports[i].rx == NULL || fx_ports[i].tx == NULL)
+			return -ENOMEM;
+		if (rte_eth_from_rings(name, &fx_ports[i].rx, 1, &fx_ports[i].tx, 1, 0) < 0) {
+			fprintf(stderr, "cannot create ring port %s\n", name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int
+fx_setup(const char *cfg_path)
+{
+	struct ls_config *cfg = calloc(1, sizeof(*cfg));
+	struct dp_conf *dp;
+	struct dp_worker *w;
+	unsigned int i;
+	int rc;
+
+	if (cfg == NULL || config_load(cfg_path, cfg, stderr) != 0)
+		return -EINVAL;
+	pthread_mutex_init(&rt.cfg_lock, NULL);
+	rt.cfg = cfg;
+	rc = dp_mbuf_meta_register();
+	if (rc != 0)
+		return rc;
+	rt.pool = ports_pool_create(cfg, stderr);
+	if (rt.pool == NULL)
+		return -ENOMEM;
+	for (i = 0; i < cfg->n_ports; i++) {
+		rt.neigh[i] = rte_zmalloc("fx_neigh", sizeof(struct neigh_table), 64);
+		if (rt.neigh[i] == NULL)
+			return -ENOMEM;
+		neigh_init(rt.neigh[i]);
+	}
+	w = rte_zmalloc("fx_worker", sizeof(*w), 64);
+	if (w == NULL)
+		return -ENOMEM;
+	w->conf = &rt.dp;
+	w->punt = rte_ring_create("fx_punt", FX_RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	w->inject = rte_ring_create("fx_inject", FX_RING_SIZE, 0, RING_F_SC_DEQ);
+	if (w->punt == NULL || w->inject == NULL)
+		return -ENOMEM;
+	rt.workers[0] = w;
+	rt.n_workers = 1;
+	rc = fx_create_ports(cfg);
+	if (rc != 0)
+		return rc;
+	rc = ports_setup(cfg, rt.pool, rt.port_ids, stderr);
+	if (rc != 0)
+		return rc;
+	rc = runtime_dp_build(&rt, cfg, &dp, stderr);
+	if (rc != 0)
+		return rc;
+	rt.cfg = NULL;
+	runtime_publish(&rt, cfg, dp);
+	return 0;
+}
+
+/* Back to the config's static neighbours only. */
+static void
+fx_reset(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < rt.cfg->n_ports; i++)
+		neigh_init(rt.neigh[i]);
+	for (i = 0; i < rt.cfg->n_ports; i++) {
+		unsigned int j;
+
+		for (j = 0; j < rt.cfg->ports[i].n_neigh; j++) {
+			const struct ls_static_neigh *sn = &rt.cfg->ports[i].neigh[j];
+			struct rte_ether_addr mac;
+
+			memcpy(mac.addr_bytes, sn->mac, 6);
+			neigh_update(rt.neigh[i], sn->ip.family, sn->ip.a, &mac, true, 0);
+		}
+	}
+	dp_worker_reset(rt.workers[0]);
+	memset(&rt.l2, 0, sizeof(rt.l2));
+}
+
+static int
+fx_port_index(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < rt.cfg->n_ports; i++)
+		if (strcmp(rt.cfg->ports[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int
+fx_feed(const char *pcap_path, unsigned int port)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	pcap_t *pc;
+	int n = 0;
+
+	pc = pcap_open_offline(pcap_path, errbuf);
+	if (pc == NULL) {
+		fprintf(stderr, "%s: %s\n", pcap_path, errbuf);
+		return -EINVAL;
+	}
+	while (pcap_next_ex(pc, &h, &data) == 1) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(rt.pool);
+		char *d;
+
+		if (m == NULL || h->caplen > rte_pktmbuf_tailroom(m)) {
+			fprintf(stderr, "%s: frame %d does not fit an mbuf\n", pcap_path, n);
+			rte_pktmbuf_free(m);
+			pcap_close(pc);
+			return -ENOSPC;
+		}
+		d = rte_pktmbuf_append(m, (uint16_t)h->caplen);
+		memcpy(d, data, h->caplen);
+		if (rte_ring_enqueue(fx_ports[port].rx, m) != 0) {
+			rte_pktmbuf_free(m);
+			pcap_close(pc);
+			return -ENOSPC;
+		}
+		n++;
+	}
+	pcap_close(pc);
+	return n;
+}
+
+static int
+fx_collect(const char *outdir)
+{
+	unsigned int i;
+
+	for (i = 0; i < rt.cfg->n_ports; i++) {
+		struct rte_mbuf *m;
+		pcap_dumper_t *d = NULL;
+		pcap_t *pc = NULL;
+		char path[512];
+
+		while (rte_ring_dequeue(fx_ports[i].tx, (void **)&m) == 0) {
+			struct pcap_pkthdr h;
+			uint8_t buf[16384];
+
+			if (d == NULL) {
+				snprintf(path, sizeof(path), "%s/%s.pcap", outdir, rt.cfg->ports[i].name);
+				pc = pcap_open_dead(DLT_EN10MB, 65535);
+				d = pcap_dump_open(pc, path);
+				if (d == NULL) {
+					fprintf(stderr, "%s: %s\n", path, pcap_geterr(pc));
+					rte_pktmbuf_free(m);
+					pcap_close(pc);
+					return -EIO;
+				}
+			}
+			memset(&h, 0, sizeof(h));
+			h.caplen = h.len = m->pkt_len;
+			rte_pktmbuf_read(m, 0, RTE_MIN(m->pkt_len, (uint32_t)sizeof(buf)), buf);
+			pcap_dump((u_char *)d, &h, buf);
+			rte_pktmbuf_free(m);
+		}
+		if (d != NULL) {
+			pcap_dump_close(d);
+			pcap_close(pc);
+		}
+	}
+	return 0;
+}
+
+static int
+fx_run_case(const char *name, const char *ingress, const char *input, const char *outdir,
+	    uint64_t clock_ns, unsigned int base_in_use)
+{
+	const struct dp_clock clk = { .tsc = 0, .ns = clock_ns };
+	struct dp_worker *w = rt.workers[0];
+	char path[512];
+	unsigned int i, in_use;
+	int port, n, rounds;
+	FILE *f;
+
+	port = fx_port_index(ingress);
+	if (port < 0) {
+		fprintf(stderr, "%s: no port named '%s'\n", name, ingress);
+		return -EINVAL;
+	}
+	fx_reset();
+	n = fx_feed(input, (unsigned int)port);
+	if (n < 0)
+		return n;
+	/* Poll until the rings are drained, letting the control thread run between. */
+	for (rounds = 0; rounds < 64; rounds++) {
+		unsigned int got = dp_worker_poll(w, &clk);
+		unsigned int punted = runtime_drain_punts(&rt);
+
+		if (got == 0 && punted == 0 && rte_ring_count(w->inject) == 0 &&
+		    rte_ring_count(fx_ports[port].rx) == 0)
+			break;
+	}
+	if (fx_collect(outdir) != 0)
+		return -EIO;
+	in_use = rte_mempool_in_use_count(rt.pool);
+	snprintf(path, sizeof(path), "%s/result.txt", outdir);
+	f = fopen(path, "w");
+	if (f == NULL) {
+		perror(path);
+		return -errno;
+	}
+	for (i = 1; i < LS_DROP_MAX; i++)
+		if (w->counters.drops[i] != 0)
+			fprintf(f, "drop %s %" PRIu64 "\n", ls_drop_reason_names[i],
+				w->counters.drops[i]);
+	fprintf(f, "input %d\n", n);
+	fprintf(f, "punted %" PRIu64 "\n", w->counters.punted);
+	fprintf(f, "injected %" PRIu64 "\n", w->counters.injected);
+	fprintf(f, "ecn_marked %" PRIu64 "\n", w->counters.ecn_marked);
+	for (i = 0; i < rt.cfg->n_peers; i++)
+		fprintf(f, "peer %s tx %" PRIu64 " rx %" PRIu64 " ce %" PRIu64 " gaps %" PRIu64
+			   " reorder %" PRIu64 "\n",
+			rt.cfg->peers[i].name, w->counters.peer[i].tx_pkts, w->counters.peer[i].rx_pkts,
+			w->counters.peer[i].rx_ce, w->counters.peer[i].rx_seq_gaps,
+			w->counters.peer[i].rx_seq_reorder);
+	fprintf(f, "l2 arp_replies %" PRIu64 " nd_adverts %" PRIu64 " echo_replies %" PRIu64
+		   " requests %" PRIu64 " learned %" PRIu64 " invalid %" PRIu64 "\n",
+		rt.l2.arp_replies, rt.l2.nd_adverts, rt.l2.echo_replies, rt.l2.requests,
+		rt.l2.learned, rt.l2.invalid);
+	fprintf(f, "mbuf_leak %d\n", (int)in_use - (int)base_in_use);
+	fclose(f);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "manifest", required_argument, NULL, 'm' },
+		{ "clock-ns", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cfg_path = NULL, *manifest = NULL;
+	uint64_t clock_ns = 1700000000123456789ull;
+	char prefix[64], line[2048];
+	char *eal_argv[8];
+	unsigned int base_in_use;
+	int opt, rc, failed = 0, cases = 0;
+	FILE *mf;
+
+	while ((opt = getopt_long(argc, argv, "c:m:t:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			cfg_path = optarg;
+			break;
+		case 'm':
+			manifest = optarg;
+			break;
+		case 't':
+			clock_ns = strtoull(optarg, NULL, 0);
+			break;
+		default:
+			fprintf(stderr, "usage: %s --config FILE --manifest FILE [--clock-ns N]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (cfg_path == NULL || manifest == NULL) {
+		fprintf(stderr, "usage: %s --config FILE --manifest FILE [--clock-ns N]\n", argv[0]);
+		return 2;
+	}
+	snprintf(prefix, sizeof(prefix), "--file-prefix=dpfx%d", (int)getpid());
+	eal_argv[0] = argv[0];
+	eal_argv[1] = (char *)(uintptr_t)"--no-huge";
+	eal_argv[2] = (char *)(uintptr_t)"--in-memory";
+	eal_argv[3] = (char *)(uintptr_t)"--no-pci";
+	eal_argv[4] = (char *)(uintptr_t)"-l0";
+	eal_argv[5] = prefix;
+	eal_argv[6] = (char *)(uintptr_t)"--log-level=*:warning";
+	eal_argv[7] = NULL;
+	if (rte_eal_init(7, eal_argv) < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return 1;
+	}
+	rc = fx_setup(cfg_path);
+	if (rc != 0) {
+		fprintf(stderr, "setup failed: %s\n", strerror(-rc));
+		return 1;
+	}
+	base_in_use = rte_mempool_in_use_count(rt.pool);
+	mf = fopen(manifest, "r");
+	if (mf == NULL) {
+		perror(manifest);
+		return 1;
+	}
+	while (fgets(line, sizeof(line), mf) != NULL) {
+		char name[256], ingress[64], input[768], outdir[768];
+
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (sscanf(line, "%255s %63s %767s %767s", name, ingress, input, outdir) != 4) {
+			fprintf(stderr, "%s: bad line: %s", manifest, line);
+			failed++;
+			continue;
+		}
+		cases++;
+		if (fx_run_case(name, ingress, input, outdir, clock_ns, base_in_use) != 0) {
+			fprintf(stderr, "case %s: harness error\n", name);
+			failed++;
+		}
+	}
+	fclose(mf);
+	printf("dp_fixture: %d case(s) run, %d harness error(s)\n", cases, failed);
+	return failed ? 1 : 0;
+}
