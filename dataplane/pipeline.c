@@ -15,6 +15,7 @@
 #include <rte_ring.h>
 #include <rte_udp.h>
 
+#include "congestion/ecn.h"
 #include "csum.h"
 #include "geneve.h"
 #include "mbuf_meta.h"
@@ -24,12 +25,6 @@
 #define ICMP6_ECHO_REQUEST 128
 #define ICMP6_NEIGH_SOLICIT 135
 #define ICMP6_NEIGH_ADVERT 136
-
-#define ECN_MASK 0x03
-#define ECN_NOT_ECT 0x00
-#define ECN_ECT1 0x01
-#define ECN_ECT0 0x02
-#define ECN_CE 0x03
 
 /* Outer IPv4 TTL / IPv6 hop limit of tunnel packets. */
 #define DP_OUTER_TTL 64
@@ -281,7 +276,8 @@ dp_encap(struct dp_worker *w, const struct dp_conf *c, uint32_t peer_idx, struct
 	uint16_t udp_len = (uint16_t)(sizeof(struct rte_udp_hdr) + GENEVE_ENCAP_HDR_SIZE + meta->ip_len);
 	uint16_t inner_et = meta->l3 == PKT_L3_IP4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
 	uint16_t outer_et = peer->family == AF_INET ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
-	uint8_t tos = meta->tos; /* RFC 6040: copy DSCP and ECN to the outer header */
+	/* RFC 6040: copy DSCP and ECN to the outer header. */
+	uint8_t tos = ecn_tos_with(meta->tos, ecn_encap(ecn_of_tos(meta->tos)));
 	struct dp_peer_seq *ps = &w->seq[peer_idx];
 	struct rte_ether_hdr *eth;
 	struct rte_udp_hdr *udp;
@@ -440,17 +436,6 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 /* ------------------------------------------------------------------------ */
 /* WAN -> DC                                                                */
 
-/* RFC 6040 section 4.2, normal mode. Returns the new inner ECN, or -1 = drop. */
-static inline int
-dp_ecn_decap(uint8_t outer, uint8_t inner)
-{
-	if (outer == ECN_CE)
-		return inner == ECN_NOT_ECT ? -1 : ECN_CE;
-	if (outer == ECN_ECT1 && inner == ECN_ECT0)
-		return ECN_ECT1;
-	return inner;
-}
-
 static inline int
 dp_peer_find(const struct dp_conf *c, uint8_t family, const uint8_t *src)
 {
@@ -534,23 +519,23 @@ dp_decap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		return LS_DROP_INNER_INVALID;
 
 	/* RFC 6040 decapsulation. */
-	outer_ecn = meta->tos & ECN_MASK;
-	inner_ecn = imeta->tos & ECN_MASK;
-	ecn = dp_ecn_decap(outer_ecn, inner_ecn);
-	if (ecn < 0)
+	outer_ecn = ecn_of_tos(meta->tos);
+	inner_ecn = ecn_of_tos(imeta->tos);
+	ecn = ecn_decap(outer_ecn, inner_ecn);
+	if (ecn == ECN_DECAP_DROP)
 		return LS_DROP_ECN_CE_NOT_ECT;
 	if (outer_ecn == ECN_CE)
 		ctr->peer[peer].rx_ce++;
 	if (ecn != inner_ecn) {
-		uint8_t tos = (uint8_t)((imeta->tos & ~ECN_MASK) | ecn);
+		uint8_t tos = ecn_tos_with(imeta->tos, (uint8_t)ecn);
 		uint8_t *ih = p + gi.inner_off;
 
 		if (imeta->l3 == PKT_L3_IP4) {
 			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)ih;
-			rte_be16_t old_w = *(rte_be16_t *)ih;
 
 			ip->type_of_service = tos;
-			ip->hdr_checksum = csum_update16(ip->hdr_checksum, old_w, *(rte_be16_t *)ih);
+			ip->hdr_checksum = rte_cpu_to_be_16(ecn_ipv4_csum_update_tos(
+				rte_be_to_cpu_16(ip->hdr_checksum), imeta->tos, tos));
 		} else {
 			struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)ih;
 			uint32_t vtc = rte_be_to_cpu_32(ip->vtc_flow);
