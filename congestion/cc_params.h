@@ -20,7 +20,7 @@
  *   Pmax       = 20%
  *   target     = Kmin / C (sojourn marker; the same operating point in time)
  *                                                            [143 us; 32 us]
- *   interval   = loop (CoDel-like sojourn mode)
+ *   interval   = max(loop, 4 x target) (CoDel-like sojourn mode)
  *   phantom    = drain at 95% of C; mark above
  *                max(16 MTU, loop BDP x 5%)                  [625 KB; 64 KB]
  *   buffer     = max(BDP, 2 x Kmax), rounded up to an MTU    [14.3 MB; 12.5 MB]
@@ -45,7 +45,9 @@
  *   tens-of-us loop.
  * - Sojourn target: Kmin drained at line rate, so sojourn and RED mark at
  *   the same standing queue; in time units it stays right when the shaper
- *   rate changes.
+ *   rate changes. The CoDel-like interval is the loop RTT (RFC 8289: the
+ *   interval is the RTT the queue serves), but at least 4 targets so that
+ *   a burst of one target's worth is not taken for a standing queue.
  * - Phantom queue at 95% (Uno, HULL): the threshold is the excess that
  *   builds in one loop when the offered load is at line rate, so a
  *   transient burst shorter than a loop passes and a persistent overload is

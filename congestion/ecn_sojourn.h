@@ -19,9 +19,10 @@
  *   one packet at next_mark and schedules the following one interval /
  *   sqrt(count) later, count being the marks in this episode, so the signal
  *   grows until the queue drains. Any packet with sojourn <= target ends
- *   the episode. An episode that restarts within one interval of the last
- *   one resumes with count reduced by 2 (RFC 8289 section 5.5's hysteresis)
- *   rather than from 1.
+ *   the episode. An episode that starts within 16 intervals of the end of
+ *   the last one resumes at the last episode's mark count rather than at 1
+ *   (RFC 8289 section 5.5's hysteresis), so an oscillating queue is not
+ *   signalled gently every time.
  */
 
 #include <stdbool.h>

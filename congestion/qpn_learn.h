@@ -18,10 +18,11 @@
  * tell two QPs between the same hosts apart; the PSN does. Rule: for each
  * data flow the learner keeps the window [first_psn, last_psn] of PSNs
  * forwarded, in 24-bit serial arithmetic (RFC 1982 style, modulo 2^24):
- * last_psn is the furthest PSN seen ahead of it (less than 2^23 ahead),
- * first_psn the first one seen, moved forward so that the window never
- * spans more than psn_window PSNs; a PSN jump of 2^23 or more either way is
- * a new connection and restarts the window at that PSN. An ACK (or NAK)
+ * a data PSN less than 2^23 ahead of last_psn becomes last_psn (first_psn
+ * then moves up so that the window never spans more than psn_window PSNs);
+ * one behind first_psn but within psn_window of last_psn extends the
+ * window down (a retransmission); one further behind is a new connection
+ * reusing the key and restarts the window at that PSN. An ACK (or NAK)
  * whose PSN p satisfies (p - first_psn) mod 2^24 <= (last_psn - first_psn)
  * mod 2^24 matches that flow. If exactly one live data flow of the reversed
  * IP pair matches, its sender QPN is learned (or replaced: QPs get

@@ -31,6 +31,10 @@
  * rate: SEND (tokens taken) or DELAY(until_ns) when the caller should try
  * again (nothing taken).
  *
+ * When the caller passes a measured arrival rate below the current shaping
+ * rate, a cut starts from the measurement (shaping above what arrives would
+ * not slow anything down).
+ *
  * cut, hold and ramp defaults (trp_params_default): cut 50% (what a
  * ConnectX RP with alpha ~ 1 removes), hold = one WAN RTT, cut interval
  * 4 us, ramp interval hold / 8, 5 ramp steps (DCQCN's F), min rate
@@ -95,8 +99,11 @@ struct trp_verdict {
 	uint64_t until_ns; /* DELAY: earliest time the packet may go */
 };
 
-/* Defaults for a QP behind a DC link at line_rate_bps and a WAN RTT. */
-void trp_params_default(struct trp_params *p, uint64_t line_rate_bps, uint64_t wan_rtt_ns);
+/*
+ * Defaults for a QP behind a DC link at line_rate_bps, holding for hold_ns
+ * (cc_params' hold_ns: one WAN RTT plus one DC RTT).
+ */
+void trp_params_default(struct trp_params *p, uint64_t line_rate_bps, uint64_t hold_ns);
 
 /* Returns 0 or -EINVAL (C untouched). */
 int trp_config_init(struct trp_config *c, const struct trp_params *p);
