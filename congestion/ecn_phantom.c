@@ -16,9 +16,13 @@ ecn_phantom_config_init(struct ecn_phantom_config *c, const struct ecn_phantom_p
 	if (p->threshold_bytes == 0 || p->threshold_bytes >= cap ||
 			cap > ECN_PHANTOM_MAX_CAP_BYTES)
 		return -EINVAL;
-	/* bytes/ns = bps * ratio / (8 * 1e9 * 1e6), in Q32. */
-	drain = (uint64_t)(((cc_u128)p->line_rate_bps * p->ratio_ppm << CC_Q32_SHIFT) /
-			((cc_u128)8 * CC_NS_PER_SEC * CC_PPM_ONE));
+	/* bytes/ns = bps * ratio / (8 * 1e9 * 1e6), in Q32, rounded to nearest. */
+	{
+		cc_u128 den = (cc_u128)8 * CC_NS_PER_SEC * CC_PPM_ONE;
+
+		drain = (uint64_t)((((cc_u128)p->line_rate_bps * p->ratio_ppm << CC_Q32_SHIFT) +
+				den / 2) / den);
+	}
 	if (drain == 0)
 		return -EINVAL;
 

@@ -59,12 +59,19 @@ token_bucket_refill(const struct token_bucket_config *c, struct token_bucket *tb
 	tb->tokens_q32 = t > c->burst_q32 ? c->burst_q32 : (int64_t)t;
 }
 
+/* BYTES in Q32: up to 2^64 - 2^32, so kept in 128 bits. */
+static tb_i128
+tb_bytes_q32(uint32_t bytes)
+{
+	return (tb_i128)bytes << CC_Q32_SHIFT;
+}
+
 static void
 tb_take(struct token_bucket *tb, uint32_t bytes)
 {
-	int64_t t = tb->tokens_q32 - (int64_t)((uint64_t)bytes << CC_Q32_SHIFT);
+	tb_i128 t = (tb_i128)tb->tokens_q32 - tb_bytes_q32(bytes);
 
-	tb->tokens_q32 = t < -tb_max_debt_q32 ? -tb_max_debt_q32 : t;
+	tb->tokens_q32 = t < -tb_max_debt_q32 ? -tb_max_debt_q32 : (int64_t)t;
 }
 
 bool
@@ -72,8 +79,7 @@ token_bucket_conform(const struct token_bucket_config *c, struct token_bucket *t
 		uint32_t bytes, uint64_t now, bool allow_debt)
 {
 	token_bucket_refill(c, tb, now);
-	if (allow_debt ? tb->tokens_q32 > 0 :
-			tb->tokens_q32 >= (int64_t)((uint64_t)bytes << CC_Q32_SHIFT)) {
+	if (allow_debt ? tb->tokens_q32 > 0 : tb->tokens_q32 >= tb_bytes_q32(bytes)) {
 		tb_take(tb, bytes);
 		return true;
 	}
@@ -84,7 +90,7 @@ uint64_t
 token_bucket_wait(const struct token_bucket_config *c, struct token_bucket *tb,
 		uint32_t bytes, uint64_t now, bool allow_debt)
 {
-	int64_t need_q32 = (int64_t)((uint64_t)bytes << CC_Q32_SHIFT);
+	tb_i128 need_q32 = tb_bytes_q32(bytes);
 	tb_i128 missing;
 
 	token_bucket_refill(c, tb, now);
@@ -94,7 +100,7 @@ token_bucket_wait(const struct token_bucket_config *c, struct token_bucket *tb,
 	} else {
 		if (need_q32 > c->burst_q32)
 			return UINT64_MAX;
-		missing = (tb_i128)need_q32 - tb->tokens_q32;
+		missing = need_q32 - tb->tokens_q32;
 	}
 	if (missing <= 0)
 		return 0;
