@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * longspan-sim: a deterministic packet-level simulator of two RoCEv2 data
+ * centres joined by Longspan gateways.
+ *
+ * The model follows the HPCC ns-3 simulator family (HPCC, ConWeave, THEMIS)
+ * closely enough that its published scenarios run unmodified and the
+ * baseline can be set beside ns-3's numbers: output-queued switches with a
+ * shared buffer, per-port per-priority queues, RED marking on dequeue, PFC
+ * with dynamic thresholds and headroom; hosts with one NIC, per-QP rate
+ * limiting, an ACK per packet and DCQCN.  Gateway nodes additionally run the
+ * congestion/ code on their WAN egress.
+ *
+ * Single-threaded: every structure here is owned by the one simulation loop.
+ * Time is an integer number of nanoseconds since the start of the run.
+ */
+#ifndef LONGSPAN_SIM_H
+#define LONGSPAN_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "congestion/dcqcn.h"
+#include "congestion/ecn_red.h"
+
+#include "sim_config.h"
+
+#define SIM_NQ 8		 /* priorities per port, as HPCC's qCnt */
+#define SIM_NONE UINT32_MAX	 /* "no index" for packet and queue links */
+#define SIM_NEVER UINT64_MAX	 /* "no time" for timers */
+#define SIM_HDR_BYTES 48	 /* PPP 14 + IPv4 20 + UDP 8 + SeqTs 6, HPCC's data header */
+#define SIM_CTRL_BYTES 60	 /* ACK, NACK and CNP: padded to a 60-byte frame */
+#define SIM_PFC_BYTES 43	 /* PPP 14 + IPv4 20 + pause header 9 */
+
+enum sim_pkt_type {
+	SIM_PKT_DATA,
+	SIM_PKT_ACK,
+	SIM_PKT_NACK,
+	SIM_PKT_CNP,
+	SIM_PKT_PFC,
+};
+
+/* ECN codepoints (RFC 3168). */
+enum sim_ecn {
+	SIM_ECN_NOT_ECT = 0,
+	SIM_ECN_ECT1 = 1,
+	SIM_ECN_ECT0 = 2,
+	SIM_ECN_CE = 3,
+};
+
+#define SIM_PKTF_CNP 0x01	  /* ACK carries a congestion notification */
+#define SIM_PKTF_PAUSE 0x02	  /* PFC: pause (else resume) */
+#define SIM_PKTF_GW 0x04	  /* CNP made by a gateway (mechanism A) */
+#define SIM_PKTF_SHAPED 0x08	  /* DATA already passed a gateway shaper */
+#define SIM_PKTF_GWMARK 0x10	  /* a gateway marker chose it at enqueue */
+
+/*
+ * A packet.  Small, allocated from a free list, linked through `next` into
+ * exactly one of: the free list, a port queue, a link's in-flight list, a
+ * host's ACK queue or a gateway shaper queue.
+ */
+struct sim_pkt {
+	uint64_t t_ns;	  /* queued: enqueue time; in flight: arrival time */
+	uint32_t next;
+	uint32_t flow;	  /* flow (QP) index; SIM_NONE for PFC */
+	uint32_t seq;	  /* DATA: payload offset; ACK/NACK: next expected byte */
+	uint32_t in_port; /* switch ingress port (global index) */
+	uint32_t hash;	  /* ECMP hash of the 5-tuple, computed once */
+	uint32_t dst;	  /* destination node */
+	uint16_t size;	  /* bytes on the wire */
+	uint8_t type;	  /* enum sim_pkt_type */
+	uint8_t ecn;	  /* enum sim_ecn */
+	uint8_t prio;	  /* priority group (PFC class) */
+	uint8_t flags;	  /* SIM_PKTF_* */
+};
+
+enum sim_node_kind {
+	SIM_NODE_HOST,
+	SIM_NODE_SWITCH,
+};
+
+/* Where a switch sits, for per-role statistics. */
+enum sim_role {
+	SIM_ROLE_HOST,
+	SIM_ROLE_TOR,	  /* a switch with hosts attached */
+	SIM_ROLE_CORE,	  /* any other plain switch (aggregation, spine) */
+	SIM_ROLE_GATEWAY, /* a Longspan gateway node */
+	SIM_ROLE_COUNT,
+};
+
+struct sim_gw;
+struct sim_gw_port;
+
+/* One end of a point-to-point link: a transmitter and its queues. */
+struct sim_port {
+	uint32_t node;
+	uint32_t peer;	       /* port at the other end of the link */
+	uint32_t local;	       /* index within the node (ns-3 ifIndex - 1) */
+	uint32_t ps_per_byte;  /* serialisation time */
+	uint64_t rate_bps;
+	uint64_t delay_ns;     /* propagation delay to the peer */
+	uint64_t busy_until_ns;
+	uint32_t carry_ps;     /* sub-ns remainder so long-run rates are exact */
+	uint8_t tx_pending;    /* a SIM_EV_PORT_TX event is scheduled */
+	uint8_t rr_last;       /* round robin among priorities 1..7 */
+	uint8_t wan;	       /* gateway port facing the WAN */
+	uint8_t paused[SIM_NQ]; /* the peer paused this priority */
+	uint32_t qhead[SIM_NQ];
+	uint32_t qtail[SIM_NQ];
+	uint32_t qbytes[SIM_NQ];
+	uint32_t qbytes_total;
+	uint32_t fly_head;     /* packets on the wire, in arrival order */
+	uint32_t fly_tail;
+	/* RED marking on this egress queue (switch ports): HPCC's map for the
+	 * port's rate, run by congestion/ecn_red.c. */
+	struct ecn_red_config red_cfg;
+	struct ecn_red red;
+	struct sim_gw_port *gwp; /* gateway WAN egress state, or NULL */
+	/* Statistics. */
+	uint64_t tx_bytes;
+	uint64_t tx_data_bytes;
+	uint64_t pause_since_ns[SIM_NQ];
+	uint64_t pause_ns;	/* time this transmitter spent paused */
+	uint64_t pause_rx;	/* pause frames received */
+	uint32_t qmax_bytes;
+};
+
+/*
+ * Shared-buffer MMU of one switch, after HPCC's switch-mmu: per ingress
+ * (port, priority) accounting against a reserve, a dynamic threshold
+ * alpha * (free buffer) with alpha = 2^-pfc_shift, and per-port headroom.
+ * The arithmetic is 32-bit unsigned on purpose; see sim_net.c.
+ */
+struct sim_mmu {
+	uint32_t buffer_bytes;
+	uint32_t reserve_bytes;
+	uint32_t resume_offset_bytes;
+	uint32_t total_hdrm;
+	uint32_t total_rsrv;
+	uint32_t shared_used;
+	uint32_t nports;
+	uint32_t *headroom;	/* [port] */
+	uint8_t *pfc_shift;	/* [port] */
+	uint32_t *ingress;	/* [port * SIM_NQ + q] */
+	uint32_t *hdrm;		/* [port * SIM_NQ + q] */
+	uint8_t *paused;	/* [port * SIM_NQ + q]: we sent PAUSE upstream */
+	bool dynamic;		/* USE_DYNAMIC_PFC_THRESHOLD */
+};
+
+struct sim_node {
+	uint8_t kind;	     /* enum sim_node_kind */
+	uint8_t role;	     /* enum sim_role */
+	uint32_t id;
+	uint32_t port_base;  /* first port in sim.ports */
+	uint32_t nports;
+	uint32_t host;	     /* index in sim.hosts, hosts only */
+	uint32_t ecmp_seed;
+	struct sim_mmu *mmu; /* switches only */
+	struct sim_gw *gw;   /* gateways only */
+	uint32_t site;	     /* data centre number, from gateway partition */
+};
+
+struct sim_host {
+	uint32_t node;
+	uint32_t port;
+	uint32_t *qps;	     /* active sender QPs in round-robin order */
+	uint32_t nqps;
+	uint32_t cap;
+	uint32_t rr_last;
+	uint32_t ackq_head;  /* ACK/NACK/CNP queue, strict priority */
+	uint32_t ackq_tail;
+	uint64_t wake_ns;    /* pending SIM_EV_HOST_WAKE time, or SIM_NEVER */
+	uint32_t ip;
+};
+
+/* Sender and receiver state of one RC flow (one QP pair). */
+struct sim_flow {
+	uint32_t id;	     /* line order in flow.txt */
+	uint32_t src;	     /* host nodes */
+	uint32_t dst;
+	uint16_t sport;
+	uint16_t dport;
+	uint8_t pg;
+	uint8_t state;	     /* SIM_FLOW_* */
+	uint8_t inter;	     /* crosses the WAN */
+	uint8_t first_cnp_seen;
+	uint32_t size;
+	uint64_t start_ns;
+	uint64_t finish_ns;
+	uint64_t standalone_ns;
+	/* sender */
+	uint32_t snd_nxt;
+	uint32_t snd_una;
+	uint64_t rate_bps;
+	uint64_t max_rate_bps;
+	uint64_t next_avail_ns;
+	uint16_t last_pkt_size;
+	uint32_t win_bytes;	/* 0: no window */
+	uint32_t hash_data;
+	uint32_t hash_ack;
+	uint32_t sqpn;		/* sender and receiver QP numbers */
+	uint32_t dqpn;
+	uint64_t rp_event_ns;	/* pending SIM_EV_RP time, or SIM_NEVER */
+	const struct dcqcn_rp_config *rp_cfg;
+	struct dcqcn_rp rp;	/* sender NIC reaction point (congestion/dcqcn.h) */
+	/* receiver */
+	uint32_t rcv_nxt;
+	uint32_t milestone;
+	uint64_t nack_timer_ns;
+	uint32_t last_nack;
+	struct dcqcn_np np;	/* receiver NIC notification point */
+	/* statistics */
+	uint32_t cnp_host;	/* CNPs the receiver NIC generated */
+	uint32_t cnp_gw;	/* CNPs gateways generated for this QP */
+	uint32_t cuts;
+	uint64_t first_cut_ns;
+	uint64_t acked_sample;	/* snd_una at the last time-series sample */
+};
+
+enum sim_flow_state {
+	SIM_FLOW_PENDING,
+	SIM_FLOW_ACTIVE,
+	SIM_FLOW_DONE,
+};
+
+enum sim_ev_type {
+	SIM_EV_ARRIVE,	   /* head of port's in-flight list reaches the peer */
+	SIM_EV_PORT_TX,	   /* port's transmitter is free */
+	SIM_EV_HOST_WAKE,  /* a QP's rate limiter allows the next packet */
+	SIM_EV_FLOW_START,
+	SIM_EV_RP,	   /* reaction point timer of a flow */
+	SIM_EV_CNP_RX,	   /* deferred CNP delivery to the RP (ns-3 Schedule(0)) */
+	SIM_EV_GW_CNP,	   /* a gateway CNP is ready to leave (mechanism A) */
+	SIM_EV_GW_SHAPE,   /* a gateway shaper may release a packet (mechanism C) */
+	SIM_EV_SAMPLE,	   /* statistics and time series */
+	SIM_EV_TYPES,
+};
+
+/* Heap entry: 16 bytes so a cache line holds four siblings of a 4-ary heap. */
+struct sim_ev {
+	uint64_t t_ns;
+	uint32_t seq;	/* insertion order breaks ties: FIFO like ns-3 */
+	uint32_t arg;	/* type << 28 | index */
+};
+
+#define SIM_EV_IDX_BITS 28
+#define SIM_EV_IDX_MASK ((1u << SIM_EV_IDX_BITS) - 1)
+
+struct sim_heap {
+	struct sim_ev *ev;
+	uint32_t n;
+	uint32_t cap;
+	uint32_t seq;
+};
+
+/* Queue-depth histogram in 1 KB buckets, like ns-3's QlenDistribution. */
+struct sim_hist {
+	uint64_t *cnt;
+	uint32_t n;
+};
+
+/* Pair attributes, computed by a BFS from every host as ns-3's third.cc does. */
+struct sim_pair {
+	uint64_t rtt_ns;
+	uint64_t bw_bps;
+};
+
+struct sim_stats {
+	uint64_t events;
+	uint64_t drops;
+	uint64_t pause_frames;
+	uint64_t pause_ns;
+	uint64_t cnp_host;
+	uint64_t cnp_gw;
+	uint64_t cnp_gw_suppressed;
+	uint64_t cnp_gw_no_qpn;
+	uint64_t marks;		/* CE marks set by switches */
+	uint64_t marks_gw;	/* CE marks set by gateway WAN markers */
+	uint64_t ce_cleared;	/* CE marks a gateway removed */
+	uint64_t nacks;
+	uint64_t pkts_alloc_peak;
+	uint64_t first_start_ns;
+	uint64_t last_finish_ns;
+	struct sim_hist qhist[SIM_ROLE_COUNT];
+};
+
+struct sim_out;
+
+struct sim {
+	struct sim_config cfg;
+	/* topology */
+	struct sim_node *nodes;
+	uint32_t nnodes;
+	struct sim_port *ports;
+	uint32_t nports;
+	struct sim_host *hosts;
+	uint32_t nhosts;
+	uint32_t *host_of_node;	/* node -> host index or SIM_NONE */
+	/* routing: for switch n and host h, ports rt_port[rt_first[n*H+h] ..] */
+	uint32_t *rt_first;
+	uint8_t *rt_count;
+	uint32_t *rt_port;
+	uint32_t nrt_port;
+	struct sim_pair *pair;	/* [src_host * H + dst_host] */
+	uint64_t max_rtt_ns;
+	uint64_t max_bdp_bytes;
+	/* flows, in start-time order */
+	struct sim_flow *flows;
+	uint32_t nflows;
+	uint32_t next_flow;
+	uint32_t flows_done;
+	/* packets */
+	struct sim_pkt *pkts;
+	uint32_t npkts;
+	uint32_t cap_pkts;
+	uint32_t free_pkts;
+	uint64_t live_pkts;
+	/* engine */
+	struct sim_heap heap;
+	uint64_t now_ns;
+	uint64_t end_ns;
+	uint64_t rng;
+	/* gateways */
+	struct sim_gw **gws;
+	uint32_t ngws;
+	struct sim_stats st;
+	struct sim_out *out;
+	/* host DCQCN configs, one per NIC rate */
+	struct dcqcn_rp_config rp_cfg[8];
+	uint64_t rp_cfg_rate[8];
+	uint32_t nrp_cfg;
+	struct dcqcn_np_config np_cfg;
+	uint16_t *next_sport;	/* [src_host * H + dst_host], from 10000 like ns-3 */
+	bool window_on;
+};
+
+/* sim_heap.c */
+int sim_heap_init(struct sim_heap *h, uint32_t cap);
+void sim_heap_free(struct sim_heap *h);
+void sim_heap_push(struct sim_heap *h, uint64_t t_ns, uint32_t type, uint32_t idx);
+bool sim_heap_pop(struct sim_heap *h, struct sim_ev *ev);
+
+static inline void
+sim_schedule(struct sim *s, uint64_t t_ns, uint32_t type, uint32_t idx)
+{
+	sim_heap_push(&s->heap, t_ns, type, idx);
+}
+
+/* sim_pkt (in sim_net.c) */
+uint32_t sim_pkt_alloc(struct sim *s);
+void sim_pkt_free(struct sim *s, uint32_t p);
+
+static inline struct sim_pkt *
+sim_pkt(struct sim *s, uint32_t p)
+{
+	return &s->pkts[p];
+}
+
+/* Deterministic RNG (splitmix64), one state per user. */
+static inline uint64_t
+sim_rng_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Uniform double in [0, 1). */
+static inline double
+sim_rng_unit(uint64_t *state)
+{
+	return (double)(sim_rng_next(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* sim_topo.c */
+int sim_topo_load(struct sim *s, const char *path);
+int sim_flows_load(struct sim *s, const char *path);
+int sim_topo_routes(struct sim *s);
+uint32_t sim_topo_hash(uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dport,
+		       uint32_t seed);
+uint32_t sim_topo_ip(uint32_t node);
+
+/* sim_net.c: links, switches, PFC */
+void sim_net_arrive(struct sim *s, uint32_t port);
+void sim_net_port_tx(struct sim *s, uint32_t port);
+void sim_net_send(struct sim *s, uint32_t port, uint32_t p);
+void sim_net_kick(struct sim *s, uint32_t port);
+void sim_net_enqueue(struct sim *s, uint32_t port, uint32_t q, uint32_t p);
+uint32_t sim_net_route(struct sim *s, const struct sim_node *n, const struct sim_pkt *pkt);
+int sim_net_setup(struct sim *s);
+uint64_t sim_net_tx_ns(uint64_t bytes, uint64_t rate_bps);
+void sim_net_forward(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t out_port,
+		     uint32_t p);
+bool sim_net_red(struct sim_port *port, uint32_t qbytes);
+int sim_net_pool_init(struct sim *s);
+void sim_net_pool_free(struct sim *s);
+void sim_net_free(struct sim *s);
+
+/* sim_host.c: NICs, flows, DCQCN glue */
+int sim_host_setup(struct sim *s);
+void sim_host_receive(struct sim *s, uint32_t node, uint32_t port, uint32_t p);
+void sim_host_kick(struct sim *s, uint32_t host);
+void sim_host_flow_start(struct sim *s, uint32_t flow);
+void sim_host_rp_event(struct sim *s, uint32_t flow);
+void sim_host_cnp_rx(struct sim *s, uint32_t flow);
+void sim_host_wake(struct sim *s, uint32_t host);
+void sim_host_free(struct sim *s);
+
+/* sim_gw.c: gateway nodes running congestion/ code */
+int sim_gw_setup(struct sim *s);
+void sim_gw_free(struct sim *s);
+/* Returns true when the gateway took the packet (shaper queue). */
+bool sim_gw_ingress(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t out_port,
+		    uint32_t p);
+/* Called on dequeue from a gateway WAN port's data queue; may mark or clear CE. */
+void sim_gw_egress(struct sim *s, struct sim_node *n, struct sim_port *port, uint32_t p);
+void sim_gw_cnp_event(struct sim *s, uint32_t idx);
+void sim_gw_shape_event(struct sim *s, uint32_t idx);
+void sim_gw_on_enqueue(struct sim *s, struct sim_port *port, struct sim_pkt *pkt);
+
+/* sim_out.c */
+int sim_out_open(struct sim *s, const char *dir);
+void sim_out_flow_done(struct sim *s, struct sim_flow *f);
+void sim_out_sample(struct sim *s);
+int sim_out_finish(struct sim *s, double wall_s);
+void sim_out_close(struct sim *s);
+
+#endif /* LONGSPAN_SIM_H */

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * longspan-sim command line and event loop.
+ *
+ *   longspan-sim --topology FILE --flows FILE [--hpcc-config FILE]
+ *       [--config FILE.ini] [--gateways ID,ID] [--mechanisms none|A|C|A,C]
+ *       [--marker red|sojourn|phantom|red-as-switch] [--seed N] --out DIR
+ *       [--host-model hpcc|firmware|paper] [--window auto|on|off]
+ *       [--ts-interval T] [--end T] [-o section.key=value]...
+ *       [--check-config] [--dump-config]
+ *
+ * Precedence: built-in defaults < --hpcc-config < --config < command line.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim.h"
+
+#define SIM_MAX_OVERRIDES 64
+
+struct sim_cli_set {
+	const char *section;
+	const char *key;
+	const char *value;
+};
+
+static void
+sim_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: longspan-sim --topology FILE --flows FILE [--hpcc-config FILE]\n"
+		"         [--config FILE.ini] [--gateways ID,ID] [--mechanisms none|A|C|A,C]\n"
+		"         [--marker red|sojourn|phantom|red-as-switch] [--seed N] --out DIR\n"
+		"         [--host-model hpcc|firmware|paper] [--window auto|on|off]\n"
+		"         [--ts-interval TIME] [--end TIME] [-o section.key=value]...\n"
+		"         [--check-config] [--dump-config] [--quiet]\n");
+}
+
+static double
+sim_wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void
+sim_run(struct sim *s)
+{
+	struct sim_ev ev;
+	uint64_t events = 0;
+
+	while (sim_heap_pop(&s->heap, &ev)) {
+		uint32_t idx = ev.arg & SIM_EV_IDX_MASK;
+
+		if (ev.t_ns > s->end_ns)
+			break;
+		s->now_ns = ev.t_ns;
+		events++;
+		switch (ev.arg >> SIM_EV_IDX_BITS) {
+		case SIM_EV_ARRIVE:
+			sim_net_arrive(s, idx);
+			break;
+		case SIM_EV_PORT_TX:
+			s->ports[idx].tx_pending = 0;
+			if (s->nodes[s->ports[idx].node].kind == SIM_NODE_HOST)
+				sim_host_kick(s, s->nodes[s->ports[idx].node].host);
+			else
+				sim_net_port_tx(s, idx);
+			break;
+		case SIM_EV_HOST_WAKE:
+			sim_host_wake(s, idx);
+			break;
+		case SIM_EV_FLOW_START:
+			sim_host_flow_start(s, idx);
+			if (idx + 1 < s->nflows)
+				sim_schedule(s, s->flows[idx + 1].start_ns, SIM_EV_FLOW_START,
+					     idx + 1);
+			break;
+		case SIM_EV_RP:
+			sim_host_rp_event(s, idx);
+			break;
+		case SIM_EV_CNP_RX:
+			sim_host_cnp_rx(s, idx);
+			break;
+		case SIM_EV_GW_CNP:
+			sim_gw_cnp_event(s, idx);
+			break;
+		case SIM_EV_GW_SHAPE:
+			sim_gw_shape_event(s, idx);
+			break;
+		case SIM_EV_SAMPLE:
+			sim_out_sample(s);
+			if (s->flows_done < s->nflows)
+				sim_schedule(s, s->now_ns + s->cfg.stats_interval_ns,
+					     SIM_EV_SAMPLE, 0);
+			break;
+		default:
+			break;
+		}
+		if (s->flows_done == s->nflows)
+			break;
+	}
+	s->st.events = events;
+}
+
+static int
+sim_split_override(char *arg, struct sim_cli_set *o)
+{
+	char *dot = strchr(arg, '.');
+	char *eq = strchr(arg, '=');
+
+	if (dot == NULL || eq == NULL || eq < dot)
+		return -EINVAL;
+	*dot = '\0';
+	*eq = '\0';
+	o->section = arg;
+	o->key = dot + 1;
+	o->value = eq + 1;
+	return 0;
+}
+
+static void
+sim_free(struct sim *s)
+{
+	sim_gw_free(s);
+	sim_host_free(s);
+	sim_net_free(s);
+	sim_net_pool_free(s);
+	sim_heap_free(&s->heap);
+	free(s->nodes);
+	free(s->ports);
+	free(s->hosts);
+	free(s->host_of_node);
+	free(s->rt_first);
+	free(s->rt_count);
+	free(s->rt_port);
+	free(s->pair);
+	free(s->flows);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "topology", required_argument, NULL, 't' },
+		{ "flows", required_argument, NULL, 'f' },
+		{ "hpcc-config", required_argument, NULL, 'H' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "gateways", required_argument, NULL, 'g' },
+		{ "mechanisms", required_argument, NULL, 'm' },
+		{ "marker", required_argument, NULL, 'k' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "out", required_argument, NULL, 'O' },
+		{ "host-model", required_argument, NULL, 'M' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "ts-interval", required_argument, NULL, 'i' },
+		{ "end", required_argument, NULL, 'e' },
+		{ "check-config", no_argument, NULL, 'C' },
+		{ "dump-config", no_argument, NULL, 'D' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sim_cli_set sets[SIM_MAX_OVERRIDES];
+	uint32_t nsets = 0;
+	bool check = false, dump = false, quiet = false;
+	static struct sim sim;
+	struct sim *s = &sim;
+	double t0, wall;
+	int errors = 0;
+	int opt;
+	uint32_t i;
+	int rc;
+
+	sim_config_defaults(&s->cfg);
+	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		struct sim_cli_set *o = nsets < SIM_MAX_OVERRIDES ? &sets[nsets] : NULL;
+
+		if (o == NULL && opt != 't' && opt != 'f' && opt != 'H' && opt != 'c' &&
+		    opt != 'O' && opt != 'C' && opt != 'D' && opt != 'q' && opt != 'h') {
+			fprintf(stderr, "longspan-sim: too many options\n");
+			return 2;
+		}
+		switch (opt) {
+		case 't':
+			s->cfg.topology = optarg;
+			break;
+		case 'f':
+			s->cfg.flows = optarg;
+			break;
+		case 'H':
+			s->cfg.hpcc_config = optarg;
+			break;
+		case 'c':
+			s->cfg.ini = optarg;
+			break;
+		case 'O':
+			s->cfg.out_dir = optarg;
+			break;
+		case 'g':
+			*o = (struct sim_cli_set){ "gateway", "ids", optarg };
+			nsets++;
+			break;
+		case 'm':
+			*o = (struct sim_cli_set){ "gateway", "mechanisms", optarg };
+			nsets++;
+			break;
+		case 'k':
+			*o = (struct sim_cli_set){ "gateway", "marker", optarg };
+			nsets++;
+			break;
+		case 's':
+			*o = (struct sim_cli_set){ "sim", "seed", optarg };
+			nsets++;
+			break;
+		case 'M':
+			*o = (struct sim_cli_set){ "sim", "host_model", optarg };
+			nsets++;
+			break;
+		case 'w':
+			*o = (struct sim_cli_set){ "sim", "window", optarg };
+			nsets++;
+			break;
+		case 'i':
+			*o = (struct sim_cli_set){ "sim", "ts_interval", optarg };
+			nsets++;
+			break;
+		case 'e':
+			*o = (struct sim_cli_set){ "sim", "end", optarg };
+			nsets++;
+			break;
+		case 'o':
+			if (sim_split_override(optarg, o) < 0) {
+				fprintf(stderr, "longspan-sim: -o: expected section.key=value\n");
+				return 2;
+			}
+			nsets++;
+			break;
+		case 'C':
+			check = true;
+			break;
+		case 'D':
+			dump = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			sim_usage(stdout);
+			return 0;
+		default:
+			sim_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "longspan-sim: unexpected argument '%s'\n", argv[optind]);
+		sim_usage(stderr);
+		return 2;
+	}
+	/* Configuration, as a transaction: every source, then validation. */
+	if (s->cfg.hpcc_config != NULL && sim_config_load_hpcc(&s->cfg, s->cfg.hpcc_config,
+							       stderr) < 0)
+		errors++;
+	if (s->cfg.ini != NULL && sim_config_load_ini(&s->cfg, s->cfg.ini, stderr) < 0)
+		errors++;
+	for (i = 0; i < nsets; i++)
+		if (sim_config_set(&s->cfg, sets[i].section, sets[i].key, sets[i].value,
+				   "command line", stderr) < 0)
+			errors++;
+	if (!s->cfg.host_model_set && s->cfg.hpcc_loaded)
+		s->cfg.host_model = SIM_HOST_HPCC;
+	if (errors == 0 && sim_config_validate(&s->cfg, stderr) < 0)
+		errors++;
+	if (errors)
+		return 1;
+	if (dump) {
+		sim_config_dump(&s->cfg, stdout);
+		return 0;
+	}
+	if (check)
+		return 0;
+	if (s->cfg.topology == NULL || s->cfg.flows == NULL || s->cfg.out_dir == NULL) {
+		fprintf(stderr, "longspan-sim: --topology, --flows and --out are required\n");
+		sim_usage(stderr);
+		return 2;
+	}
+
+	t0 = sim_wall_now();
+	rc = sim_topo_load(s, s->cfg.topology);
+	if (rc == 0)
+		rc = sim_flows_load(s, s->cfg.flows);
+	if (rc == 0)
+		rc = sim_topo_routes(s);
+	if (rc == 0)
+		rc = sim_net_pool_init(s);
+	if (rc == 0)
+		rc = sim_heap_init(&s->heap, 4096);
+	if (rc == 0)
+		rc = sim_net_setup(s);
+	if (rc == 0)
+		rc = sim_gw_setup(s);
+	if (rc == 0)
+		rc = sim_host_setup(s);
+	if (rc == 0)
+		rc = sim_out_open(s, s->cfg.out_dir);
+	if (rc < 0) {
+		sim_out_close(s);
+		sim_free(s);
+		return 1;
+	}
+	if (s->cfg.end_ns != 0)
+		s->end_ns = s->cfg.end_ns;
+	else if (s->cfg.stop_time_s > 0)
+		s->end_ns = (uint64_t)(s->cfg.stop_time_s * 1e9 + 0.5);
+	else
+		s->end_ns = SIM_NEVER;
+	if (s->nflows > 0) {
+		sim_schedule(s, s->flows[0].start_ns, SIM_EV_FLOW_START, 0);
+		sim_schedule(s, s->flows[0].start_ns, SIM_EV_SAMPLE, 0);
+	}
+	sim_run(s);
+	wall = sim_wall_now() - t0;
+	rc = sim_out_finish(s, wall);
+	if (!quiet) {
+		printf("longspan-sim: %u/%u flows finished, %llu events in %.2f s (%.2f M events/s), "
+		       "simulated %.6f s; out: %s\n", s->flows_done, s->nflows,
+		       (unsigned long long)s->st.events, wall,
+		       wall > 0 ? (double)s->st.events / wall / 1e6 : 0.0, (double)s->now_ns * 1e-9,
+		       s->cfg.out_dir);
+	}
+	sim_out_close(s);
+	sim_free(s);
+	return rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Outputs of a run, all in the --out directory:
+ *   fct.txt      HPCC format, one line per finished flow in completion order:
+ *                sip dip sport dport size start_ns fct_ns standalone_fct_ns
+ *   summary.json FCT and slowdown (avg, p50, p99) for intra-DC, inter-DC and
+ *                all flows and by size bin; PFC; drops; WAN utilisation;
+ *                queue p99 per node role; CNPs; gateway counters; events
+ *                and wall time
+ *   queues.csv   egress queue bytes of every gateway and ToR port (and the
+ *                gateway shaper DRAM) every ts_interval
+ *   rates.csv    DCQCN rate and goodput of flows >= ts_min_flow_bytes
+ * Percentiles use linear interpolation between order statistics (numpy's
+ * default), as THEMIS's analysis scripts do.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sim.h"
+#include "sim_gw.h"
+
+struct sim_out {
+	char dir[1024];
+	FILE *fct;
+	FILE *queues;
+	FILE *rates;
+	char *fct_buf;
+	uint32_t *qports;	/* ports in queues.csv */
+	uint32_t nqports;
+	uint64_t next_ts_ns;
+	uint64_t last_ts_ns;
+	bool sampling;
+};
+
+static FILE *
+sim_out_file(struct sim_out *o, const char *name)
+{
+	char path[1200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", o->dir, name);
+	f = fopen(path, "w");
+	if (f == NULL)
+		fprintf(stderr, "%s: cannot create: %s\n", path, strerror(errno));
+	return f;
+}
+
+int
+sim_out_open(struct sim *s, const char *dir)
+{
+	struct sim_out *o = calloc(1, sizeof(*o));
+	uint32_t i;
+
+	if (o == NULL)
+		return -ENOMEM;
+	s->out = o;
+	snprintf(o->dir, sizeof(o->dir), "%s", dir);
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr, "%s: cannot create directory: %s\n", dir, strerror(errno));
+		return -errno;
+	}
+	o->fct = sim_out_file(o, "fct.txt");
+	if (o->fct == NULL)
+		return -EIO;
+	o->fct_buf = malloc(1 << 20);
+	if (o->fct_buf != NULL)
+		setvbuf(o->fct, o->fct_buf, _IOFBF, 1 << 20);
+	if (s->cfg.ts_interval_ns == 0)
+		return 0;
+	o->queues = sim_out_file(o, "queues.csv");
+	o->rates = sim_out_file(o, "rates.csv");
+	if (o->queues == NULL || o->rates == NULL)
+		return -EIO;
+	o->qports = malloc(sizeof(uint32_t) * (s->nports + 1));
+	if (o->qports == NULL)
+		return -ENOMEM;
+	fprintf(o->queues, "t_ns");
+	for (i = 0; i < s->nports; i++) {
+		const struct sim_port *p = &s->ports[i];
+		uint8_t role = s->nodes[p->node].role;
+
+		if (role != SIM_ROLE_TOR && role != SIM_ROLE_GATEWAY)
+			continue;
+		o->qports[o->nqports++] = i;
+		fprintf(o->queues, ",%s%u->%u", role == SIM_ROLE_GATEWAY ? (p->wan ? "wan" : "gw") :
+			"tor", p->node, s->ports[p->peer].node);
+	}
+	for (i = 0; i < s->ngws; i++)
+		fprintf(o->queues, ",dram%u", s->gws[i]->node);
+	fputc('\n', o->queues);
+	fprintf(o->rates, "t_ns,flow,src,dst,inter,rate_bps,goodput_bps\n");
+	return 0;
+}
+
+void
+sim_out_flow_done(struct sim *s, struct sim_flow *f)
+{
+	fprintf(s->out->fct, "%08x %08x %u %u %u %llu %llu %llu\n", sim_topo_ip(f->src),
+		sim_topo_ip(f->dst), f->sport, f->dport, f->size,
+		(unsigned long long)f->start_ns, (unsigned long long)(f->finish_ns - f->start_ns),
+		(unsigned long long)f->standalone_ns);
+}
+
+static void
+sim_hist_add(struct sim_hist *h, uint32_t bytes)
+{
+	uint32_t kb = bytes / 1000;
+
+	if (kb >= h->n) {
+		uint32_t n = h->n ? h->n : 64;
+		uint64_t *c;
+
+		while (n <= kb)
+			n *= 2;
+		c = realloc(h->cnt, sizeof(uint64_t) * n);
+		if (c == NULL)
+			return;
+		memset(c + h->n, 0, sizeof(uint64_t) * (n - h->n));
+		h->cnt = c;
+		h->n = n;
+	}
+	h->cnt[kb]++;
+}
+
+/* Queue sampling for the p99s, and the time-series rows. */
+void
+sim_out_sample(struct sim *s)
+{
+	struct sim_out *o = s->out;
+	uint32_t i;
+
+	for (i = 0; i < s->nports; i++) {
+		const struct sim_port *p = &s->ports[i];
+		uint8_t role = s->nodes[p->node].role;
+
+		if (role == SIM_ROLE_HOST || p->tx_bytes == 0)
+			continue; /* only ports that carried traffic */
+		sim_hist_add(&s->st.qhist[role], p->qbytes_total);
+	}
+	if (o->queues == NULL || s->now_ns < o->next_ts_ns)
+		return;
+	{
+		uint64_t dt = s->now_ns - o->last_ts_ns;
+
+		fprintf(o->queues, "%llu", (unsigned long long)s->now_ns);
+		for (i = 0; i < o->nqports; i++)
+			fprintf(o->queues, ",%u", s->ports[o->qports[i]].qbytes_total);
+		for (i = 0; i < s->ngws; i++)
+			fprintf(o->queues, ",%llu", (unsigned long long)s->gws[i]->dram_bytes);
+		fputc('\n', o->queues);
+		for (i = 0; i < s->nflows; i++) {
+			struct sim_flow *f = &s->flows[i];
+
+			if (f->state != SIM_FLOW_ACTIVE || f->size < s->cfg.ts_min_flow_bytes)
+				continue;
+			fprintf(o->rates, "%llu,%u,%u,%u,%u,%llu,%llu\n",
+				(unsigned long long)s->now_ns, f->id, f->src, f->dst, f->inter,
+				(unsigned long long)f->rate_bps,
+				(unsigned long long)(dt && f->acked_sample <= f->snd_una ?
+					(uint64_t)(f->snd_una - f->acked_sample) * 8000000000ull / dt :
+					0));
+			f->acked_sample = f->snd_una;
+		}
+		o->last_ts_ns = s->now_ns;
+		o->next_ts_ns = s->now_ns + s->cfg.ts_interval_ns;
+	}
+}
+
+/* ---------------------------------------------------------- summary.json */
+
+struct sim_fct_stats {
+	uint64_t n;
+	double avg_ns;
+	double p50_ns;
+	double p99_ns;
+	double sd_avg;
+	double sd_p50;
+	double sd_p99;
+	double sd_max;
+};
+
+static int
+sim_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+sim_pct(const double *v, uint64_t n, double pct)
+{
+	double pos, frac;
+	uint64_t lo;
+
+	if (n == 0)
+		return 0;
+	pos = pct / 100.0 * (double)(n - 1);
+	lo = (uint64_t)floor(pos);
+	frac = pos - (double)lo;
+	if (lo + 1 >= n)
+		return v[n - 1];
+	return v[lo] + (v[lo + 1] - v[lo]) * frac;
+}
+
+/* Statistics over the finished flows that pass the filter. */
+static void
+sim_fct_compute(const struct sim *s, int which, uint64_t lo, uint64_t hi,
+		struct sim_fct_stats *st, double *fct, double *sd)
+{
+	uint64_t n = 0;
+	double sum_f = 0, sum_s = 0;
+	uint32_t i;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < s->nflows; i++) {
+		const struct sim_flow *f = &s->flows[i];
+
+		if (f->state != SIM_FLOW_DONE || f->size <= lo || f->size > hi)
+			continue;
+		if ((which == 0 && f->inter) || (which == 1 && !f->inter))
+			continue;
+		fct[n] = (double)(f->finish_ns - f->start_ns);
+		sd[n] = fct[n] / (double)f->standalone_ns;
+		sum_f += fct[n];
+		sum_s += sd[n];
+		n++;
+	}
+	st->n = n;
+	if (n == 0)
+		return;
+	st->avg_ns = sum_f / (double)n;
+	st->sd_avg = sum_s / (double)n;
+	qsort(fct, n, sizeof(double), sim_cmp_double);
+	qsort(sd, n, sizeof(double), sim_cmp_double);
+	st->p50_ns = sim_pct(fct, n, 50);
+	st->p99_ns = sim_pct(fct, n, 99);
+	st->sd_p50 = sim_pct(sd, n, 50);
+	st->sd_p99 = sim_pct(sd, n, 99);
+	st->sd_max = sd[n - 1];
+}
+
+static void
+sim_json_fct(FILE *j, const char *name, const struct sim_fct_stats *st, const char *tail)
+{
+	fprintf(j, "\"%s\": {\"count\": %llu, \"avg_ns\": %.1f, \"p50_ns\": %.1f, "
+		"\"p99_ns\": %.1f, \"slowdown_avg\": %.4f, \"slowdown_p50\": %.4f, "
+		"\"slowdown_p99\": %.4f, \"slowdown_max\": %.4f}%s",
+		name, (unsigned long long)st->n, st->avg_ns, st->p50_ns, st->p99_ns, st->sd_avg,
+		st->sd_p50, st->sd_p99, st->sd_max, tail);
+}
+
+static uint64_t
+sim_hist_pct(const struct sim_hist *h, double pct)
+{
+	uint64_t total = 0, acc = 0, rank;
+	uint32_t i;
+
+	for (i = 0; i < h->n; i++)
+		total += h->cnt[i];
+	if (total == 0)
+		return 0;
+	rank = (uint64_t)ceil(pct / 100.0 * (double)total);
+	if (rank == 0)
+		rank = 1;
+	for (i = 0; i < h->n; i++) {
+		acc += h->cnt[i];
+		if (acc >= rank)
+			return (uint64_t)i * 1000;
+	}
+	return (uint64_t)(h->n - 1) * 1000;
+}
+
+static const char *const sim_role_names[SIM_ROLE_COUNT] = { "host", "tor", "core", "gateway" };
+
+static void
+sim_json_gw(const struct sim *s, FILE *j, const struct sim_gw *gw, bool last)
+{
+	const struct cc_derived *d = &gw->d;
+	const struct sim_node *n = &s->nodes[gw->node];
+	uint64_t marks = 0;
+	uint32_t k, r;
+
+	for (k = 0; k < n->nports; k++)
+		if (s->ports[n->port_base + k].wan)
+			marks += gw->ports[k].marks;
+	fprintf(j, "    {\"node\": %u, \"site\": %u, \"wan_marks\": %llu, \"cnp_sent\": %llu, "
+		"\"cnp_suppressed\": %llu, \"cnp_no_qpn\": %llu, \"ce_cleared\": %llu, "
+		"\"trp_cnps\": %llu, \"trp_delayed_pkts\": %llu, \"dram_max_bytes\": %llu, "
+		"\"receiver_cnps_thinned\": %llu,\n",
+		gw->node, gw->site, (unsigned long long)marks, (unsigned long long)gw->cnp_sent,
+		(unsigned long long)gw->cnp_suppressed, (unsigned long long)gw->cnp_no_qpn,
+		(unsigned long long)gw->ce_cleared, (unsigned long long)gw->trp_cnps,
+		(unsigned long long)gw->trp_delayed_pkts,
+		(unsigned long long)gw->dram_max_bytes,
+		(unsigned long long)gw->fwd_cnp_dropped);
+	fprintf(j, "     \"learner\": {");
+	for (r = 0; r < QPN_LEARN_RESULT_MAX; r++)
+		fprintf(j, "%s\"%s\": %llu", r ? ", " : "",
+			qpn_learn_result_name((enum qpn_learn_result)r),
+			(unsigned long long)gw->learn_results[r]);
+	fprintf(j, "},\n");
+	fprintf(j, "     \"derived\": {\"rate_bps\": %llu, \"rtt_ns\": %llu, \"loop_rtt_ns\": %llu, "
+		"\"dc_rtt_ns\": %llu, \"bdp_bytes\": %llu, \"kmin_bytes\": %llu, "
+		"\"kmax_bytes\": %llu, \"pmax_ppm\": %u, \"target_delay_ns\": %llu, "
+		"\"phantom_ratio_ppm\": %u, \"phantom_threshold_bytes\": %llu, "
+		"\"cnp_interval_ns\": %llu, \"hold_ns\": %llu}}%s\n",
+		(unsigned long long)d->rate_bps, (unsigned long long)d->rtt_ns,
+		(unsigned long long)d->loop_rtt_ns, (unsigned long long)d->dc_rtt_ns,
+		(unsigned long long)d->bdp_bytes, (unsigned long long)d->kmin_bytes,
+		(unsigned long long)d->kmax_bytes, d->pmax_ppm,
+		(unsigned long long)d->target_delay_ns, d->phantom_ratio_ppm,
+		(unsigned long long)d->phantom_threshold_bytes,
+		(unsigned long long)d->cnp_interval_ns, (unsigned long long)d->hold_ns,
+		last ? "" : ",");
+}
+
+int
+sim_out_finish(struct sim *s, double wall_s)
+{
+	static const struct {
+		const char *name;
+		uint64_t lo, hi;
+	} bins[] = {
+		{ "0-10KiB", 0, 10240 },
+		{ "10KiB-100KiB", 10240, 102400 },
+		{ "100KiB-1MiB", 102400, 1048576 },
+		{ "1MiB-10MiB", 1048576, 10485760 },
+		{ "10MiB+", 10485760, UINT64_MAX },
+	};
+	static const char *const cls[3] = { "intra", "inter", "all" };
+	struct sim_out *o = s->out;
+	struct sim_fct_stats st[3];
+	double *fct = malloc(sizeof(double) * (s->nflows + 1));
+	double *sd = malloc(sizeof(double) * (s->nflows + 1));
+	uint64_t span = s->st.last_finish_ns > s->st.first_start_ns ?
+			s->st.last_finish_ns - s->st.first_start_ns : 0;
+	double wan_util = 0;
+	uint32_t nwan = 0;
+	uint32_t i, b, c;
+	FILE *j;
+
+	if (fct == NULL || sd == NULL) {
+		free(fct);
+		free(sd);
+		return -ENOMEM;
+	}
+	fflush(o->fct);
+	j = sim_out_file(o, "summary.json");
+	if (j == NULL) {
+		free(fct);
+		free(sd);
+		return -EIO;
+	}
+	for (c = 0; c < 3; c++)
+		sim_fct_compute(s, (int)c, 0, UINT64_MAX, &st[c], fct, sd);
+	fprintf(j, "{\n  \"scenario\": {\"topology\": \"%s\", \"flows\": \"%s\", "
+		"\"hpcc_config\": \"%s\", \"config\": \"%s\", \"host_model\": \"%s\", "
+		"\"mechanisms\": \"%s\", \"marker\": \"%s\", \"seed\": %llu, \"window\": %s, "
+		"\"gateways\": [",
+		s->cfg.topology, s->cfg.flows, s->cfg.hpcc_config ? s->cfg.hpcc_config : "",
+		s->cfg.ini ? s->cfg.ini : "", sim_host_model_name(s->cfg.host_model),
+		s->cfg.mechanisms == 0 ? "none" : s->cfg.mechanisms == SIM_MECH_A ? "A" :
+		s->cfg.mechanisms == SIM_MECH_C ? "C" : "A,C", sim_marker_name(s->cfg.marker),
+		(unsigned long long)s->cfg.seed, s->window_on ? "true" : "false");
+	for (i = 0; i < s->ngws; i++)
+		fprintf(j, "%s%u", i ? ", " : "", s->gws[i]->node);
+	fprintf(j, "]},\n  \"host_site\": [");
+	for (i = 0; i < s->nhosts; i++)
+		fprintf(j, "%s[%u, %u]", i ? ", " : "", s->hosts[i].node,
+			s->nodes[s->hosts[i].node].site);
+	fprintf(j, "],\n");
+	fprintf(j, "  \"flows\": %u,\n  \"flows_finished\": %u,\n", s->nflows, s->flows_done);
+	fprintf(j, "  \"fct\": {\n");
+	for (c = 0; c < 3; c++) {
+		fprintf(j, "    ");
+		sim_json_fct(j, cls[c], &st[c], c < 2 ? ",\n" : "\n");
+	}
+	fprintf(j, "  },\n  \"fct_by_size\": [\n");
+	for (b = 0; b < sizeof(bins) / sizeof(bins[0]); b++) {
+		fprintf(j, "    {\"bin\": \"%s\", \"lo_bytes\": %llu, ", bins[b].name,
+			(unsigned long long)bins[b].lo);
+		for (c = 0; c < 3; c++) {
+			struct sim_fct_stats bs;
+
+			sim_fct_compute(s, (int)c, bins[b].lo, bins[b].hi, &bs, fct, sd);
+			sim_json_fct(j, cls[c], &bs, c < 2 ? ", " : "");
+		}
+		fprintf(j, "}%s\n", b + 1 < sizeof(bins) / sizeof(bins[0]) ? "," : "");
+	}
+	fprintf(j, "  ],\n");
+	fprintf(j, "  \"pfc\": {\"pause_count\": %llu, \"pause_ns_total\": %llu},\n",
+		(unsigned long long)s->st.pause_frames, (unsigned long long)s->st.pause_ns);
+	fprintf(j, "  \"drops\": %llu,\n  \"nacks\": %llu,\n", (unsigned long long)s->st.drops,
+		(unsigned long long)s->st.nacks);
+	fprintf(j, "  \"wan\": [");
+	for (i = 0; i < s->nports; i++) {
+		const struct sim_port *p = &s->ports[i];
+		double u;
+
+		if (!p->wan)
+			continue;
+		u = span ? (double)p->tx_bytes * 8e9 / ((double)p->rate_bps * (double)span) : 0;
+		fprintf(j, "%s{\"from\": %u, \"to\": %u, \"rate_bps\": %llu, \"tx_bytes\": %llu, "
+			"\"utilization\": %.6f, \"queue_max_bytes\": %u}", nwan ? ", " : "", p->node,
+			s->ports[p->peer].node, (unsigned long long)p->rate_bps,
+			(unsigned long long)p->tx_bytes, u, p->qmax_bytes);
+		wan_util += u;
+		nwan++;
+	}
+	fprintf(j, "],\n  \"wan_utilization\": %.6f,\n", nwan ? wan_util / nwan : 0.0);
+	fprintf(j, "  \"queue_p99_bytes\": {");
+	for (i = SIM_ROLE_TOR; i < SIM_ROLE_COUNT; i++)
+		fprintf(j, "%s\"%s\": %llu", i > SIM_ROLE_TOR ? ", " : "", sim_role_names[i],
+			(unsigned long long)sim_hist_pct(&s->st.qhist[i], 99));
+	fprintf(j, "},\n  \"queue_max_bytes\": {");
+	for (i = SIM_ROLE_TOR; i < SIM_ROLE_COUNT; i++) {
+		uint32_t mx = 0, k;
+
+		for (k = 0; k < s->nports; k++)
+			if (s->nodes[s->ports[k].node].role == i && s->ports[k].qmax_bytes > mx)
+				mx = s->ports[k].qmax_bytes;
+		fprintf(j, "%s\"%s\": %u", i > SIM_ROLE_TOR ? ", " : "", sim_role_names[i], mx);
+	}
+	fprintf(j, "},\n");
+	fprintf(j, "  \"cnp\": {\"host\": %llu, \"gateway\": %llu, \"gateway_suppressed\": %llu, "
+		"\"gateway_no_qpn\": %llu, \"ce_cleared\": %llu},\n",
+		(unsigned long long)s->st.cnp_host, (unsigned long long)s->st.cnp_gw,
+		(unsigned long long)s->st.cnp_gw_suppressed,
+		(unsigned long long)s->st.cnp_gw_no_qpn, (unsigned long long)s->st.ce_cleared);
+	fprintf(j, "  \"marks\": {\"switch\": %llu, \"gateway_marker\": %llu},\n",
+		(unsigned long long)s->st.marks, (unsigned long long)s->st.marks_gw);
+	fprintf(j, "  \"gateways\": [\n");
+	for (i = 0; i < s->ngws; i++)
+		sim_json_gw(s, j, s->gws[i], i + 1 == s->ngws);
+	fprintf(j, "  ],\n");
+	fprintf(j, "  \"sim_end_ns\": %llu,\n  \"active_span_ns\": %llu,\n  \"pkts_peak\": %llu,\n",
+		(unsigned long long)s->now_ns, (unsigned long long)span,
+		(unsigned long long)s->st.pkts_alloc_peak);
+	fprintf(j, "  \"events\": %llu,\n  \"events_per_s\": %.0f,\n  \"wall_s\": %.3f\n}\n",
+		(unsigned long long)s->st.events,
+		wall_s > 0 ? (double)s->st.events / wall_s : 0.0, wall_s);
+	fclose(j);
+	free(fct);
+	free(sd);
+	return 0;
+}
+
+void
+sim_out_close(struct sim *s)
+{
+	struct sim_out *o = s->out;
+	uint32_t i;
+
+	if (o == NULL)
+		return;
+	if (o->fct != NULL)
+		fclose(o->fct);
+	if (o->queues != NULL)
+		fclose(o->queues);
+	if (o->rates != NULL)
+		fclose(o->rates);
+	free(o->fct_buf);
+	free(o->qports);
+	free(o);
+	s->out = NULL;
+	for (i = 0; i < SIM_ROLE_COUNT; i++)
+		free(s->st.qhist[i].cnt);
+}
