@@ -25,6 +25,12 @@
 #define LS_MAX_PREFIXES 64 /* per peer */
 #define LS_MAX_STATIC_NEIGH 64 /* per port */
 #define LS_MAX_EAL_ARGS 64
+#define LS_MAX_WORKERS 16 /* = DP_MAX_WORKERS (dataplane/dp_conf.h) */
+#define LS_MAX_BURST 64 /* = DP_MAX_BURST */
+
+/* One-way propagation delay of light in fibre (refractive index ~1.47):
+ * a peer's `distance` becomes rtt_ns = 2 * distance_m * this / 1000. */
+#define LS_FIBRE_NS_PER_KM 4900
 
 /* An IPv4 or IPv6 address; IPv4 is stored in a[0..3] (network order). */
 struct ls_addr {
@@ -149,10 +155,17 @@ struct ls_config {
 /*
  * Parse, default and validate FILE. On success returns 0 and fills *cfg.
  * On failure returns -EINVAL (or -errno for I/O) and writes every error, one
- * per line as "FILE:LINE: [section] key: message", to err (if not NULL).
- * The function never touches a device and is safe to call while running.
+ * per line as "FILE:LINE: [section] key: message", to err (if not NULL);
+ * *cfg is then untouched. The function never touches a device, needs no
+ * EAL, and is safe to call while running (docs/config.md lists the keys).
  */
 int config_load(const char *path, struct ls_config *cfg, FILE *err);
+
+/*
+ * config_load() from an open stream; NAME is the file name used in messages
+ * and stored in cfg->path. *cfg is written only on success.
+ */
+int config_load_stream(FILE *in, const char *name, struct ls_config *cfg, FILE *err);
 
 /* Print the effective configuration (defaults filled in) as a valid INI. */
 void config_dump(const struct ls_config *cfg, FILE *out);

@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Every config key Longspan knows, in one table (config_keys.h). Adding a
+ * key is adding a row here and, when it is not a plain range check, a
+ * cross-field rule in config.c's validation. The order of rows is the order
+ * of config_dump() and of docs/config.md.
+ */
+
+#include <assert.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config_keys.h"
+
+const char *const config_section_names[CONFIG_SEC_MAX] = {
+	[CONFIG_SEC_GATEWAY] = "gateway",
+	[CONFIG_SEC_EAL] = "eal",
+	[CONFIG_SEC_PORT] = "port",
+	[CONFIG_SEC_PEER] = "peer",
+	[CONFIG_SEC_CONGESTION] = "congestion",
+};
+
+static const struct config_enum_name config_role_names[] = {
+	{ "dc", LS_PORT_DC },
+	{ "wan", LS_PORT_WAN },
+	{ NULL, 0 },
+};
+
+static const struct config_enum_name config_marker_names[] = {
+	{ "none", LS_MARKER_NONE },
+	{ "red", LS_MARKER_RED },
+	{ "sojourn", LS_MARKER_SOJOURN },
+	{ "phantom", LS_MARKER_PHANTOM },
+	{ NULL, 0 },
+};
+
+#define CONFIG_SIZEOF(type, f) sizeof(((type *)0)->f)
+
+/* A scalar field. */
+#define FIELD(type, f)                                                           \
+	.offset = offsetof(type, f), .size = CONFIG_SIZEOF(type, f),               \
+	.set_offset = CONFIG_NO_OFFSET, .count_offset = CONFIG_NO_OFFSET
+/* A scalar field with a bool that records whether the key was given. */
+#define FIELD_SET(type, f, setf)                                                 \
+	.offset = offsetof(type, f), .size = CONFIG_SIZEOF(type, f),               \
+	.set_offset = offsetof(type, setf), .count_offset = CONFIG_NO_OFFSET
+/* An array field filled by a repeatable key, with its element count. */
+#define FIELD_LIST(type, arr, count)                                             \
+	.offset = offsetof(type, arr), .size = CONFIG_SIZEOF(type, arr[0]),        \
+	.set_offset = CONFIG_NO_OFFSET, .count_offset = offsetof(type, count),     \
+	.max_count = CONFIG_SIZEOF(type, arr) / CONFIG_SIZEOF(type, arr[0])
+
+#define GW(f) FIELD(struct ls_gateway_conf, f)
+#define EAL(f) FIELD(struct ls_eal_conf, f)
+#define PORT(f) FIELD(struct ls_port_conf, f)
+#define PEER(f) FIELD(struct ls_peer_conf, f)
+#define CONG(f) FIELD(struct ls_congestion_conf, f)
+
+#define NS_US UINT64_C(1000)
+#define NS_MS UINT64_C(1000000)
+#define NS_S UINT64_C(1000000000)
+
+const struct config_key config_keys[] = {
+	/* [gateway] */
+	{
+		.section = CONFIG_SEC_GATEWAY, .name = "name", .type = CONFIG_T_STRING,
+		.flags = CONFIG_F_NAMECHARS, .min = 1, .max = LS_NAME_MAX - 1,
+		.def = "longspan", GW(name),
+		.help = "Name of this gateway, used in logs, telemetry and the default "
+			"socket path. Letters, digits, '.', '_' and '-'.",
+	},
+	{
+		.section = CONFIG_SEC_GATEWAY, .name = "socket", .type = CONFIG_T_STRING,
+		.min = 1, .max = LS_PATH_MAX - 1, GW(socket_path),
+		.help = "Path of the UNIX socket (mode 0600) that longspanctl talks to. "
+			"Default: /run/longspan/NAME.sock with NAME the gateway name.",
+	},
+	{
+		.section = CONFIG_SEC_GATEWAY, .name = "workers", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .min = 1, .max = LS_MAX_WORKERS, .def = "1",
+		GW(workers),
+		.help = "Worker lcores polling the ports (one rx and tx queue each per "
+			"port). The main lcore runs the control thread besides them.",
+	},
+	{
+		.section = CONFIG_SEC_GATEWAY, .name = "burst", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .unit_label = "packets", .min = 1, .max = LS_MAX_BURST,
+		.def = "32", GW(burst),
+		.help = "Packets asked for in each receive burst.",
+	},
+	{
+		.section = CONFIG_SEC_GATEWAY, .name = "mbufs", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .flags = CONFIG_F_ZERO, .min = 1024,
+		.max = UINT64_C(1) << 26, .def = "0", GW(mbufs),
+		.help = "Packet buffers in the mempool. 0 sizes the pool so that every "
+			"WAN port can hold one bandwidth-delay product (link_rate x the "
+			"largest peer RTT) plus the descriptor rings.",
+	},
+	{
+		.section = CONFIG_SEC_GATEWAY, .name = "mbuf_data_size", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .unit_label = "bytes", .min = 1024, .max = 65535,
+		.def = "2176", GW(mbuf_data_size),
+		.help = "Data room of each packet buffer including the 128-byte headroom "
+			"(DPDK's RTE_MBUF_DEFAULT_BUF_SIZE is 2176).",
+	},
+	{
+		.section = CONFIG_SEC_GATEWAY, .name = "idle_sleep", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = 0, .max = 10 * NS_MS, .def = "100us",
+		GW(idle_sleep_ns),
+		.help = "Longest sleep of a worker that found no packets in a row of polls "
+			"(it first pauses, then sleeps longer up to this). 0 busy-polls.",
+	},
+	{
+		.section = CONFIG_SEC_GATEWAY, .name = "geneve_port", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .min = 1, .max = 65535, .def = "6081",
+		GW(geneve_port),
+		.help = "UDP destination port of the GENEVE tunnel (RFC 8926: 6081).",
+	},
+	{
+		.section = CONFIG_SEC_GATEWAY, .name = "stats_interval", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = 10 * NS_MS, .max = 3600 * NS_S, .def = "1s",
+		GW(stats_interval_ns),
+		.help = "Period of the control thread's statistics and rate computation.",
+	},
+	{
+		.section = CONFIG_SEC_GATEWAY, .name = "neigh_timeout", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = NS_S, .max = 86400 * NS_S, .def = "300s",
+		GW(neigh_timeout_ns),
+		.help = "Lifetime of a learned ARP or ND entry. Static neighbors never "
+			"expire.",
+	},
+
+	/* [eal] */
+	{
+		.section = CONFIG_SEC_EAL, .name = "lcores", .type = CONFIG_T_STRING,
+		.min = 1, .max = CONFIG_SIZEOF(struct ls_eal_conf, lcores) - 1, EAL(lcores),
+		.help = "EAL lcore list (-l), for example 0,1 or 2-5. It must name at "
+			"least workers + 1 lcores. Unset: EAL's default (every core). "
+			"Ignored when the command line gives -l, -c or --lcores.",
+	},
+	{
+		.section = CONFIG_SEC_EAL, .name = "main_lcore", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .min = 0, .max = 1023,
+		FIELD_SET(struct ls_eal_conf, main_lcore, main_lcore_set),
+		.help = "Lcore of the control thread (--main-lcore). Unset: the first "
+			"lcore of the list.",
+	},
+	{
+		.section = CONFIG_SEC_EAL, .name = "memory", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .unit_label = "MiB", .min = 0, .max = 1048576,
+		.def = "0", EAL(memory_mb),
+		.help = "Hugepage memory to reserve at start (-m), in MiB. 0 lets EAL "
+			"decide. Ignored when the command line gives -m or --socket-mem.",
+	},
+	{
+		.section = CONFIG_SEC_EAL, .name = "file_prefix", .type = CONFIG_T_STRING,
+		.flags = CONFIG_F_NAMECHARS, .min = 1,
+		.max = CONFIG_SIZEOF(struct ls_eal_conf, file_prefix) - 1, EAL(file_prefix),
+		.help = "EAL --file-prefix, needed when several DPDK processes share a "
+			"machine. Unset: EAL's default.",
+	},
+	{
+		.section = CONFIG_SEC_EAL, .name = "in_memory", .type = CONFIG_T_BOOL,
+		.def = "no", EAL(in_memory),
+		.help = "Pass --in-memory: no shared runtime files, no secondary processes.",
+	},
+	{
+		.section = CONFIG_SEC_EAL, .name = "no_pci", .type = CONFIG_T_BOOL,
+		.def = "no", EAL(no_pci),
+		.help = "Pass --no-pci: use virtual devices only. A port whose dev is a "
+			"PCI address is then an error.",
+	},
+	{
+		.section = CONFIG_SEC_EAL, .name = "no_huge", .type = CONFIG_T_BOOL,
+		.def = "no", EAL(no_huge),
+		.help = "Pass --no-huge: use ordinary pages (tests only; slow).",
+	},
+	{
+		.section = CONFIG_SEC_EAL, .name = "extra", .type = CONFIG_T_STRING,
+		.min = 1, .max = CONFIG_SIZEOF(struct ls_eal_conf, extra) - 1, EAL(extra),
+		.help = "Further EAL arguments, split on blanks (no quoting), placed after "
+			"the ones above. Options the command line also gives are dropped.",
+	},
+
+	/* [port NAME] */
+	{
+		.section = CONFIG_SEC_PORT, .name = "role", .type = CONFIG_T_ENUM,
+		.flags = CONFIG_F_REQUIRED, .names = config_role_names, PORT(role),
+		.help = "dc: the port toward the local data centre (exactly one); wan: a "
+			"port toward peer gateways (at least one).",
+	},
+	{
+		.section = CONFIG_SEC_PORT, .name = "dev", .type = CONFIG_T_STRING,
+		.flags = CONFIG_F_REQUIRED, .min = 1, .max = LS_DEVARGS_MAX - 1, PORT(dev),
+		.help = "The DPDK device: a PCI address with optional devargs "
+			"(0000:03:00.0 or 0000:03:00.0,arg=1, passed as -a) or a virtual "
+			"device (net_ring0, net_memif0,role=server,..., passed as --vdev). "
+			"Each device may back one port only.",
+	},
+	{
+		.section = CONFIG_SEC_PORT, .name = "mac", .type = CONFIG_T_MAC,
+		FIELD_SET(struct ls_port_conf, mac, mac_set),
+		.help = "Unicast MAC address to use instead of the device's own.",
+	},
+	{
+		.section = CONFIG_SEC_PORT, .name = "ipv4", .type = CONFIG_T_IFADDR4, PORT(ipv4),
+		.help = "The gateway's IPv4 address on this port and its subnet "
+			"(10.1.0.254/16). Each port needs ipv4, ipv6 or both.",
+	},
+	{
+		.section = CONFIG_SEC_PORT, .name = "ipv6", .type = CONFIG_T_IFADDR6, PORT(ipv6),
+		.help = "The gateway's IPv6 address on this port and its prefix "
+			"(fd00:1::fe/64).",
+	},
+	{
+		.section = CONFIG_SEC_PORT, .name = "gateway4", .type = CONFIG_T_ADDR4,
+		PORT(gateway4),
+		.help = "IPv4 router for destinations outside the ipv4 subnet; must be "
+			"inside it. Unset: only on-link destinations are reachable.",
+	},
+	{
+		.section = CONFIG_SEC_PORT, .name = "gateway6", .type = CONFIG_T_ADDR6,
+		PORT(gateway6),
+		.help = "IPv6 router for destinations outside the ipv6 prefix; must be "
+			"inside it or link-local (fe80::/10).",
+	},
+	{
+		.section = CONFIG_SEC_PORT, .name = "vlan", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .min = 0, .max = 4094, .def = "0", PORT(vlan),
+		.help = "802.1Q VLAN ID of the port's traffic; 0 sends untagged frames.",
+	},
+	{
+		.section = CONFIG_SEC_PORT, .name = "mtu", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .unit_label = "bytes", .min = 576, .max = 9216,
+		.def = "1500", PORT(mtu),
+		.help = "L3 MTU of the attached link (at least 1280 with ipv6). On a "
+			"WAN port it must hold the DC port's MTU plus the tunnel overhead, "
+			"else big packets are dropped and counted.",
+	},
+	{
+		.section = CONFIG_SEC_PORT, .name = "link_rate", .type = CONFIG_T_UINT,
+		.units = UNITS_RATE, .flags = CONFIG_F_ZERO, .min = UINT64_C(1000000),
+		.max = UINT64_C(1600000000000), .def = "0", PORT(link_rate_bps),
+		.help = "Rate the WAN traffic manager shapes to, and the rate the "
+			"congestion parameters derive from. 0 takes the device's link speed.",
+	},
+	{
+		.section = CONFIG_SEC_PORT, .name = "rx_desc", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .flags = CONFIG_F_POW2, .min = 64, .max = 8192,
+		.def = "1024", PORT(rx_desc),
+		.help = "Receive descriptors per queue (a power of two).",
+	},
+	{
+		.section = CONFIG_SEC_PORT, .name = "tx_desc", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .flags = CONFIG_F_POW2, .min = 64, .max = 8192,
+		.def = "1024", PORT(tx_desc),
+		.help = "Transmit descriptors per queue (a power of two).",
+	},
+	{
+		.section = CONFIG_SEC_PORT, .name = "neighbor", .type = CONFIG_T_NEIGH,
+		.flags = CONFIG_F_REPEAT,
+		FIELD_LIST(struct ls_port_conf, neigh, n_neigh),
+		.help = "A static neighbor, IP MAC (192.0.2.2 02:00:00:00:0b:02), "
+			"never resolved nor expired. Repeat the key for more. The IP must "
+			"be inside the port's ipv4 or ipv6 subnet.",
+	},
+
+	/* [peer NAME] */
+	{
+		.section = CONFIG_SEC_PEER, .name = "port", .type = CONFIG_T_STRING,
+		.flags = CONFIG_F_REQUIRED | CONFIG_F_NAMECHARS, .min = 1,
+		.max = LS_NAME_MAX - 1, PEER(port),
+		.help = "Name of the WAN port that leads to this peer.",
+	},
+	{
+		.section = CONFIG_SEC_PEER, .name = "remote", .type = CONFIG_T_ADDR,
+		.flags = CONFIG_F_REQUIRED, PEER(remote),
+		.help = "Outer (tunnel) address of the peer gateway, IPv4 or IPv6. The "
+			"WAN port needs an address of the same family, unless local is set.",
+	},
+	{
+		.section = CONFIG_SEC_PEER, .name = "local", .type = CONFIG_T_ADDR,
+		PEER(local),
+		.help = "Outer source address toward this peer, same family as remote. "
+			"Unset: the WAN port's address.",
+	},
+	{
+		.section = CONFIG_SEC_PEER, .name = "vni", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .flags = CONFIG_F_REQUIRED, .min = 0,
+		.max = (UINT64_C(1) << 24) - 1, PEER(vni),
+		.help = "GENEVE virtual network identifier (24 bits) used in both "
+			"directions with this peer.",
+	},
+	{
+		.section = CONFIG_SEC_PEER, .name = "rtt", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = NS_US, .max = NS_S, PEER(rtt_ns),
+		.help = "Round-trip time of the WAN path to this peer. Set rtt or "
+			"distance, not both.",
+	},
+	{
+		.section = CONFIG_SEC_PEER, .name = "distance", .type = CONFIG_T_UINT,
+		.units = UNITS_DISTANCE, .min = 1, .max = UINT64_C(20000000),
+		PEER(distance_m),
+		.help = "Fibre length to the peer; the RTT is derived as 2 x distance x "
+			"4.9 us/km (light in fibre, refractive index about 1.47).",
+	},
+	{
+		.section = CONFIG_SEC_PEER, .name = "prefix", .type = CONFIG_T_PREFIX,
+		.flags = CONFIG_F_REQUIRED | CONFIG_F_REPEAT,
+		FIELD_LIST(struct ls_peer_conf, prefixes, n_prefixes),
+		.help = "A destination prefix of the peer's site (10.2.0.0/16, "
+			"fd00:2::/64), host bits zero; repeat the key for more. The same "
+			"prefix in two peers is an error; nested prefixes are allowed and "
+			"the longest match wins.",
+	},
+
+	/* [congestion] */
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "marker", .type = CONFIG_T_ENUM,
+		.names = config_marker_names, .def = "red", CONG(marker),
+		.help = "ECN marker on the WAN egress queue: none, red (queue bytes "
+			"between kmin and kmax), sojourn (queueing delay over "
+			"target_delay) or phantom (a virtual queue draining at "
+			"phantom_ratio of the link rate).",
+	},
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "mechanisms", .type = CONFIG_T_MECH,
+		.def = "none", CONG(mechanisms),
+		.help = "Gateway mechanisms: none, A (near-source CNP), C "
+			"(destination-side reaction point) or A,C.",
+	},
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "kmin", .type = CONFIG_T_UINT,
+		.units = UNITS_SIZE, .min = 0, .max = UINT64_C(4000000000), .def = "0",
+		CONG(kmin_bytes),
+		.help = "RED: queue depth where marking starts. 0 derives it from the "
+			"link rate and RTT. Set kmin and kmax together.",
+	},
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "kmax", .type = CONFIG_T_UINT,
+		.units = UNITS_SIZE, .min = 0, .max = UINT64_C(4000000000), .def = "0",
+		CONG(kmax_bytes),
+		.help = "RED: queue depth where the marking probability reaches pmax. "
+			"0 derives it from the link rate and RTT.",
+	},
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "pmax", .type = CONFIG_T_UINT,
+		.units = UNITS_FRACTION, .min = 0, .max = 1000000, .def = "0",
+		CONG(pmax_ppm),
+		.help = "RED: marking probability at kmax (0.2 or 20%). 0 derives it.",
+	},
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "target_delay", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = 0, .max = 100 * NS_MS, .def = "0",
+		CONG(target_delay_ns),
+		.help = "Sojourn marker: queueing delay above which packets are marked. "
+			"0 derives it from the RTT.",
+	},
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "phantom_ratio", .type = CONFIG_T_UINT,
+		.units = UNITS_FRACTION, .min = 100000, .max = 1000000, .def = "0.95",
+		CONG(phantom_ratio_ppm),
+		.help = "Phantom marker: drain rate of the virtual queue as a fraction "
+			"of the link rate.",
+	},
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "buffer", .type = CONFIG_T_UINT,
+		.units = UNITS_SIZE, .flags = CONFIG_F_ZERO, .min = 65536,
+		.max = UINT64_C(4000000000), .def = "0", CONG(buffer_bytes),
+		.help = "WAN egress queue limit. 0 is one bandwidth-delay product of the "
+			"link rate and the largest peer RTT (12.5MB at 100G and 1ms).",
+	},
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "cnp_interval", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = 0, .max = 10 * NS_MS, .def = "4us",
+		CONG(cnp_interval_ns),
+		.help = "Mechanism A: least time between two CNPs the gateway sends to "
+			"one QP (as a NIC's notification point). 0 sends one per mark.",
+	},
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "cnp_dscp", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .min = 0, .max = 63, .def = "48", CONG(cnp_dscp),
+		.help = "DSCP of the CNPs the gateway sends.",
+	},
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "ce_clear", .type = CONFIG_T_BOOL,
+		.def = "yes", CONG(ce_clear),
+		.help = "Mechanism A: clear CE on a packet that made the gateway send a "
+			"CNP, so the far receiver does not send a second, late one.",
+	},
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "hold", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = 0, .max = NS_S, .def = "0", CONG(hold_ns),
+		.help = "Mechanism C: how long a CNP-triggered rate cut holds before it "
+			"ramps up. 0 is one WAN RTT of the peer.",
+	},
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "flow_idle", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = NS_MS, .max = 3600 * NS_S, .def = "1s",
+		CONG(flow_idle_ns),
+		.help = "A per-QP flow entry unused for this long is removed.",
+	},
+};
+
+const unsigned int config_n_keys = sizeof(config_keys) / sizeof(config_keys[0]);
+
+static_assert(sizeof(config_keys) / sizeof(config_keys[0]) <= CONFIG_KEYS_MAX,
+	      "config.c tracks at most CONFIG_KEYS_MAX keys per section instance");
+static_assert(LS_MAX_PREFIXES <= CONFIG_ELEMS_MAX && LS_MAX_STATIC_NEIGH <= CONFIG_ELEMS_MAX,
+	      "config.c records a line per element of a repeatable key");
+
+const struct config_key *
+config_key_find(enum config_section section, const char *name)
+{
+	for (unsigned int i = 0; i < config_n_keys; i++)
+		if (config_keys[i].section == section && strcmp(config_keys[i].name, name) == 0)
+			return &config_keys[i];
+	return NULL;
+}
+
+unsigned int
+config_key_index(const struct config_key *key)
+{
+	return (unsigned int)(key - config_keys);
+}
+
+void
+config_key_range_text(const struct config_key *key, char *buf, size_t size)
+{
+	char lo[UNITS_TEXT_MAX], hi[UNITS_TEXT_MAX];
+	const char *label = key->unit_label;
+
+	switch (key->type) {
+	case CONFIG_T_UINT:
+		units_format(key->units, key->min, lo, sizeof(lo));
+		units_format(key->units, key->max, hi, sizeof(hi));
+		snprintf(buf, size, "%s%s .. %s%s%s", (key->flags & CONFIG_F_ZERO) ? "0 or " : "",
+			 lo, hi, label != NULL ? " " : "", label != NULL ? label : "");
+		break;
+	case CONFIG_T_STRING:
+		snprintf(buf, size, "up to %llu characters", (unsigned long long)key->max);
+		break;
+	case CONFIG_T_NEIGH:
+	case CONFIG_T_PREFIX:
+		snprintf(buf, size, "up to %u entries", (unsigned int)key->max_count);
+		break;
+	case CONFIG_T_BOOL:
+	case CONFIG_T_ENUM:
+	case CONFIG_T_MECH:
+	case CONFIG_T_IFADDR4:
+	case CONFIG_T_IFADDR6:
+	case CONFIG_T_ADDR:
+	case CONFIG_T_ADDR4:
+	case CONFIG_T_ADDR6:
+	case CONFIG_T_MAC:
+	default:
+		snprintf(buf, size, "%s", "");
+		break;
+	}
+}
+
+const char *
+config_key_type_text(const struct config_key *key)
+{
+	switch (key->type) {
+	case CONFIG_T_BOOL:
+		return "bool";
+	case CONFIG_T_UINT:
+		switch (key->units) {
+		case UNITS_RATE:
+			return "rate";
+		case UNITS_SIZE:
+			return "size";
+		case UNITS_TIME:
+			return "time";
+		case UNITS_DISTANCE:
+			return "distance";
+		case UNITS_FRACTION:
+			return "fraction";
+		case UNITS_COUNT:
+		default:
+			return "integer";
+		}
+	case CONFIG_T_ENUM:
+		return "enum";
+	case CONFIG_T_MECH:
+		return "mechanism list";
+	case CONFIG_T_STRING:
+		return (key->flags & CONFIG_F_NAMECHARS) ? "name" : "string";
+	case CONFIG_T_IFADDR4:
+		return "IPv4/len";
+	case CONFIG_T_IFADDR6:
+		return "IPv6/len";
+	case CONFIG_T_ADDR:
+		return "IP address";
+	case CONFIG_T_ADDR4:
+		return "IPv4 address";
+	case CONFIG_T_ADDR6:
+		return "IPv6 address";
+	case CONFIG_T_MAC:
+		return "MAC";
+	case CONFIG_T_NEIGH:
+		return "IP MAC";
+	case CONFIG_T_PREFIX:
+		return "prefix";
+	default:
+		return "?";
+	}
+}
