@@ -234,9 +234,9 @@ const struct config_key config_keys[] = {
 		.section = CONFIG_SEC_PORT, .name = "mtu", .type = CONFIG_T_UINT,
 		.units = UNITS_COUNT, .unit_label = "bytes", .min = 576, .max = 9216,
 		.def = "1500", PORT(mtu),
-		.help = "L3 MTU of the attached link (at least 1280 with ipv6). On a "
-			"WAN port it must hold the DC port's MTU plus the tunnel overhead, "
-			"else big packets are dropped and counted.",
+		.help = "L3 MTU of the attached link (at least 1280 with ipv6). A WAN "
+			"port's MTU should hold the dc port's MTU plus the tunnel overhead: "
+			"packets that would exceed it are dropped and counted.",
 	},
 	{
 		.section = CONFIG_SEC_PORT, .name = "link_rate", .type = CONFIG_T_UINT,
