@@ -49,11 +49,11 @@ cc_mul_div_ceil(uint64_t a, uint64_t b, uint64_t c)
 	return p > UINT64_MAX ? UINT64_MAX : (uint64_t)p;
 }
 
-/* A probability in parts per million as a Q32 fraction (1e6 ppm -> 2^32). */
+/* Parts per million as a Q32 fraction (1e6 ppm -> 2^32), rounded to nearest. */
 static inline uint64_t
 cc_ppm_to_q32(uint32_t ppm)
 {
-	return cc_mul_div(ppm, CC_Q32_ONE, CC_PPM_ONE);
+	return (((uint64_t)ppm << CC_Q32_SHIFT) + CC_PPM_ONE / 2) / CC_PPM_ONE;
 }
 
 /* Integer square root: the largest r with r * r <= x. */

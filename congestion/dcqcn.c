@@ -134,7 +134,7 @@ dcqcn_rp_config_init(struct dcqcn_rp_config *c, const struct dcqcn_rp_params *p)
 	n.rate_on_first_cnp_bps = p->rate_on_first_cnp_bps;
 	n.alpha_interval_ns = p->alpha_interval_ns;
 	n.rate_reduce_interval_ns = p->rate_reduce_interval_ns;
-	n.max_cut_q32 = cc_ppm_to_q32(p->max_cut_ppm);
+	n.max_cut_ppm = p->max_cut_ppm;
 	n.timer_ns = p->timer_ns;
 	n.byte_counter_bytes = p->byte_counter_bytes;
 	n.threshold = p->threshold;
@@ -188,7 +188,7 @@ rp_cut(const struct dcqcn_rp_config *c, struct dcqcn_rp *rp, uint64_t now)
 		rp->target_bps = rp->rate_bps;
 	/* rate * alpha / 2, with alpha in Q32: one shift of 33. */
 	cut = (uint64_t)(((cc_u128)rp->rate_bps * rp->alpha_q32) >> (CC_Q32_SHIFT + 1));
-	max_cut = cc_mul_q32(rp->rate_bps, c->max_cut_q32);
+	max_cut = cc_mul_div(rp->rate_bps, c->max_cut_ppm, CC_PPM_ONE);
 	if (cut > max_cut)
 		cut = max_cut;
 	rp->rate_bps -= cut;

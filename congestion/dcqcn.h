@@ -110,7 +110,7 @@ struct dcqcn_rp_config {
 	uint64_t initial_alpha_q32;
 	uint64_t alpha_interval_ns;
 	uint64_t rate_reduce_interval_ns;
-	uint64_t max_cut_q32;
+	uint32_t max_cut_ppm;
 	uint64_t timer_ns;
 	uint64_t byte_counter_bytes;
 	uint32_t threshold;
