@@ -31,7 +31,7 @@
 #include "units.h"
 
 /* Reporting stops after this many errors: garbage input is not worth more. */
-#define CONFIG_MAX_ERRORS 100
+#define CONFIG_MAX_ERRORS 100u
 /* Longest line read; inih's own limit (its reader argument) is lower. */
 #define CONFIG_LINE_MAX 1024
 
@@ -90,7 +90,6 @@ config_error(struct config_parser *p, unsigned int line, const struct config_ins
 	struct config_msg *m;
 	size_t used = 0;
 	va_list ap;
-	int n;
 
 	if (p->n_errors++ >= CONFIG_MAX_ERRORS)
 		return;
@@ -104,9 +103,8 @@ config_error(struct config_parser *p, unsigned int line, const struct config_ins
 		used += (size_t)snprintf(m->text + used, sizeof(m->text) - used, "%s: ", key);
 	if (used < sizeof(m->text)) {
 		va_start(ap, fmt);
-		n = vsnprintf(m->text + used, sizeof(m->text) - used, fmt, ap);
+		vsnprintf(m->text + used, sizeof(m->text) - used, fmt, ap);
 		va_end(ap);
-		(void)n;
 	}
 }
 
@@ -1015,35 +1013,44 @@ config_handler(void *user, const char *section, const char *name, const char *va
 
 /* ---- Cross-field rules ---------------------------------------------------- */
 
-static const struct config_key *
-config_key(enum config_section sec, const char *name)
+/*
+ * The rules below name keys by string. An unknown name is a bug in this
+ * file; it reads as "not given" (config_index() returns CONFIG_KEYS_MAX,
+ * whose slots are never set) rather than as an out-of-bounds access.
+ */
+static unsigned int
+config_index(const struct config_inst *in, const char *name)
 {
-	return config_key_find(sec, name);
+	const struct config_key *k = config_key_find(in->section, name);
+
+	return k != NULL ? config_key_index(k) : CONFIG_KEYS_MAX;
 }
 
 /* Was key NAME given in IN with a good value? */
 static bool
 config_given(const struct config_inst *in, const char *name)
 {
-	unsigned int ki = config_key_index(config_key(in->section, name));
+	unsigned int ki = config_index(in, name);
 
-	return in->key_line[ki] != 0 && !in->key_bad[ki];
+	return ki < CONFIG_KEYS_MAX && in->key_line[ki] != 0 && !in->key_bad[ki];
 }
 
 /* Does IN hold a usable value for NAME (given, or its default)? */
 static bool
 config_valid(const struct config_inst *in, const char *name)
 {
-	return !in->key_bad[config_key_index(config_key(in->section, name))];
+	unsigned int ki = config_index(in, name);
+
+	return ki < CONFIG_KEYS_MAX && !in->key_bad[ki];
 }
 
 /* Line to blame for NAME in IN: where it was given, else the header. */
 static unsigned int
 config_line(const struct config_inst *in, const char *name)
 {
-	unsigned int l = in->key_line[config_key_index(config_key(in->section, name))];
+	unsigned int ki = config_index(in, name);
 
-	return l != 0 ? l : in->line;
+	return ki < CONFIG_KEYS_MAX && in->key_line[ki] != 0 ? in->key_line[ki] : in->line;
 }
 
 static const struct ls_prefix *
@@ -1136,7 +1143,7 @@ config_check_eal(struct config_parser *p)
 
 		snprintf(opt, sizeof(opt), "%.*s", (int)(n < sizeof(opt) ? n : sizeof(opt) - 1), x);
 		key = eal_args_option_key(opt);
-		if (key != NULL && in->key_line[config_key_index(config_key(CONFIG_SEC_EAL, key))])
+		if (key != NULL && config_given(in, key))
 			config_error(p, config_line(in, "extra"), in, "extra",
 				     "option %s repeats key %s; set only one of them", opt, key);
 		x += n;

@@ -227,6 +227,8 @@ eal_args_scan_cli(struct eal_args_cli *cli, int argc, char *const argv[], FILE *
 			value = argv[++i];
 		}
 		cli->group[o->group] = true;
+		if (value == NULL) /* a value-less flag, or a NULL inside argc */
+			continue;
 		if ((o->group == EAL_G_VDEV || o->group == EAL_G_ALLOW) &&
 		    cli->n_devs < sizeof(cli->devs) / sizeof(cli->devs[0]) &&
 		    eal_args_dev_name(value, cli->devs[cli->n_devs], sizeof(cli->devs[0])) > 0)
