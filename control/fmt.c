@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Text and JSON renderers for control/fmt.h. Both print as events arrive;
+ * the JSON one is indented two spaces per level so that `longspanctl --json`
+ * stays readable without jq.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fmt.h"
+
+/* ---- nesting checks shared by every backend ---- */
+
+/* A member may be added at the current level with this key. */
+static bool
+fmt_member_ok(struct fmt *f, const char *key, bool is_string)
+{
+	enum fmt_node node = f->node[f->depth];
+
+	if (f->error != 0)
+		return false;
+	if (node == FMT_LIST) {
+		/* Lists hold unkeyed strings only: rte_telemetry arrays are typed. */
+		if (key != NULL || !is_string)
+			goto misuse;
+		return true;
+	}
+	if (key == NULL)
+		goto misuse;
+	return true;
+misuse:
+	f->error = -EINVAL;
+	return false;
+}
+
+void
+fmt_open(struct fmt *f, const char *key, enum fmt_node node)
+{
+	if (!fmt_member_ok(f, key, false))
+		return;
+	/* Rows are single text lines: nothing nests inside them. */
+	if (f->node[f->depth] == FMT_ROW || f->depth + 1 >= FMT_MAX_DEPTH) {
+		f->error = -EINVAL;
+		return;
+	}
+	f->depth++;
+	f->node[f->depth] = node;
+	f->count[f->depth] = 0;
+	f->ops->open(f, key, node);
+	f->count[f->depth - 1]++;
+}
+
+void
+fmt_close(struct fmt *f)
+{
+	if (f->error != 0)
+		return;
+	if (f->depth == 0) {
+		f->error = -EINVAL;
+		return;
+	}
+	f->ops->close(f);
+	f->depth--;
+}
+
+void
+fmt_u64(struct fmt *f, const char *key, uint64_t v)
+{
+	if (!fmt_member_ok(f, key, false))
+		return;
+	f->ops->u64(f, key, v);
+	f->count[f->depth]++;
+}
+
+void
+fmt_f64(struct fmt *f, const char *key, double v)
+{
+	if (!fmt_member_ok(f, key, false))
+		return;
+	if (isfinite(v))
+		f->ops->f64(f, key, v);
+	else
+		f->ops->null(f, key);
+	f->count[f->depth]++;
+}
+
+void
+fmt_str(struct fmt *f, const char *key, const char *s)
+{
+	if (!fmt_member_ok(f, key, true))
+		return;
+	f->ops->str(f, key, s != NULL ? s : "");
+	f->count[f->depth]++;
+}
+
+void
+fmt_strf(struct fmt *f, const char *key, const char *format, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, format);
+	vsnprintf(buf, sizeof(buf), format, ap);
+	va_end(ap);
+	fmt_str(f, key, buf);
+}
+
+void
+fmt_null(struct fmt *f, const char *key)
+{
+	if (!fmt_member_ok(f, key, false))
+		return;
+	f->ops->null(f, key);
+	f->count[f->depth]++;
+}
+
+void
+fmt_bool(struct fmt *f, const char *key, bool v)
+{
+	if (!fmt_member_ok(f, key, false))
+		return;
+	f->ops->boolean(f, key, v);
+	f->count[f->depth]++;
+}
+
+void
+fmt_notef(struct fmt *f, const char *format, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	if (f->error != 0 || f->ops->note == NULL)
+		return;
+	va_start(ap, format);
+	vsnprintf(buf, sizeof(buf), format, ap);
+	va_end(ap);
+	f->ops->note(f, buf);
+}
+
+int
+fmt_finish(struct fmt *f)
+{
+	while (f->error == 0 && f->depth > 0)
+		fmt_close(f);
+	if (f->error == 0)
+		f->ops->finish(f);
+	if (f->error == 0 && f->out != NULL && ferror(f->out))
+		f->error = -EIO;
+	return f->error;
+}
+
+/* ---- text ---- */
+
+static void
+text_indent(struct fmt *f, unsigned int level)
+{
+	fprintf(f->out, "%*s", (int)(2 * level), "");
+}
+
+/* Key column for a member at LEVEL, so values line up across levels. */
+static void
+text_key(struct fmt *f, unsigned int level, const char *key)
+{
+	int width = FMT_KEY_WIDTH - (int)(2 * level);
+	size_t length = strlen(key);
+
+	text_indent(f, level);
+	if (width < 1 || length >= (size_t)width)
+		fprintf(f->out, "%s ", key);
+	else
+		fprintf(f->out, "%-*s", width, key);
+}
+
+static void
+text_open(struct fmt *f, const char *key, enum fmt_node node)
+{
+	unsigned int parent = f->depth - 1;
+
+	switch (node) {
+	case FMT_OBJ:
+		/* A blank line between top-level sections. */
+		if (parent == 0 && f->any_output)
+			fputc('\n', f->out);
+		text_indent(f, parent);
+		fprintf(f->out, "%s\n", key);
+		break;
+	case FMT_ROW:
+	case FMT_LIST:
+		text_key(f, parent, key);
+		break;
+	}
+	f->any_output = true;
+}
+
+static void
+text_close(struct fmt *f)
+{
+	switch (f->node[f->depth]) {
+	case FMT_OBJ:
+		break;
+	case FMT_ROW:
+		fputc('\n', f->out);
+		break;
+	case FMT_LIST:
+		fputs(f->count[f->depth] == 0 ? " -\n" : "\n", f->out);
+		break;
+	}
+}
+
+/* Print one scalar already formatted as VALUE; NUMERIC right-aligns in rows. */
+static void
+text_scalar(struct fmt *f, const char *key, const char *value, bool numeric)
+{
+	switch (f->node[f->depth]) {
+	case FMT_OBJ:
+		text_key(f, f->depth, key);
+		fprintf(f->out, " %s\n", value);
+		break;
+	case FMT_ROW:
+		if (numeric)
+			fprintf(f->out, " %*s", FMT_NUM_WIDTH, value);
+		else
+			fprintf(f->out, "  %s", value);
+		break;
+	case FMT_LIST:
+		fprintf(f->out, " %s", value);
+		break;
+	}
+	f->any_output = true;
+}
+
+static void
+text_u64(struct fmt *f, const char *key, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	text_scalar(f, key, buf, true);
+}
+
+static void
+text_f64(struct fmt *f, const char *key, double v)
+{
+	char buf[48];
+
+	snprintf(buf, sizeof(buf), "%.2f", v);
+	text_scalar(f, key, buf, true);
+}
+
+static void
+text_str(struct fmt *f, const char *key, const char *s)
+{
+	text_scalar(f, key, s[0] != '\0' ? s : "-", false);
+}
+
+static void
+text_null(struct fmt *f, const char *key)
+{
+	text_scalar(f, key, "n/a", true);
+}
+
+static void
+text_boolean(struct fmt *f, const char *key, bool v)
+{
+	text_scalar(f, key, v ? "yes" : "no", true);
+}
+
+static void
+text_note(struct fmt *f, const char *line)
+{
+	text_indent(f, f->depth);
+	fprintf(f->out, "%s\n", line);
+	f->any_output = true;
+}
+
+static void
+text_finish(struct fmt *f)
+{
+	(void)f;
+}
+
+static const struct fmt_ops fmt_text_ops = {
+	.open = text_open,
+	.close = text_close,
+	.u64 = text_u64,
+	.f64 = text_f64,
+	.str = text_str,
+	.null = text_null,
+	.boolean = text_boolean,
+	.note = text_note,
+	.finish = text_finish,
+};
+
+void
+fmt_text_init(struct fmt *f, FILE *out)
+{
+	memset(f, 0, sizeof(*f));
+	f->ops = &fmt_text_ops;
+	f->out = out;
+	f->node[0] = FMT_OBJ;
+}
+
+/* ---- JSON (RFC 8259) ---- */
+
+void
+fmt_json_string(FILE *out, const char *s)
+{
+	const unsigned char *p;
+
+	fputc('"', out);
+	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		case '\r':
+			fputs("\\r", out);
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(out, "\\u%04x", *p);
+			else
+				fputc(*p, out);
+		}
+	}
+	fputc('"', out);
+}
+
+/* Separator, newline, indentation and key of a member of level LEVEL. */
+static void
+json_member(struct fmt *f, unsigned int level, const char *key)
+{
+	if (f->count[level] > 0)
+		fputc(',', f->out);
+	fprintf(f->out, "\n%*s", (int)(2 * (level + 1)), "");
+	if (key != NULL) {
+		fmt_json_string(f->out, key);
+		fputs(": ", f->out);
+	}
+}
+
+static void
+json_open(struct fmt *f, const char *key, enum fmt_node node)
+{
+	json_member(f, f->depth - 1, key);
+	fputc(node == FMT_LIST ? '[' : '{', f->out);
+}
+
+static void
+json_close(struct fmt *f)
+{
+	if (f->count[f->depth] > 0)
+		fprintf(f->out, "\n%*s", (int)(2 * f->depth), "");
+	fputc(f->node[f->depth] == FMT_LIST ? ']' : '}', f->out);
+}
+
+static void
+json_u64(struct fmt *f, const char *key, uint64_t v)
+{
+	json_member(f, f->depth, key);
+	fprintf(f->out, "%" PRIu64, v);
+}
+
+static void
+json_f64(struct fmt *f, const char *key, double v)
+{
+	json_member(f, f->depth, key);
+	/* %g never prints "nan"/"inf" here (fmt_f64 filters them): valid JSON. */
+	fprintf(f->out, "%.6g", v);
+}
+
+static void
+json_str(struct fmt *f, const char *key, const char *s)
+{
+	json_member(f, f->depth, key);
+	fmt_json_string(f->out, s);
+}
+
+static void
+json_null(struct fmt *f, const char *key)
+{
+	json_member(f, f->depth, key);
+	fputs("null", f->out);
+}
+
+static void
+json_boolean(struct fmt *f, const char *key, bool v)
+{
+	json_member(f, f->depth, key);
+	fputs(v ? "true" : "false", f->out);
+}
+
+static void
+json_finish(struct fmt *f)
+{
+	fputs(f->count[0] > 0 ? "\n}\n" : "}\n", f->out);
+}
+
+static const struct fmt_ops fmt_json_ops = {
+	.open = json_open,
+	.close = json_close,
+	.u64 = json_u64,
+	.f64 = json_f64,
+	.str = json_str,
+	.null = json_null,
+	.boolean = json_boolean,
+	.note = NULL,
+	.finish = json_finish,
+};
+
+void
+fmt_json_init(struct fmt *f, FILE *out)
+{
+	memset(f, 0, sizeof(*f));
+	f->ops = &fmt_json_ops;
+	f->out = out;
+	f->node[0] = FMT_OBJ;
+	fputc('{', out);
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LONGSPAN_FMT_H
+#define LONGSPAN_FMT_H
+
+/*
+ * One report, several renderings.
+ *
+ * A show command describes its output once as a tree of keyed objects,
+ * rows, string lists and scalars; a backend renders the tree as aligned text
+ * for people, as JSON for scripts (longspanctl --json), or as an
+ * rte_telemetry dict (control/telemetry.c). Backends see a stream of
+ * open/scalar/close events and never the whole tree, so nothing is buffered
+ * beyond what the output FILE does.
+ *
+ * Node kinds:
+ *   FMT_OBJ   keyed members; text: a heading, then indented "key value" lines
+ *   FMT_ROW   keyed members shown as one text line under a fmt_note() header
+ *             (the member keys are for JSON and telemetry only)
+ *   FMT_LIST  unkeyed string elements (pass key NULL); text: one line
+ *
+ * Ownership: a struct fmt lives on the caller's stack for one report and is
+ * used by one thread.
+ */
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define FMT_MAX_DEPTH 8
+
+/* Text layout: key column and numeric column widths, in characters. */
+#define FMT_KEY_WIDTH 24
+#define FMT_NUM_WIDTH 12
+
+enum fmt_node {
+	FMT_OBJ = 0,
+	FMT_ROW,
+	FMT_LIST,
+};
+
+struct fmt;
+
+/*
+ * Backend callbacks. The fmt_*() wrappers below check nesting and keep
+ * depth/node/count up to date before calling them: on open() the new level
+ * is already pushed, on close() it is still there.
+ */
+struct fmt_ops {
+	void (*open)(struct fmt *f, const char *key, enum fmt_node node);
+	void (*close)(struct fmt *f);
+	void (*u64)(struct fmt *f, const char *key, uint64_t v);
+	void (*f64)(struct fmt *f, const char *key, double v);
+	void (*str)(struct fmt *f, const char *key, const char *s);
+	void (*null)(struct fmt *f, const char *key);
+	void (*boolean)(struct fmt *f, const char *key, bool v);
+	void (*note)(struct fmt *f, const char *line); /* may be NULL */
+	void (*finish)(struct fmt *f);
+};
+
+struct fmt {
+	const struct fmt_ops *ops;
+	FILE *out; /* text and JSON backends */
+	unsigned int depth; /* 0 = the implicit root object */
+	enum fmt_node node[FMT_MAX_DEPTH];
+	unsigned int count[FMT_MAX_DEPTH]; /* members emitted so far per level */
+	bool any_output; /* text: something was printed (blank line rules) */
+	int error; /* first misuse (-EINVAL) or backend failure, sticky */
+};
+
+/* Renderers writing to OUT. JSON opens the root object here. */
+void fmt_text_init(struct fmt *f, FILE *out);
+void fmt_json_init(struct fmt *f, FILE *out);
+
+void fmt_open(struct fmt *f, const char *key, enum fmt_node node);
+void fmt_close(struct fmt *f);
+void fmt_u64(struct fmt *f, const char *key, uint64_t v);
+/* A ratio or percentage; NaN and infinities are rendered as null. */
+void fmt_f64(struct fmt *f, const char *key, double v);
+void fmt_str(struct fmt *f, const char *key, const char *s);
+void fmt_strf(struct fmt *f, const char *key, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A value that is not available (an ethdev call failed): "n/a" or null. */
+void fmt_null(struct fmt *f, const char *key);
+void fmt_bool(struct fmt *f, const char *key, bool v);
+/* A text-only line (table header, hint); JSON and telemetry skip it. */
+void fmt_notef(struct fmt *f, const char *format, ...) __attribute__((format(printf, 2, 3)));
+/* Close every open level and end the document; returns f->error. */
+int fmt_finish(struct fmt *f);
+
+/*
+ * Write S as a JSON string literal (with quotes) to OUT: escapes quotes,
+ * backslashes and control characters. Exported for the telemetry tests and
+ * for any caller that writes JSON by hand.
+ */
+void fmt_json_string(FILE *out, const char *s);
+
+#endif /* LONGSPAN_FMT_H */
