@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * longspanctl: send one request to a running longspand over its UNIX API
+ * socket and print the reply (protocol in control/api.h).
+ *
+ * Exit status: 0 the gateway answered "ok"; 1 it answered "error:" (the
+ * message goes to stderr) or the reply was missing or malformed; 2 usage;
+ * 3 cannot connect to the socket.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ini.h>
+
+#include "api.h"
+
+#define CTL_EXIT_OK 0
+#define CTL_EXIT_ERROR 1
+#define CTL_EXIT_USAGE 2
+#define CTL_EXIT_CONNECT 3
+
+#define CTL_TIMEOUT_S_DEFAULT 30 /* a reload builds tables and waits for RCU */
+#define CTL_REPLY_MAX_BYTES (64u << 20) /* refuse to buffer more than this */
+
+static void
+ctl_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: longspanctl [-s SOCKET | -c CONFIG] [-j] [-t SECONDS] COMMAND [ARGS...]\n"
+		"\n"
+		"commands (the gateway's 'help' lists every one):\n"
+		"  show ports [NAME] [--page N] [--limit N] [--xstats]\n"
+		"  show stats\n"
+		"  show drops [--nonzero]\n"
+		"  show peers [NAME] [--page N] [--limit N]\n"
+		"  show config [--summary]\n"
+		"  reload [FILE]\n"
+		"  help\n"
+		"  version\n"
+		"\n"
+		"options:\n"
+		"  -s, --socket SOCKET   API socket (default: $%s, else %s)\n"
+		"  -c, --config CONFIG   take the socket from CONFIG's [gateway] socket\n"
+		"  -j, --json            JSON output\n"
+		"  -t, --timeout SECONDS wait at most this long for the reply (default %d)\n"
+		"  -h, --help            this text\n"
+		"\n"
+		"exit status: 0 ok, 1 the gateway reported an error, 2 usage, 3 cannot connect\n",
+		API_SOCKET_ENV, API_SOCKET_DEFAULT, CTL_TIMEOUT_S_DEFAULT);
+}
+
+/* ---- -c CONFIG: [gateway] socket ---- */
+
+struct ctl_ini {
+	char socket[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	bool found;
+	bool too_long;
+};
+
+static int
+ctl_ini_handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct ctl_ini *ini = user;
+
+	if (strcmp(section, "gateway") == 0 && strcmp(name, "socket") == 0) {
+		if (strlen(value) >= sizeof(ini->socket)) {
+			ini->too_long = true;
+		} else {
+			memcpy(ini->socket, value, strlen(value) + 1);
+			ini->found = true;
+		}
+	}
+	return 1; /* keep going: other keys are the daemon's business */
+}
+
+/* Fill SOCKET from CONFIG; 0 or an exit status after a message. */
+static int
+ctl_socket_from_config(const char *config, char *socket, size_t size)
+{
+	struct ctl_ini ini;
+	int rc;
+
+	memset(&ini, 0, sizeof(ini));
+	rc = ini_parse(config, ctl_ini_handler, &ini);
+	if (rc < 0) {
+		fprintf(stderr, "longspanctl: cannot read %s: %s\n", config, strerror(errno));
+		return CTL_EXIT_USAGE;
+	}
+	/* A syntax error elsewhere is for longspand --check-config to report. */
+	if (ini.too_long) {
+		fprintf(stderr, "longspanctl: %s: [gateway] socket: path too long\n", config);
+		return CTL_EXIT_USAGE;
+	}
+	snprintf(socket, size, "%s", ini.found ? ini.socket : API_SOCKET_DEFAULT);
+	return 0;
+}
+
+/* ---- the request line ---- */
+
+static bool
+ctl_needs_quotes(const char *word)
+{
+	return word[0] == '\0' || strpbrk(word, " \t\"\\") != NULL;
+}
+
+/* Append WORD, quoted if needed; false if the line would be too long. */
+static bool
+ctl_append(char *line, size_t size, size_t *length, const char *word)
+{
+	bool quote = ctl_needs_quotes(word);
+	const char *p;
+
+	if (*length > 0) {
+		if (*length + 1 >= size)
+			return false;
+		line[(*length)++] = ' ';
+	}
+	if (quote) {
+		if (*length + 1 >= size)
+			return false;
+		line[(*length)++] = '"';
+	}
+	for (p = word; *p != '\0'; p++) {
+		bool escape = quote && (*p == '"' || *p == '\\');
+
+		if (*length + 1 + escape >= size)
+			return false;
+		if (escape)
+			line[(*length)++] = '\\';
+		line[(*length)++] = *p;
+	}
+	if (quote) {
+		if (*length + 1 >= size)
+			return false;
+		line[(*length)++] = '"';
+	}
+	line[*length] = '\0';
+	return true;
+}
+
+/*
+ * The daemon resolves a relative reload path against its own working
+ * directory; send an absolute one.
+ */
+static const char *
+ctl_absolute(const char *path, char *buf, size_t size)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/')
+		return path;
+	if (realpath(path, buf) != NULL)
+		return buf;
+	/* Missing file: let the gateway report it, under the name the user meant. */
+	if (getcwd(cwd, sizeof(cwd)) == NULL || (size_t)snprintf(buf, size, "%s/%s", cwd, path) >= size)
+		return path;
+	return buf;
+}
+
+static int
+ctl_build_request(int argc, char **argv, bool json, char *line, size_t size)
+{
+	char abs_path[PATH_MAX];
+	size_t length = 0;
+	int i;
+
+	line[0] = '\0';
+	for (i = 0; i < argc; i++) {
+		const char *word = argv[i];
+
+		if (strpbrk(word, "\n\r") != NULL) {
+			fprintf(stderr, "longspanctl: arguments cannot contain line breaks\n");
+			return CTL_EXIT_USAGE;
+		}
+		if (i > 0 && strcmp(argv[0], "reload") == 0 && word[0] != '-')
+			word = ctl_absolute(word, abs_path, sizeof(abs_path));
+		if (!ctl_append(line, size, &length, word))
+			goto too_long;
+	}
+	if (json && !ctl_append(line, size, &length, "--json"))
+		goto too_long;
+	return 0;
+too_long:
+	fprintf(stderr, "longspanctl: request longer than %d bytes\n", API_MAX_REQUEST_BYTES);
+	return CTL_EXIT_USAGE;
+}
+
+/* ---- talking to the gateway ---- */
+
+static int
+ctl_connect(const char *path)
+{
+	struct sockaddr_un sun;
+	int fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		fprintf(stderr, "longspanctl: socket path %s is too long\n", path);
+		return -ENAMETOOLONG;
+	}
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
+		int rc = -errno;
+
+		fprintf(stderr, "longspanctl: cannot connect to %s: %s\n", path, strerror(errno));
+		if (rc == -ENOENT || rc == -ECONNREFUSED)
+			fprintf(stderr, "longspanctl: is longspand running? (socket from -s, -c "
+					"CONFIG, $%s, or %s)\n",
+				API_SOCKET_ENV, API_SOCKET_DEFAULT);
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+static bool
+ctl_send_all(int fd, const char *buf, size_t size)
+{
+	while (size > 0) {
+		ssize_t n = send(fd, buf, size, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		buf += n;
+		size -= (size_t)n;
+	}
+	return true;
+}
+
+static int64_t
+ctl_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Read until EOF or the deadline into *reply; 0, -ETIMEDOUT or -errno. */
+static int
+ctl_read_reply(int fd, int timeout_s, char **reply, size_t *size)
+{
+	int64_t deadline = ctl_now_ms() + (int64_t)timeout_s * 1000;
+	size_t capacity = 4096;
+	char *buf = malloc(capacity);
+
+	*size = 0;
+	if (buf == NULL)
+		return -ENOMEM;
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		int64_t left = deadline - ctl_now_ms();
+		ssize_t n;
+
+		if (left <= 0) {
+			free(buf);
+			return -ETIMEDOUT;
+		}
+		if (poll(&pfd, 1, left > INT32_MAX ? INT32_MAX : (int)left) < 0) {
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			return -errno;
+		}
+		if (*size + 1 >= capacity) {
+			char *bigger;
+
+			if (capacity >= CTL_REPLY_MAX_BYTES) {
+				free(buf);
+				return -EFBIG;
+			}
+			bigger = realloc(buf, capacity * 2);
+			if (bigger == NULL) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = bigger;
+			capacity *= 2;
+		}
+		n = recv(fd, buf + *size, capacity - 1 - *size, MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0) {
+			int rc = -errno;
+
+			free(buf);
+			return rc;
+		}
+		if (n == 0)
+			break;
+		*size += (size_t)n;
+	}
+	buf[*size] = '\0';
+	*reply = buf;
+	return 0;
+}
+
+static int
+ctl_run(const char *socket_path, const char *request, int timeout_s)
+{
+	static const char ok[] = "ok\n", error[] = "error: ";
+	char *reply = NULL;
+	size_t size;
+	int fd, rc, status;
+
+	fd = ctl_connect(socket_path);
+	if (fd < 0)
+		return CTL_EXIT_CONNECT;
+	if (!ctl_send_all(fd, request, strlen(request)) || !ctl_send_all(fd, "\n", 1)) {
+		fprintf(stderr, "longspanctl: %s: sending the request failed: %s\n", socket_path,
+			strerror(errno));
+		close(fd);
+		return CTL_EXIT_ERROR;
+	}
+	shutdown(fd, SHUT_WR);
+	rc = ctl_read_reply(fd, timeout_s, &reply, &size);
+	close(fd);
+	if (rc == -ETIMEDOUT) {
+		fprintf(stderr, "longspanctl: %s: no reply within %d s\n", socket_path, timeout_s);
+		return CTL_EXIT_ERROR;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "longspanctl: %s: reading the reply failed: %s\n", socket_path,
+			strerror(-rc));
+		return CTL_EXIT_ERROR;
+	}
+	if (size >= sizeof(ok) - 1 && memcmp(reply, ok, sizeof(ok) - 1) == 0) {
+		fwrite(reply + sizeof(ok) - 1, 1, size - (sizeof(ok) - 1), stdout);
+		status = CTL_EXIT_OK;
+	} else if (size >= sizeof(error) - 1 && memcmp(reply, error, sizeof(error) - 1) == 0) {
+		fwrite(reply, 1, size, stderr);
+		if (reply[size - 1] != '\n')
+			fputc('\n', stderr);
+		status = CTL_EXIT_ERROR;
+	} else if (size == 0) {
+		fprintf(stderr, "longspanctl: %s: the gateway closed the connection without a reply\n",
+			socket_path);
+		status = CTL_EXIT_ERROR;
+	} else {
+		fprintf(stderr, "longspanctl: %s: malformed reply (no 'ok' or 'error:' status)\n",
+			socket_path);
+		status = CTL_EXIT_ERROR;
+	}
+	free(reply);
+	if (fflush(stdout) != 0 && status == CTL_EXIT_OK) {
+		fprintf(stderr, "longspanctl: writing the output failed: %s\n", strerror(errno));
+		status = CTL_EXIT_ERROR;
+	}
+	return status;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option long_opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char request[API_MAX_REQUEST_BYTES + 1];
+	const char *socket_opt = NULL, *config = NULL, *env;
+	int timeout_s = CTL_TIMEOUT_S_DEFAULT;
+	bool json = false;
+	int opt, rc;
+
+	/* '+': stop at the command, so its own options reach the gateway. */
+	while ((opt = getopt_long(argc, argv, "+s:c:jt:h", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			socket_opt = optarg;
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 't': {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || end == optarg || v < 1 || v > 3600) {
+				fprintf(stderr, "longspanctl: -t: expected seconds from 1 to 3600, got '%s'\n",
+					optarg);
+				return CTL_EXIT_USAGE;
+			}
+			timeout_s = (int)v;
+			break;
+		}
+		case 'h':
+			ctl_usage(stdout);
+			return CTL_EXIT_OK;
+		default:
+			ctl_usage(stderr);
+			return CTL_EXIT_USAGE;
+		}
+	}
+	if (optind == argc) {
+		fprintf(stderr, "longspanctl: no command given\n");
+		ctl_usage(stderr);
+		return CTL_EXIT_USAGE;
+	}
+	if (socket_opt != NULL && config != NULL) {
+		fprintf(stderr, "longspanctl: give -s or -c, not both\n");
+		return CTL_EXIT_USAGE;
+	}
+
+	if (socket_opt != NULL) {
+		snprintf(socket_path, sizeof(socket_path), "%s", socket_opt);
+		if (strlen(socket_opt) >= sizeof(socket_path)) {
+			fprintf(stderr, "longspanctl: socket path %s is too long\n", socket_opt);
+			return CTL_EXIT_USAGE;
+		}
+	} else if (config != NULL) {
+		rc = ctl_socket_from_config(config, socket_path, sizeof(socket_path));
+		if (rc != 0)
+			return rc;
+	} else {
+		env = getenv(API_SOCKET_ENV);
+		snprintf(socket_path, sizeof(socket_path), "%s",
+			 env != NULL && env[0] != '\0' ? env : API_SOCKET_DEFAULT);
+	}
+
+	rc = ctl_build_request(argc - optind, argv + optind, json, request, sizeof(request));
+	if (rc != 0)
+		return rc;
+	rc = ctl_run(socket_path, request, timeout_s);
+	if (rc == CTL_EXIT_CONNECT && strcmp(argv[optind], "help") == 0)
+		ctl_usage(stderr);
+	return rc;
+}
