@@ -165,7 +165,7 @@ struct text {
 	size_t len;
 };
 
-static void text_line(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void text_line(struct text *t, const char *fmt, ...) __attribute__((format(__printf__, 2, 3)));
 
 static void
 text_line(struct text *t, const char *fmt, ...)

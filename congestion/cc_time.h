@@ -7,7 +7,7 @@
  *
  * Every congestion/ algorithm takes the clock as an argument (nanoseconds
  * unless the function says ticks) and never reads a clock itself. Callers may
- * pass a free-running counter that starts anywhere, including near
+ * pass a monotonic counter that starts anywhere, including near
  * UINT64_MAX, so times are compared by the sign of their difference, as the
  * kernel's time_after() does: two times compare correctly as long as they are
  * less than 2^63 units apart (292 years of nanoseconds).

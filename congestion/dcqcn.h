@@ -41,8 +41,8 @@
  *   10 x R_AI (QCN's AI:HAI ratio). Released at line rate like FIRMWARE.
  * DCQCN_VARIANT_HPCC - the HPCC simulator's "Mellanox DCQCN" (ns-3
  *   rdma-hw.cc, CC_MODE 1), which THEMIS's ns-3 runs: alpha = 1 on the first
- *   CNP; from then a free-running alpha update every ALPHA_RESUME_INTERVAL
- *   and a free-running cut check every RATE_DECREASE_INTERVAL, offset by
+ *   CNP; from then a periodic alpha update every ALPHA_RESUME_INTERVAL
+ *   and a periodic cut check every RATE_DECREASE_INTERVAL, offset by
  *   1 ns so alpha is updated first; a check cuts if a CNP arrived since the
  *   last one; the increase timer RP_TIMER restarts at each cut; no byte
  *   counter; FAST_RECOVERY_TIMES timer events of fast recovery, then one

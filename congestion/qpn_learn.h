@@ -79,7 +79,7 @@ struct qpn_learn {
 #define QPN_LEARN_RESULTS(X) \
 	X(DATA_KNOWN, "data_known") /* flow tracked, sender QPN known */ \
 	X(DATA_UNKNOWN, "data_unknown") /* flow tracked, no QPN learned yet */ \
-	X(DATA_FULL, "data_full") /* no free slot in the probe window */ \
+	X(DATA_FULL, "data_full") /* no usable slot in the probe window */ \
 	X(ACK_LEARNED, "ack_learned") /* a new pairing */ \
 	X(ACK_CONFIRMED, "ack_confirmed") /* same pairing seen again */ \
 	X(ACK_CHANGED, "ack_changed") /* the flow's sender QPN was replaced */ \

@@ -237,21 +237,33 @@ enum sim_ev_type {
 	SIM_EV_TYPES,
 };
 
-/* Heap entry: 16 bytes so a cache line holds four siblings of a 4-ary heap. */
+/*
+ * Heap entry: 16 bytes so a cache line holds four siblings of a 4-ary heap.
+ * The key packs the time above a 20-bit insertion counter, so one 64-bit
+ * compare orders events by time and, at equal times, FIFO like ns-3 (the
+ * counter wraps after 2^20 insertions; two events at the very same
+ * nanosecond that far apart would swap, which keeps runs deterministic).
+ * Times are limited to 2^44 ns (4.8 hours of simulated time).
+ */
 struct sim_ev {
-	uint64_t t_ns;
-	uint32_t seq;	/* insertion order breaks ties: FIFO like ns-3 */
+	uint64_t key;	/* t_ns << SIM_EV_SEQ_BITS | sequence */
 	uint32_t arg;	/* type << 28 | index */
+	uint32_t pad;
 };
+
+#define SIM_EV_SEQ_BITS 20
+#define SIM_EV_MAX_NS ((UINT64_C(1) << (64 - SIM_EV_SEQ_BITS)) - 1)
 
 #define SIM_EV_IDX_BITS 28
 #define SIM_EV_IDX_MASK ((1u << SIM_EV_IDX_BITS) - 1)
 
 struct sim_heap {
 	struct sim_ev *ev;
+	void *mem;
 	uint32_t n;
 	uint32_t cap;
 	uint32_t seq;
+	uint32_t peak;
 };
 
 /* Queue-depth histogram in 1 KB buckets, like ns-3's QlenDistribution. */

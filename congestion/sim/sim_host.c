@@ -363,8 +363,11 @@ sim_host_kick(struct sim *s, uint32_t hi)
 		sim_host_wake_at(s, h, t);
 	return;
 sent:
-	port->tx_pending = 1;
-	sim_schedule(s, port->busy_until_ns, SIM_EV_PORT_TX, h->port);
+	/* Come back when the wire is free, unless nothing could be sent then. */
+	if (h->ackq_head != SIM_NONE || h->nqps > 0) {
+		port->tx_pending = 1;
+		sim_schedule(s, port->busy_until_ns, SIM_EV_PORT_TX, h->port);
+	}
 }
 
 void

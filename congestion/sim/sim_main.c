@@ -56,10 +56,11 @@ sim_run(struct sim *s)
 
 	while (sim_heap_pop(&s->heap, &ev)) {
 		uint32_t idx = ev.arg & SIM_EV_IDX_MASK;
+		uint64_t t_ns = ev.key >> SIM_EV_SEQ_BITS;
 
-		if (ev.t_ns > s->end_ns)
+		if (t_ns > s->end_ns)
 			break;
-		s->now_ns = ev.t_ns;
+		s->now_ns = t_ns;
 		events++;
 		switch (ev.arg >> SIM_EV_IDX_BITS) {
 		case SIM_EV_ARRIVE:
@@ -106,6 +107,8 @@ sim_run(struct sim *s)
 			break;
 	}
 	s->st.events = events;
+	{ uint64_t c[16]={0}; for (uint32_t k=0;k<s->heap.n;k++) c[s->heap.ev[k].arg>>SIM_EV_IDX_BITS]++;
+	  for (int k=0;k<SIM_EV_TYPES;k++) fprintf(stderr,"heap type %d: %llu\n",k,(unsigned long long)c[k]); }
 }
 
 static int
@@ -178,7 +181,7 @@ main(int argc, char **argv)
 	int rc;
 
 	sim_config_defaults(&s->cfg);
-	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:hq", opts, NULL)) != -1) {
 		struct sim_cli_set *o = nsets < SIM_MAX_OVERRIDES ? &sets[nsets] : NULL;
 
 		if (o == NULL && opt != 't' && opt != 'f' && opt != 'H' && opt != 'c' &&
@@ -319,7 +322,9 @@ main(int argc, char **argv)
 	else if (s->cfg.stop_time_s > 0)
 		s->end_ns = (uint64_t)(s->cfg.stop_time_s * 1e9 + 0.5);
 	else
-		s->end_ns = SIM_NEVER;
+		s->end_ns = SIM_EV_MAX_NS;
+	if (s->end_ns > SIM_EV_MAX_NS)
+		s->end_ns = SIM_EV_MAX_NS;
 	if (s->nflows > 0) {
 		sim_schedule(s, s->flows[0].start_ns, SIM_EV_FLOW_START, 0);
 		sim_schedule(s, s->flows[0].start_ns, SIM_EV_SAMPLE, 0);

@@ -325,7 +325,7 @@ test_hpcc_trace(void **state)
 
 	(void)state;
 	rp_setup(DCQCN_VARIANT_HPCC, &c, &rp);
-	/* The first CNP sets alpha = 1 and starts the free-running timers; the
+	/* The first CNP sets alpha = 1 and starts the periodic timers; the
 	 * first cut check is 4 us + 1 ns later. */
 	dcqcn_rp_on_cnp(&c, &rp, 0);
 	assert_int_equal(dcqcn_rp_rate_bps(&rp), G100);
