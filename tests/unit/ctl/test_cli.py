@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""longspanctl against a stand-in daemon: output, JSON, exit statuses
+(0 ok, 1 gateway error, 2 usage, 3 cannot connect), socket selection by
+-s, -c CONFIG and $LONGSPAN_SOCKET, and absolute reload paths.
+
+usage: test_cli.py LONGSPANCTL FAKE_DAEMON
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+CTL, DAEMON = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+failures = []
+
+
+def run(*args, env=None, cwd=None):
+    e = dict(os.environ)
+    e.pop("LONGSPAN_SOCKET", None)
+    e.update(env or {})
+    p = subprocess.run([CTL, *args], capture_output=True, text=True, env=e, cwd=cwd, timeout=30)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, cond, detail=""):
+    if not cond:
+        failures.append(f"{name}: {detail}")
+        print(f"FAIL {name}: {detail}")
+    else:
+        print(f"ok   {name}")
+
+
+def expect(name, result, rc, out=None, err=None):
+    got_rc, got_out, got_err = result
+    ok = got_rc == rc
+    ok = ok and (out is None or out in got_out)
+    ok = ok and (err is None or err in got_err)
+    check(name, ok, f"rc={got_rc} stdout={got_out[:300]!r} stderr={got_err[:300]!r}")
+    return got_out
+
+
+with tempfile.TemporaryDirectory(prefix="ctl-cli-") as tmp:
+    sock = os.path.join(tmp, "run", "api.sock")
+    daemon = subprocess.Popen([DAEMON, sock])
+    try:
+        for _ in range(500):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.01)
+        check("daemon socket exists", os.path.exists(sock))
+
+        out = expect("show stats", run("-s", sock, "show", "stats"), 0, out="rx_pkts")
+        check("show stats numbers", any(l.split()[:2] == ["rx_pkts", "1707"] for l in out.splitlines()))
+
+        out = expect("--json show peers", run("-s", sock, "--json", "show", "peers"), 0)
+        try:
+            d = json.loads(out)
+            check("peers json", d["peers"]["site-b"]["tx_pkts"] == 1040 and d["total"] == 2)
+        except ValueError as e:
+            check("peers json parses", False, str(e))
+        out = expect("json after the command", run("-s", sock, "show", "drops", "--json"), 0)
+        check("drops json", json.loads(out)["drops"]["no_route"]["count"] == 7)
+        out = expect("paging options pass through",
+                     run("-s", sock, "-j", "show", "peers", "--limit", "1", "--page", "2"), 0)
+        check("page 2", list(json.loads(out)["peers"]) == ["site-c"])
+
+        expect("env socket", run("show", "drops", env={"LONGSPAN_SOCKET": sock}), 0, out="no_route")
+        conf = os.path.join(tmp, "gw.conf")
+        with open(conf, "w") as f:
+            f.write("; test\n[gateway]\nname = t\nsocket = %s ; inline comment\n\n[port dc]\nrole = dc\n" % sock)
+        expect("-c CONFIG socket", run("-c", conf, "version"), 0, out="longspan")
+        expect("-s wins over env", run("-s", sock, "version", env={"LONGSPAN_SOCKET": "/nonexistent"}), 0)
+
+        expect("gateway error", run("-s", sock, "show", "peers", "nobody"), 1,
+               err="error: show peers: no peer named 'nobody'")
+        r = run("-s", sock, "show", "peers", "nobody")
+        check("error leaves stdout empty", r[1] == "", repr(r[1]))
+        expect("unknown command", run("-s", sock, "frobnicate"), 1, err="unknown command 'frobnicate'")
+
+        # Relative reload paths reach the daemon as absolute paths.
+        expect("reload relative bad", run("-s", sock, "reload", "bad.conf", cwd=tmp), 1,
+               err="error: reload: %s/bad.conf: not applied" % os.path.realpath(tmp))
+        with open(os.path.join(tmp, "my site.conf"), "w") as f:
+            f.write("")
+        expect("reload path with a blank", run("-s", sock, "reload", "my site.conf", cwd=tmp), 0,
+               out="reloaded %s/my site.conf" % os.path.realpath(tmp))
+        expect("reload default", run("-s", sock, "reload"), 0, out="reloaded /etc/longspan/site-a.conf")
+
+        expect("help from the gateway", run("-s", sock, "help"), 0, out="show peers [NAME]")
+        expect("-h", run("-h"), 0, out="usage: longspanctl")
+        expect("no command", run("-s", sock), 2, err="no command given")
+        expect("bad option", run("-x", "show", "stats"), 2, err="usage:")
+        expect("bad timeout", run("-t", "soon", "-s", sock, "show", "stats"), 2, err="-t: expected seconds")
+        expect("-s and -c", run("-s", sock, "-c", conf, "show", "stats"), 2, err="not both")
+        expect("unreadable config", run("-c", os.path.join(tmp, "missing.conf"), "show", "stats"), 2,
+               err="cannot read")
+        expect("request too long", run("-s", sock, "show", "x" * 2000), 2, err="request longer than 1024")
+        expect("line break", run("-s", sock, "show", "a\nb"), 2, err="line breaks")
+
+        missing = os.path.join(tmp, "nobody.sock")
+        expect("cannot connect", run("-s", missing, "show", "stats"), 3,
+               err="cannot connect to %s" % missing)
+        expect("help without a gateway", run("-s", missing, "help"), 3, err="usage: longspanctl")
+    finally:
+        daemon.terminate()
+        rc = daemon.wait(timeout=10)
+    check("daemon exit", rc == 0, f"rc={rc}")
+    check("socket removed", not os.path.exists(sock))
+
+if failures:
+    print("%d failure(s)" % len(failures))
+    sys.exit(1)
+print("all passed")
