@@ -78,6 +78,7 @@ cc_params_resolve(const struct cc_link *link, const struct cc_overrides *ov,
 	d.dc_rtt_ns = link->dc_rtt_ns != 0 ? link->dc_rtt_ns : CC_DEFAULT_DC_RTT_NS;
 	if (d.dc_rtt_ns > MAX_RTT_NS)
 		return fail(why, "dc_rtt_ns must be at most 10 s");
+	d.near_source_cnp = link->near_source_cnp;
 	d.loop_rtt_ns = link->near_source_cnp ? d.dc_rtt_ns : d.rtt_ns;
 
 	d.bdp_bytes = cc_mul_div_ceil(d.rate_bps, d.rtt_ns, BITS_NS_PER_BYTE_S);
@@ -193,8 +194,8 @@ cc_params_explain(const struct cc_derived *d, char *buf, size_t size)
 			d->rtt_ns);
 	text_line(&t, "dc_rtt_ns = %" PRIu64 "  (round trip inside a DC)\n", d->dc_rtt_ns);
 	text_line(&t, "loop_rtt_ns = %" PRIu64 "  (%s)\n", d->loop_rtt_ns,
-			d->loop_rtt_ns == d->rtt_ns ? "marks reach senders end to end: WAN RTT" :
-			"near-source CNPs close the loop inside the DC: DC RTT");
+			d->near_source_cnp ? "near-source CNPs close the loop inside the DC: DC RTT" :
+			"marks reach senders end to end: WAN RTT");
 	text_line(&t, "mtu_bytes = %" PRIu32 "\n", d->mtu_bytes);
 	text_line(&t, "bdp_bytes = %" PRIu64 "  (rate x rtt / 8 = %.2f MB)\n", d->bdp_bytes,
 			d->bdp_bytes / 1e6);

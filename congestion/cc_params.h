@@ -115,6 +115,7 @@ struct cc_derived {
 	uint64_t cnp_interval_ns;
 	uint64_t hold_ns;
 	uint64_t flow_idle_ns;
+	bool near_source_cnp; /* as in the link: loop_rtt_ns is the DC RTT */
 };
 
 /* One-way fibre delay x 2 for distance_m metres of fibre. */
