@@ -262,7 +262,6 @@ struct sim_heap {
 	void *mem;
 	uint32_t n;
 	uint32_t cap;
-	uint32_t seq;
 	uint32_t peak;
 };
 
@@ -328,8 +327,16 @@ struct sim {
 	uint32_t cap_pkts;
 	uint32_t free_pkts;
 	uint64_t live_pkts;
-	/* engine */
+	/*
+	 * engine: link arrivals and port transmissions (almost every event,
+	 * at most two per port pending) live in a small hot heap; timers
+	 * (reaction points, rate limiters, gateways, sampling) in a second
+	 * one, so the hot heap stays a few levels deep.  One sequence counter
+	 * keeps equal-time events FIFO across both.
+	 */
 	struct sim_heap heap;
+	struct sim_heap slow;
+	uint32_t seq;
 	uint64_t now_ns;
 	uint64_t end_ns;
 	uint64_t rng;
@@ -350,13 +357,22 @@ struct sim {
 /* sim_heap.c */
 int sim_heap_init(struct sim_heap *h, uint32_t cap);
 void sim_heap_free(struct sim_heap *h);
-void sim_heap_push(struct sim_heap *h, uint64_t t_ns, uint32_t type, uint32_t idx);
+void sim_heap_push(struct sim_heap *h, uint64_t key, uint32_t arg);
 bool sim_heap_pop(struct sim_heap *h, struct sim_ev *ev);
+
+static inline uint64_t
+sim_heap_min_key(const struct sim_heap *h)
+{
+	return h->n ? h->ev[0].key : UINT64_MAX;
+}
 
 static inline void
 sim_schedule(struct sim *s, uint64_t t_ns, uint32_t type, uint32_t idx)
 {
-	sim_heap_push(&s->heap, t_ns, type, idx);
+	uint64_t key = t_ns << SIM_EV_SEQ_BITS | (s->seq++ & ((1u << SIM_EV_SEQ_BITS) - 1));
+	uint32_t arg = type << SIM_EV_IDX_BITS | (idx & SIM_EV_IDX_MASK);
+
+	sim_heap_push(type <= SIM_EV_PORT_TX ? &s->heap : &s->slow, key, arg);
 }
 
 /* sim_pkt (in sim_net.c) */

@@ -39,12 +39,9 @@ sim_heap_free(struct sim_heap *h)
 }
 
 void
-sim_heap_push(struct sim_heap *h, uint64_t t_ns, uint32_t type, uint32_t idx)
+sim_heap_push(struct sim_heap *h, uint64_t key, uint32_t arg)
 {
-	struct sim_ev e = {
-		.key = t_ns << SIM_EV_SEQ_BITS | (h->seq++ & ((1u << SIM_EV_SEQ_BITS) - 1)),
-		.arg = type << SIM_EV_IDX_BITS | (idx & SIM_EV_IDX_MASK),
-	};
+	struct sim_ev e = { .key = key, .arg = arg };
 	uint32_t i;
 
 	if (h->n == h->cap) {

@@ -54,7 +54,13 @@ sim_run(struct sim *s)
 	struct sim_ev ev;
 	uint64_t events = 0;
 
-	while (sim_heap_pop(&s->heap, &ev)) {
+	for (;;) {
+		if (sim_heap_min_key(&s->heap) <= sim_heap_min_key(&s->slow)) {
+			if (!sim_heap_pop(&s->heap, &ev))
+				break; /* both empty */
+		} else {
+			sim_heap_pop(&s->slow, &ev);
+		}
 		uint32_t idx = ev.arg & SIM_EV_IDX_MASK;
 		uint64_t t_ns = ev.key >> SIM_EV_SEQ_BITS;
 
@@ -107,8 +113,6 @@ sim_run(struct sim *s)
 			break;
 	}
 	s->st.events = events;
-	{ uint64_t c[16]={0}; for (uint32_t k=0;k<s->heap.n;k++) c[s->heap.ev[k].arg>>SIM_EV_IDX_BITS]++;
-	  for (int k=0;k<SIM_EV_TYPES;k++) fprintf(stderr,"heap type %d: %llu\n",k,(unsigned long long)c[k]); }
 }
 
 static int
@@ -135,6 +139,7 @@ sim_free(struct sim *s)
 	sim_net_free(s);
 	sim_net_pool_free(s);
 	sim_heap_free(&s->heap);
+	sim_heap_free(&s->slow);
 	free(s->nodes);
 	free(s->ports);
 	free(s->hosts);
@@ -303,7 +308,9 @@ main(int argc, char **argv)
 	if (rc == 0)
 		rc = sim_net_pool_init(s);
 	if (rc == 0)
-		rc = sim_heap_init(&s->heap, 4096);
+		rc = sim_heap_init(&s->heap, 1024);
+	if (rc == 0)
+		rc = sim_heap_init(&s->slow, 4096);
 	if (rc == 0)
 		rc = sim_net_setup(s);
 	if (rc == 0)

@@ -438,8 +438,9 @@ sim_out_finish(struct sim *s, double wall_s)
 		sim_json_gw(s, j, s->gws[i], i + 1 == s->ngws);
 	fprintf(j, "  ],\n");
 	fprintf(j, "  \"sim_end_ns\": %llu,\n  \"active_span_ns\": %llu,\n  \"pkts_peak\": %llu,\n"
-		"  \"heap_peak\": %u,\n", (unsigned long long)s->now_ns, (unsigned long long)span,
-		(unsigned long long)s->st.pkts_alloc_peak, s->heap.peak);
+		"  \"heap_peak\": [%u, %u],\n", (unsigned long long)s->now_ns,
+		(unsigned long long)span, (unsigned long long)s->st.pkts_alloc_peak, s->heap.peak,
+		s->slow.peak);
 	fprintf(j, "  \"events\": %llu,\n  \"events_per_s\": %.0f,\n  \"wall_s\": %.3f\n}\n",
 		(unsigned long long)s->st.events,
 		wall_s > 0 ? (double)s->st.events / wall_s : 0.0, wall_s);
