@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <assert.h>
 #include <errno.h>
 
 #include "cc_math.h"
 #include "cc_time.h"
 #include "ecn_phantom.h"
+
+/* A full phantom queue plus one more packet stays far from 2^64 in Q32. */
+static_assert((ECN_PHANTOM_MAX_CAP_BYTES << CC_Q32_SHIFT) < (UINT64_C(1) << 63),
+		"phantom cap must fit in Q32 with headroom");
 
 int
 ecn_phantom_config_init(struct ecn_phantom_config *c, const struct ecn_phantom_params *p)

@@ -45,8 +45,8 @@ struct ecn_phantom {
 	uint64_t last_ns; /* time of the last update */
 };
 
-/* Returns 0, or -EINVAL (rate 0, ratio 0 or > 1e6, threshold >= cap,
- * cap > ECN_PHANTOM_MAX_CAP_BYTES, or a drain slower than 2^-32 B/ns). */
+/* Returns 0, or -EINVAL (rate 0, ratio 0 or > 1e6, threshold 0 or >= cap,
+ * cap > ECN_PHANTOM_MAX_CAP_BYTES, or a drain slower than 2^-33 B/ns). */
 int ecn_phantom_config_init(struct ecn_phantom_config *c, const struct ecn_phantom_params *p);
 
 /* Start empty at now_ns. */

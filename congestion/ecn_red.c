@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <assert.h>
 #include <errno.h>
 
 #include "cc_math.h"
@@ -12,6 +13,10 @@
  * ramp.
  */
 #define ECN_RED_SLOPE_SHIFT 16
+
+/* Pmax_q32 << 16 (at most 2^48) must not overflow; the product on the ramp
+ * is bounded by it. */
+static_assert(CC_Q32_SHIFT + ECN_RED_SLOPE_SHIFT <= 63, "RED slope overflows");
 
 int
 ecn_red_config_init(struct ecn_red_config *c, const struct ecn_red_params *p)

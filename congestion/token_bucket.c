@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <assert.h>
 #include <errno.h>
 
 #include "cc_math.h"
@@ -9,6 +10,11 @@ __extension__ typedef __int128 tb_i128;
 
 /* The deepest debt a bucket may run into, in bytes (Q32: 2^62). */
 #define TOKEN_BUCKET_MAX_DEBT_BYTES TOKEN_BUCKET_MAX_BURST_BYTES
+
+/* Burst and deepest debt together stay within int64_t in Q32. */
+static_assert((TOKEN_BUCKET_MAX_BURST_BYTES << CC_Q32_SHIFT) +
+		(TOKEN_BUCKET_MAX_DEBT_BYTES << CC_Q32_SHIFT) <= (UINT64_C(1) << 63),
+		"token bucket range must fit in int64_t Q32");
 
 static const int64_t tb_max_debt_q32 = (int64_t)(TOKEN_BUCKET_MAX_DEBT_BYTES << CC_Q32_SHIFT);
 
