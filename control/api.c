@@ -547,7 +547,7 @@ api_show_stats(struct api_ctx *ctx, int argc, char **argv)
 	fmt_u64(f, "generation", rt->dp != NULL ? rt->dp->generation : 0);
 	fmt_u64(f, "reloads_ok", rt->reloads_ok);
 	fmt_u64(f, "reloads_failed", rt->reloads_failed);
-	fmt_u64(f, "workers", rt->n_workers);
+	fmt_u64(f, "n_workers", rt->n_workers);
 	fmt_u64(f, "rx_pkts", rx_pkts);
 	fmt_u64(f, "rx_bytes", rx_bytes);
 	fmt_u64(f, "tx_pkts", tx_pkts);
@@ -566,6 +566,21 @@ api_show_stats(struct api_ctx *ctx, int argc, char **argv)
 	fmt_open(f, "classes", FMT_OBJ);
 	for (i = 0; i < DP_CLASS_MAX; i++)
 		fmt_u64(f, api_class_names[i], sum.cls[i]);
+	fmt_close(f);
+
+	/* ARP/ND handled by the control thread (the fast path counts its own above). */
+	fmt_open(f, "l2", FMT_OBJ);
+	fmt_u64(f, "arp_replies", rt->l2.arp_replies);
+	fmt_u64(f, "nd_adverts", rt->l2.nd_adverts);
+	fmt_u64(f, "echo_replies", rt->l2.echo_replies);
+	fmt_u64(f, "requests", rt->l2.requests);
+	fmt_u64(f, "learned", rt->l2.learned);
+	fmt_u64(f, "aged", rt->l2.aged);
+	fmt_u64(f, "invalid", rt->l2.invalid);
+	fmt_u64(f, "tx", rt->l2.tx);
+	fmt_u64(f, "tx_failed", rt->l2.tx_failed);
+	fmt_u64(f, "alloc_failed", rt->l2.alloc_failed);
+	fmt_u64(f, "table_full", rt->l2.table_full);
 	fmt_close(f);
 
 	fmt_open(f, "workers", FMT_OBJ);

@@ -18,7 +18,12 @@ extern char **environ;
 
 static const char ctl_check_py[] =
 	"import json, sys\n"
-	"d = json.load(open(sys.argv[1]))\n"
+	"def pairs(kv):\n"
+	"    keys = [k for k, _ in kv]\n"
+	"    if len(set(keys)) != len(keys):\n"
+	"        raise ValueError('duplicate key in ' + repr(keys))\n"
+	"    return dict(kv)\n"
+	"d = json.load(open(sys.argv[1]), object_pairs_hook=pairs)\n"
 	"if not eval(sys.argv[2]):\n"
 	"    sys.stderr.write('json check failed: ' + sys.argv[2] + '\\n')\n"
 	"    sys.stderr.write(json.dumps(d, indent=1)[:6000] + '\\n')\n"

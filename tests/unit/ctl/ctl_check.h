@@ -9,8 +9,9 @@
 
 /*
  * Parse JSON with /usr/bin/python3's json module (a validator we did not
- * write) and evaluate the Python expression EXPR with the document bound to
- * d; fails the test, printing the document, unless it parses and EXPR holds.
+ * write), rejecting duplicate keys, and evaluate the Python expression EXPR
+ * with the document bound to d; fails the test, printing the document,
+ * unless it parses and EXPR holds.
  */
 void ctl_check_json(const char *json, size_t size, const char *expr);
 

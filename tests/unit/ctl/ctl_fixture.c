@@ -174,6 +174,8 @@ ctl_fixture_new(void)
 		fx->rt.port_ids[i] = RTE_MAX_ETHPORTS; /* not a device */
 	fx->rt.tsc_hz = CTL_TSC_HZ;
 	fx->rt.start_tsc = rte_rdtsc() - CTL_UPTIME_S * CTL_TSC_HZ;
+	fx->rt.l2.learned = 4;
+	fx->rt.l2.aged = 1;
 	fx->rt.reloads_ok = 3;
 	fx->rt.reloads_failed = 1;
 	return fx;

@@ -117,7 +117,8 @@ test_stats_json(void **state)
 		 " and 5 <= d['uptime_s'] < 100 and d['workers']['0']['polls'] == 10000"
 		 " and 40 < d['workers']['0']['busy_pct'] <= 50"
 		 " and 8 < d['workers']['1']['busy_pct'] <= 10"
-		 " and d['workers']['1']['rx_pkts'] == 207 and d['workers']['1']['lcore'] == 2");
+		 " and d['workers']['1']['rx_pkts'] == 207 and d['workers']['1']['lcore'] == 2"
+		 " and d['n_workers'] == 2 and d['l2']['learned'] == 4 and d['l2']['aged'] == 1");
 }
 
 static void
