@@ -128,7 +128,7 @@ main_workers_create(struct ls_runtime *rt, FILE *err)
 static void
 main_workers_free(struct ls_runtime *rt)
 {
-	struct rte_mbuf *m;
+	struct rte_mbuf *m = NULL;
 	unsigned int i;
 
 	for (i = 0; i < rt->n_workers; i++) {

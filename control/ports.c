@@ -139,11 +139,22 @@ ports_setup_one(const struct ls_config *cfg, unsigned int idx, struct rte_mempoo
 	if (pc->mac_set) {
 		struct rte_ether_addr mac;
 
+		/*
+		 * Virtual devices often cannot change their address (memif,
+		 * af_packet). The dataplane filters on the configured MAC in
+		 * software, so fall back to a secondary unicast filter, then to
+		 * promiscuous mode.
+		 */
 		memcpy(mac.addr_bytes, pc->mac, 6);
-		rc = rte_eth_dev_default_mac_addr_set(id, &mac);
-		if (rc != 0) {
-			fprintf(err, "port '%s': cannot set MAC: %s\n", pc->name, rte_strerror(-rc));
-			return rc;
+		if (rte_eth_dev_default_mac_addr_set(id, &mac) != 0 &&
+		    rte_eth_dev_mac_addr_add(id, &mac, 0) != 0) {
+			rc = rte_eth_promiscuous_enable(id);
+			if (rc != 0 && rc != -ENOTSUP) {
+				fprintf(err, "port '%s': cannot use MAC %s: device refuses both the "
+					"address and promiscuous mode: %s\n", pc->name,
+					pc->dev, rte_strerror(-rc));
+				return rc;
+			}
 		}
 	}
 	/* Frames up to the L3 MTU plus Ethernet and one tag must fit an mbuf. */

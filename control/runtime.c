@@ -124,8 +124,11 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 		pt->mtu = pc->mtu;
 		pt->link_rate_bps = pc->link_rate_bps;
 		pt->neigh = rt->neigh[i];
-		if (rte_eth_macaddr_get(pt->port_id, &pt->mac) != 0 && pc->mac_set)
+		/* The configured MAC is the port's identity even when the device keeps its own. */
+		if (pc->mac_set)
 			memcpy(pt->mac.addr_bytes, pc->mac, 6);
+		else if (rte_eth_macaddr_get(pt->port_id, &pt->mac) != 0)
+			fprintf(err, "port '%s': cannot read the device MAC\n", pc->name);
 		runtime_link_local(&pt->mac, pt->ip6_ll);
 		if (pc->ipv4.addr.family == AF_INET) {
 			pt->has_ip4 = 1;

@@ -13,6 +13,7 @@
  * burst with an acquire load and never keep it across a quiescent report.
  */
 
+#include <assert.h>
 #include <stdalign.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,6 +33,8 @@ struct neigh_table;
 
 #define DP_MAX_WORKERS 16
 #define DP_MAX_BURST 64
+static_assert(DP_MAX_WORKERS == LS_MAX_WORKERS && DP_MAX_BURST == LS_MAX_BURST,
+	      "config limits match the dataplane");
 
 struct dp_port {
 	uint16_t port_id; /* ethdev port id */

@@ -138,9 +138,13 @@ dp_flow_hash(const uint8_t *ip, uint8_t l3, uint8_t proto, uint16_t sport, uint1
  * when the packet was consumed.
  */
 static bool
-dp_local(struct dp_worker *w, const struct dp_port *pt, uint16_t port, struct rte_mbuf *m,
-	 const uint8_t *p, const struct pkt_meta *meta)
+dp_local(struct dp_worker *w, const struct dp_conf *c, const struct dp_port *pt, uint16_t port,
+	 struct rte_mbuf *m, const uint8_t *p, const struct pkt_meta *meta)
 {
+	/* Tunnel traffic on a WAN port is for the decapsulation stage. */
+	if (pt->role == LS_PORT_WAN && meta->proto == IPPROTO_UDP && meta->first_frag &&
+	    meta->dport == c->geneve_port)
+		return false;
 	if (meta->l3 == PKT_L3_IP4) {
 		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(p + meta->l3_off);
 
@@ -186,9 +190,10 @@ dp_local(struct dp_worker *w, const struct dp_port *pt, uint16_t port, struct rt
  * the packet went to the control thread.
  */
 static enum ls_drop_reason
-dp_parse(struct dp_worker *w, const struct dp_port *pt, uint16_t port, struct rte_mbuf *m,
+dp_parse(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct rte_mbuf *m,
 	 struct pkt_meta *meta, bool *consumed)
 {
+	const struct dp_port *pt = &c->ports[port];
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint16_t et;
 	enum ls_drop_reason r;
@@ -215,7 +220,7 @@ dp_parse(struct dp_worker *w, const struct dp_port *pt, uint16_t port, struct rt
 		     (p[meta->l4_off] == ICMP6_NEIGH_SOLICIT ||
 		      p[meta->l4_off] == ICMP6_NEIGH_ADVERT)))
 		w->counters.cls[DP_CLASS_ND]++;
-	if (unlikely(dp_local(w, pt, port, m, p, meta))) {
+	if (unlikely(dp_local(w, c, pt, port, m, p, meta))) {
 		*consumed = true;
 		return LS_DROP_NONE;
 	}
@@ -373,7 +378,6 @@ void
 dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 	       struct rte_mbuf **pkts, uint16_t n, const struct dp_clock *clk, struct dp_tx *tx)
 {
-	const struct dp_port *pt = &c->ports[port];
 	struct dp_counters *ctr = &w->counters;
 	uint16_t i;
 
@@ -390,7 +394,7 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 		ctr->port[port].rx_bytes += m->pkt_len;
 
 		/* Parser. */
-		r = dp_parse(w, pt, port, m, &meta, &consumed);
+		r = dp_parse(w, c, port, m, &meta, &consumed);
 		if (unlikely(r != LS_DROP_NONE)) {
 			dp_drop(w, m, r);
 			continue;
@@ -642,7 +646,7 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 		ctr->port[port].rx_bytes += m->pkt_len;
 
 		/* Parser: outer headers. */
-		r = dp_parse(w, pt, port, m, &meta, &consumed);
+		r = dp_parse(w, c, port, m, &meta, &consumed);
 		if (unlikely(r != LS_DROP_NONE)) {
 			dp_drop(w, m, r);
 			continue;

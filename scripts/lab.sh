@@ -47,16 +47,23 @@ frames=$($PY -c "from scapy.all import rdpcap; print(len(rdpcap('$out/site-a-tx.
 loops=$(( (seconds * pps + frames - 1) / frames ))
 
 echo "lab: starting gateways (logs in $out)"
+ctl() { "$BIN/control/longspanctl" -s "/run/longspan/site-$1.sock" "${@:2}"; }
+wait_api() {
+	for _ in $(seq 100); do
+		ctl "$1" show stats >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	echo "lab: gateway $1 did not come up:" >&2
+	tail -n 5 "$out/gw-$1.log" >&2
+	return 1
+}
+# Gateway A is the memif server of the WAN link: start it first.
 "$BIN/longspand" -c config/site-a.conf --stats >"$out/gw-a.log" 2>&1 &
 pids+=($!)
+wait_api a
 "$BIN/longspand" -c config/site-b.conf --stats >"$out/gw-b.log" 2>&1 &
 pids+=($!)
-ctl() { "$BIN/control/longspanctl" -s "/run/longspan/site-$1.sock" "${@:2}"; }
-for i in $(seq 100); do
-	ctl a show stats >/dev/null 2>&1 && ctl b show stats >/dev/null 2>&1 && break
-	sleep 0.1
-done
-ctl a show stats >/dev/null && ctl b show stats >/dev/null
+wait_api b
 
 echo "lab: sending $((loops * frames)) frames from each site at $pps frames/s"
 pktio() {
@@ -65,8 +72,8 @@ pktio() {
 		--no-pci --log-level='*:warning' \
 		--vdev="net_memif0,role=client,socket=/run/longspan/$site-dc.sock,id=0" -- \
 		--tx "$out/site-$site-tx.pcap" --rx "$out/site-$site-rx.pcap" \
-		--loop "$loops" --pps "$pps" --duration $((seconds + 3)) \
-		--expect $((loops * frames))
+		--loop "$loops" --pps "$pps" --duration $((seconds + 10)) \
+		--expect $((loops * frames)) --settle 1500
 }
 pktio a >"$out/pktio-a.log" 2>&1 &
 pa=$!

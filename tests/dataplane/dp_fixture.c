@@ -201,10 +201,10 @@ fx_collect(const char *outdir)
 	unsigned int i;
 
 	for (i = 0; i < rt.cfg->n_ports; i++) {
-		struct rte_mbuf *m;
+		struct rte_mbuf *m = NULL;
 		pcap_dumper_t *d = NULL;
 		pcap_t *pc = NULL;
-		char path[512];
+		char path[1024];
 
 		while (rte_ring_dequeue(fx_ports[i].tx, (void **)&m) == 0) {
 			struct pcap_pkthdr h;
@@ -221,10 +221,13 @@ fx_collect(const char *outdir)
 					return -EIO;
 				}
 			}
+			const void *data;
+
 			memset(&h, 0, sizeof(h));
-			h.caplen = h.len = m->pkt_len;
-			rte_pktmbuf_read(m, 0, RTE_MIN(m->pkt_len, (uint32_t)sizeof(buf)), buf);
-			pcap_dump((u_char *)d, &h, buf);
+			h.caplen = h.len = RTE_MIN(m->pkt_len, (uint32_t)sizeof(buf));
+			/* Returns a pointer into the mbuf when contiguous, else copies to buf. */
+			data = rte_pktmbuf_read(m, 0, h.caplen, buf);
+			pcap_dump((u_char *)d, &h, data);
 			rte_pktmbuf_free(m);
 		}
 		if (d != NULL) {
@@ -241,7 +244,7 @@ fx_run_case(const char *name, const char *ingress, const char *input, const char
 {
 	const struct dp_clock clk = { .tsc = 0, .ns = clock_ns };
 	struct dp_worker *w = rt.workers[0];
-	char path[512];
+	char path[1024];
 	unsigned int i, in_use;
 	int port, n, rounds;
 	FILE *f;

@@ -10,9 +10,9 @@
  *                  [--expect N]
  *
  * It waits for the port's link to come up (memif connects asynchronously),
- * then for --settle ms, sends the --tx frames (--loop times, at most --pps
- * frames per second), and captures for --duration seconds or until --expect
- * frames arrived. Prints `tx N rx N` at the end. Idle polling backs off so it
+ * captures from then on, starts sending the --tx frames --settle ms later
+ * (--loop times, at most --pps frames per second), and stops --duration
+ * seconds after that or once --expect frames arrived and all were sent. Prints `tx N rx N` at the end. Idle polling backs off so it
  * can share a core with the gateways.
  */
 #include <getopt.h>
@@ -97,7 +97,7 @@ main(int argc, char **argv)
 	const char *tx_path = NULL, *rx_path = NULL;
 	double duration = 3.0, wait_link = 10.0;
 	uint64_t settle_ms = 200, pps = 100000, loops = 1, expect = 0;
-	uint64_t tx = 0, rx = 0, t_end, t_next, gap_us, idle = 0;
+	uint64_t tx = 0, rx = 0, t_end, t_next, gap_us, idle = 0, linger_end = 0;
 	struct rte_eth_conf conf;
 	struct rte_eth_link link;
 	struct rte_mempool *mp;
@@ -182,8 +182,6 @@ main(int argc, char **argv)
 		fprintf(stderr, "pktio: link did not come up in %.1f s\n", wait_link);
 		return 1;
 	}
-	rte_delay_us_sleep((unsigned int)(settle_ms * 1000));
-
 	if (rx_path != NULL) {
 		dead = pcap_open_dead(DLT_EN10MB, 65535);
 		dump = pcap_dump_open(dead, rx_path);
@@ -192,8 +190,9 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* Receive from now on; start sending after the settle time. */
 	gap_us = pps ? 1000000 / pps : 0;
-	t_next = pktio_now_us();
+	t_next = pktio_now_us() + settle_ms * 1000;
 	t_end = t_next + (uint64_t)(duration * 1e6);
 	while (!pktio_stop && pktio_now_us() < t_end) {
 		struct rte_mbuf *pkts[PKTIO_BURST];
@@ -226,14 +225,22 @@ main(int argc, char **argv)
 				gettimeofday(&tv, NULL);
 				h.ts = tv;
 				h.caplen = h.len = pkts[i]->pkt_len;
-				rte_pktmbuf_read(pkts[i], 0, RTE_MIN(pkts[i]->pkt_len, (uint32_t)sizeof(buf)),
-						 buf);
-				pcap_dump((u_char *)dump, &h, buf);
+				const void *d = rte_pktmbuf_read(pkts[i], 0,
+					RTE_MIN(pkts[i]->pkt_len, (uint32_t)sizeof(buf)), buf);
+
+				h.caplen = h.len = RTE_MIN(pkts[i]->pkt_len, (uint32_t)sizeof(buf));
+				pcap_dump((u_char *)dump, &h, d);
 			}
 			rte_pktmbuf_free(pkts[i]);
 			rx++;
 		}
-		if (expect && rx >= expect && fi >= nframes * loops)
+		/*
+		 * Done: linger half a second so the peer drains what we sent last
+		 * (stopping a memif port discards its ring), capturing meanwhile.
+		 */
+		if (expect && rx >= expect && fi >= nframes * loops && linger_end == 0)
+			linger_end = pktio_now_us() + 500000;
+		if (linger_end != 0 && pktio_now_us() >= linger_end)
 			break;
 		if (got || busy) {
 			idle = 0;
