@@ -22,6 +22,7 @@
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
+#include <rte_version.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
