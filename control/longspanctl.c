@@ -22,9 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <ini.h>
-
 #include "api.h"
+#include "config.h"
 
 #define CTL_EXIT_OK 0
 #define CTL_EXIT_ERROR 1
@@ -52,7 +51,7 @@ ctl_usage(FILE *out)
 		"\n"
 		"options:\n"
 		"  -s, --socket SOCKET   API socket (default: $%s, else %s)\n"
-		"  -c, --config CONFIG   take the socket from CONFIG's [gateway] socket\n"
+		"  -c, --config CONFIG   use the socket of gateway config CONFIG\n"
 		"  -j, --json            JSON output\n"
 		"  -t, --timeout SECONDS wait at most this long for the reply (default %d)\n"
 		"  -h, --help            this text\n"
@@ -63,47 +62,30 @@ ctl_usage(FILE *out)
 
 /* ---- -c CONFIG: [gateway] socket ---- */
 
-struct ctl_ini {
-	char socket[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	bool found;
-	bool too_long;
-};
-
-static int
-ctl_ini_handler(void *user, const char *section, const char *name, const char *value)
-{
-	struct ctl_ini *ini = user;
-
-	if (strcmp(section, "gateway") == 0 && strcmp(name, "socket") == 0) {
-		if (strlen(value) >= sizeof(ini->socket)) {
-			ini->too_long = true;
-		} else {
-			memcpy(ini->socket, value, strlen(value) + 1);
-			ini->found = true;
-		}
-	}
-	return 1; /* keep going: other keys are the daemon's business */
-}
-
-/* Fill SOCKET from CONFIG; 0 or an exit status after a message. */
+/*
+ * Fill SOCKET with CONFIG's effective [gateway] socket, defaults included
+ * (config_load is the daemon's own parser and needs no EAL); 0 or an exit
+ * status after a message.
+ */
 static int
 ctl_socket_from_config(const char *config, char *socket, size_t size)
 {
-	struct ctl_ini ini;
+	struct ls_config *cfg = calloc(1, sizeof(*cfg));
 	int rc;
 
-	memset(&ini, 0, sizeof(ini));
-	rc = ini_parse(config, ctl_ini_handler, &ini);
+	if (cfg == NULL) {
+		fprintf(stderr, "longspanctl: out of memory\n");
+		return CTL_EXIT_ERROR;
+	}
+	rc = config_load(config, cfg, stderr);
 	if (rc < 0) {
-		fprintf(stderr, "longspanctl: cannot read %s: %s\n", config, strerror(errno));
+		fprintf(stderr, "longspanctl: %s: %s; give the socket with -s instead\n", config,
+			rc == -EINVAL ? "invalid configuration" : strerror(-rc));
+		free(cfg);
 		return CTL_EXIT_USAGE;
 	}
-	/* A syntax error elsewhere is for longspand --check-config to report. */
-	if (ini.too_long) {
-		fprintf(stderr, "longspanctl: %s: [gateway] socket: path too long\n", config);
-		return CTL_EXIT_USAGE;
-	}
-	snprintf(socket, size, "%s", ini.found ? ini.socket : API_SOCKET_DEFAULT);
+	snprintf(socket, size, "%s", cfg->gw.socket_path);
+	free(cfg);
 	return 0;
 }
 

@@ -16,6 +16,27 @@ import time
 CTL, DAEMON = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 failures = []
 
+# A valid gateway config after its [gateway] section (for -c CONFIG).
+CONF_REST = """
+[port dc]
+role = dc
+dev = net_null0
+ipv4 = 10.1.255.254/24
+
+[port wan]
+role = wan
+dev = net_null1
+ipv4 = 192.0.2.1/24
+link_rate = 10G
+
+[peer b]
+port = wan
+remote = 192.0.2.2
+vni = 100
+rtt = 1ms
+prefix = 10.2.0.0/16
+"""
+
 
 def run(*args, env=None, cwd=None):
     e = dict(os.environ)
@@ -68,10 +89,20 @@ with tempfile.TemporaryDirectory(prefix="ctl-cli-") as tmp:
         check("page 2", list(json.loads(out)["peers"]) == ["site-c"])
 
         expect("env socket", run("show", "drops", env={"LONGSPAN_SOCKET": sock}), 0, out="no_route")
-        conf = os.path.join(tmp, "gw.conf")
-        with open(conf, "w") as f:
-            f.write("; test\n[gateway]\nname = t\nsocket = %s ; inline comment\n\n[port dc]\nrole = dc\n" % sock)
+        def write_conf(name, gateway):
+            path = os.path.join(tmp, name)
+            with open(path, "w") as f:
+                f.write(gateway + CONF_REST)
+            return path
+
+        conf = write_conf("gw.conf", "[gateway]\nname = t\nsocket = %s ; inline comment\n" % sock)
         expect("-c CONFIG socket", run("-c", conf, "version"), 0, out="longspan")
+        # Without a socket key the daemon's default applies: /run/longspan/NAME.sock.
+        noname = write_conf("noname.conf", "[gateway]\nname = ctl-test-nobody\n")
+        expect("-c CONFIG default socket", run("-c", noname, "version"), 3,
+               err="cannot connect to /run/longspan/ctl-test-nobody.sock")
+        bad = write_conf("bad.conf", "[gateway]\nname = t\nworkers = lots\n")
+        expect("-c invalid config", run("-c", bad, "version"), 2, err="invalid configuration")
         expect("-s wins over env", run("-s", sock, "version", env={"LONGSPAN_SOCKET": "/nonexistent"}), 0)
 
         expect("gateway error", run("-s", sock, "show", "peers", "nobody"), 1,
@@ -96,7 +127,7 @@ with tempfile.TemporaryDirectory(prefix="ctl-cli-") as tmp:
         expect("bad timeout", run("-t", "soon", "-s", sock, "show", "stats"), 2, err="-t: expected seconds")
         expect("-s and -c", run("-s", sock, "-c", conf, "show", "stats"), 2, err="not both")
         expect("unreadable config", run("-c", os.path.join(tmp, "missing.conf"), "show", "stats"), 2,
-               err="cannot read")
+               err="missing.conf: No such file or directory")
         expect("request too long", run("-s", sock, "show", "x" * 2000), 2, err="request longer than 1024")
         expect("line break", run("-s", sock, "show", "a\nb"), 2, err="line breaks")
 
