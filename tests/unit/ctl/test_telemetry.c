@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,7 +262,7 @@ static const struct api_cmd big_cmd = {
 int
 main(int argc, char **argv)
 {
-	char prefix[64];
+	char prefix[64], runtime_dir[PATH_MAX], socket_path[PATH_MAX + 32];
 	char *eal_argv[] = {
 		argv[0], (char *)(uintptr_t)"-l", (char *)(uintptr_t)"0",
 		(char *)(uintptr_t)"--no-huge", (char *)(uintptr_t)"-m", (char *)(uintptr_t)"64",
@@ -295,6 +296,12 @@ main(int argc, char **argv)
 	}
 	rc = cmocka_run_group_tests_name("ctl_telemetry", tests, NULL, NULL);
 	rte_mempool_free(test_pool);
+	/* Leave no per-pid runtime directory behind (--no-shconf puts only
+	 * the telemetry socket there; unlinking it first is harmless). */
+	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
+	snprintf(socket_path, sizeof(socket_path), "%s/dpdk_telemetry.v2", runtime_dir);
+	unlink(socket_path);
+	rmdir(runtime_dir);
 	return rc;
 }
