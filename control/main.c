@@ -294,7 +294,11 @@ main_run(struct ls_config *cfg, int eal_argc, char **eal_argv, bool stats)
 		rc = api_fd;
 		goto out;
 	}
-	telemetry_register(&rt);
+	rc = telemetry_register(&rt);
+	if (rc != 0) {
+		fprintf(stderr, "telemetry: cannot register /longspan/ commands: %s\n", strerror(-rc));
+		goto out;
+	}
 
 	signal(SIGINT, main_signal);
 	signal(SIGTERM, main_signal);
@@ -314,6 +318,8 @@ main_run(struct ls_config *cfg, int eal_argc, char **eal_argv, bool stats)
 	fflush(stdout);
 
 	main_control_loop(&rt, api_fd, stats);
+	/* No telemetry callback may run once workers and snapshots are freed. */
+	telemetry_unregister();
 
 	printf("longspand: stopping\n");
 	for (i = 0; i < rt.n_workers; i++)

@@ -11,7 +11,7 @@ PKGS=(
 	libbpf-dev bpftool libxdp-dev libelf-dev zlib1g-dev
 	libssl-dev openssl libinih-dev libcmocka-dev libpcap-dev
 	tshark python3 python3-scapy python3-matplotlib
-	iproute2 procps kmod
+	iproute2 procps kmod iputils-ping ethtool
 )
 HUGEPAGES=${LONGSPAN_HUGEPAGES:-1024}
 

@@ -1,0 +1,178 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Helpers for the two-gateway integration tests: write configs, start and
+stop longspand, talk to longspanctl, run the pktio traffic end, compare
+what crossed the WAN with what was sent."""
+
+import collections
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+from scapy.all import IP, Ether, IPv6, rdpcap  # noqa: E402
+
+SITE = {
+    "a": {"n": 1, "dc_mac": "02:00:00:00:0a:01", "router_mac": "02:00:00:00:0a:fe",
+          "wan_mac": "02:00:00:00:0a:02", "wan4": "192.0.2.1", "wan6": "2001:db8:ff::1"},
+    "b": {"n": 2, "dc_mac": "02:00:00:00:0b:01", "router_mac": "02:00:00:00:0b:fe",
+          "wan_mac": "02:00:00:00:0b:02", "wan4": "192.0.2.2", "wan6": "2001:db8:ff::2"},
+}
+
+
+def other(site):
+    return "b" if site == "a" else "a"
+
+
+def gateway_config(site, tag, dc_dev, wan_dev, underlay="4", static_dc=True, eal_extra=None,
+                   dc_mtu=4200, wan_mtu=4400):
+    """A gateway config for one lab site. underlay: '4' or '6' outer family."""
+    s, o = SITE[site], SITE[other(site)]
+    n, on = s["n"], o["n"]
+    lines = [
+        "[gateway]",
+        f"name = {tag}-{site}",
+        f"socket = /run/longspan/{tag}-{site}.sock",
+        "workers = 1",
+        "idle_sleep = 200us",
+        "[eal]",
+        "lcores = 0,1",
+        f"file_prefix = {tag}-{site}",
+        "memory = 256",
+        "no_pci = yes",
+    ]
+    if eal_extra:
+        lines += eal_extra
+    lines += [
+        "[port dc]",
+        "role = dc",
+        f"dev = {dc_dev}",
+        f"mac = {s['dc_mac']}",
+        f"ipv4 = 10.{n}.255.254/24",
+        f"ipv6 = fd00:{n}:ffff::fe/64",
+        f"gateway4 = 10.{n}.255.1",
+        f"gateway6 = fd00:{n}:ffff::1",
+        f"mtu = {dc_mtu}",
+    ]
+    if static_dc:
+        lines += [f"neighbor = 10.{n}.255.1 {s['router_mac']}",
+                  f"neighbor = fd00:{n}:ffff::1 {s['router_mac']}"]
+    remote = o["wan4"] if underlay == "4" else o["wan6"]
+    lines += [
+        "[port wan]",
+        "role = wan",
+        f"dev = {wan_dev}",
+        f"mac = {s['wan_mac']}",
+        f"ipv4 = {s['wan4']}/24",
+        f"ipv6 = {s['wan6']}/64",
+        f"mtu = {wan_mtu}",
+        "link_rate = 10G",
+        f"neighbor = {remote} {o['wan_mac']}",
+        f"[peer site-{other(site)}]",
+        "port = wan",
+        f"remote = {remote}",
+        "vni = 100",
+        "rtt = 1ms",
+        f"prefix = 10.{on}.0.0/16",
+        f"prefix = fd00:{on}::/48",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+class Gateway:
+    def __init__(self, build, path, log):
+        self.build, self.path, self.logpath = build, path, log
+        self.sock = None
+        for line in open(path):
+            if line.startswith("socket ="):
+                self.sock = line.split("=", 1)[1].strip()
+        self.proc = None
+
+    def start(self, timeout=15):
+        if self.sock and os.path.exists(self.sock):
+            os.unlink(self.sock)
+        self.log = open(self.logpath, "w")
+        self.proc = subprocess.Popen([os.path.join(self.build, "longspand"), "-c", self.path],
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+        end = time.time() + timeout
+        while time.time() < end:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"longspand exited: {open(self.logpath).read()[-2000:]}")
+            try:
+                self.ctl("show", "stats")
+                return self
+            except subprocess.CalledProcessError:
+                time.sleep(0.1)
+        raise RuntimeError(f"longspand API did not come up: {open(self.logpath).read()[-2000:]}")
+
+    def ctl(self, *args, json_out=True):
+        cmd = [os.path.join(self.build, "control", "longspanctl"), "-s", self.sock]
+        if json_out:
+            cmd.append("--json")
+        out = subprocess.run(cmd + list(args), check=True, capture_output=True, text=True,
+                             timeout=10).stdout
+        return json.loads(out) if json_out else out
+
+    def stop(self):
+        """SIGTERM, wait, and return the number of mbufs still in use at exit."""
+        if self.proc is None:
+            return None
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise RuntimeError("longspand did not stop on SIGTERM")
+        self.log.close()
+        for line in open(self.logpath):
+            if "mbufs in use at exit:" in line:
+                return int(line.rsplit(":", 1)[1])
+        raise RuntimeError(f"no mbuf accounting line: {open(self.logpath).read()[-2000:]}")
+
+
+def pktio(build, prefix, vdev, tx=None, rx=None, loop=1, pps=2000, duration=10, expect=0,
+          settle=1500):
+    cmd = [os.path.join(build, "tests", "tools", "longspan-pktio"), "-l", "1",
+           "--file-prefix", prefix, "-m", "160", "--no-pci", "--log-level=*:warning",
+           f"--vdev={vdev}", "--"]
+    if tx:
+        cmd += ["--tx", tx, "--loop", str(loop), "--pps", str(pps)]
+    if rx:
+        cmd += ["--rx", rx]
+    cmd += ["--duration", str(duration), "--expect", str(expect), "--settle", str(settle)]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def expected_after_gateways(frame, dst_site, dst_mac=None):
+    """The frame as the far gateway emits it toward its DC router."""
+    s = SITE[dst_site]
+    ip = frame.payload.copy()
+    if isinstance(ip, IP):
+        ip.ttl -= 1
+        del ip.chksum
+    else:
+        ip.hlim -= 1
+    return bytes(Ether(src=s["dc_mac"], dst=dst_mac or s["router_mac"], type=frame.type) / ip)
+
+
+def compare(sent_frames, got_frames, dst_site, loops=1, dst_mac=None):
+    """Every sent frame (loops times) arrived exactly once, intact. Returns
+    a list of problems (empty when all is well)."""
+    want = collections.Counter()
+    for f in sent_frames:
+        want[expected_after_gateways(f, dst_site, dst_mac)] += loops
+    got = collections.Counter(bytes(f) for f in got_frames)
+    problems = []
+    for w, n in want.items():
+        if got.get(w, 0) != n:
+            problems.append(f"expected {n}x, got {got.get(w, 0)}x: {Ether(w).summary()}")
+    for g in got:
+        if g not in want:
+            problems.append(f"unexpected: {Ether(g).summary()}")
+    return problems
