@@ -1,0 +1,297 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Small deterministic longspan-sim scenarios that assert on its outputs.
+
+Usage: sim_test.py LONGSPAN_SIM TEST
+
+Each test writes its own topology, flow and config files (HPCC formats) into
+a temporary directory, runs the simulator there and checks fct.txt,
+summary.json and rates.csv.  Every scenario runs in well under a second of
+CPU.  Exit status 0 = pass, 1 = fail (with the reason on stderr), so meson
+shows which property broke.
+"""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SIM = None
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def write(d, name, text):
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def star(nhosts, rate="100Gbps", delay="1us"):
+    """nhosts hosts 0..n-1 on one switch n."""
+    sw = nhosts
+    lines = [f"{nhosts + 1} 1 {nhosts}", str(sw)]
+    lines += [f"{h} {sw} {rate} {delay} 0" for h in range(nhosts)]
+    return "\n".join(lines) + "\n"
+
+
+def dumbbell(wan_delay, rate="100Gbps", wan_rate="100Gbps"):
+    """Host 0 - switch 2 == switch 3 - host 1, the long link in the middle."""
+    return ("4 2 3\n2 3\n"
+            f"0 2 {rate} 1us 0\n"
+            f"2 3 {wan_rate} {wan_delay} 0\n"
+            f"3 1 {rate} 1us 0\n")
+
+
+def flows(spec):
+    """spec: list of (src, dst, bytes, start_s)."""
+    lines = [str(len(spec))]
+    lines += [f"{s} {d} 3 100 {b} {t}" for s, d, b, t in spec]
+    return "\n".join(lines) + "\n"
+
+
+def run(d, topo, flow, *args, out="out", expect_ok=True):
+    cmd = [SIM, "--topology", topo, "--flows", flow, "--out", os.path.join(d, out),
+           "--quiet", *args]
+    p = subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=120)
+    if expect_ok:
+        check(p.returncode == 0, f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr}")
+    return p
+
+
+def summary(d, out="out"):
+    with open(os.path.join(d, out, "summary.json")) as f:
+        return json.load(f)
+
+
+def fct_lines(d, out="out"):
+    """fct.txt rows as dicts, keyed by (sip, dip)."""
+    rows = []
+    with open(os.path.join(d, out, "fct.txt")) as f:
+        for line in f:
+            sip, dip, sport, dport, size, start, fct, alone = line.split()
+            rows.append(dict(sip=sip, dip=dip, size=int(size), start=int(start),
+                             fct=int(fct), alone=int(alone)))
+    return rows
+
+
+def goodput_windows(d, window_ns, out="out"):
+    """{window index: {flow: mean goodput b/s}} from rates.csv."""
+    acc = {}
+    with open(os.path.join(d, out, "rates.csv")) as f:
+        for row in csv.DictReader(f):
+            w = int(row["t_ns"]) // window_ns
+            acc.setdefault(w, {}).setdefault(int(row["flow"]), []).append(
+                float(row["goodput_bps"]))
+    return {w: {fl: sum(v) / len(v) for fl, v in per.items()} for w, per in acc.items()}
+
+
+def jain(xs):
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+
+
+# --------------------------------------------------------------------- tests
+
+def test_single_flow(d):
+    """One 10 MB flow on an idle path reaches >= 95% of line rate.
+
+    standalone_fct_ns is the base RTT plus the flow's wire bytes (payload and
+    headers) at the 100G bottleneck, so standalone / fct is the fraction of
+    line rate the flow achieved.
+    """
+    topo = write(d, "topo.txt", star(2))
+    fl = write(d, "flows.txt", flows([(0, 1, 10_000_000, 0)]))
+    for model in ("firmware", "paper", "hpcc"):
+        out = "out_" + model
+        run(d, topo, fl, "--host-model", model, out=out)
+        s = summary(d, out)
+        check(s["flows_finished"] == 1, f"{model}: flow did not finish")
+        r = fct_lines(d, out)[0]
+        frac = r["alone"] / r["fct"]
+        check(frac >= 0.95, f"{model}: single flow at {frac:.3f} of line rate")
+        check(s["cnp"]["host"] == 0, f"{model}: CNPs on an idle path")
+        check(s["drops"] == 0 and s["pfc"]["pause_count"] == 0, f"{model}: drops or PFC")
+
+
+def test_incast(d):
+    """2:1 incast: two 100 MB flows into one receiver share its link fairly.
+
+    From 3 ms (after the first cuts and the recovery) until the first flow ends, each flow's
+    goodput per 1 ms window must be within 15% of half the bottleneck's
+    payload rate, Jain's index >= 0.98, and the link >= 90% utilised.  Run
+    with the paper and the HPCC DCQCN models; the firmware model (rate-
+    proportional byte counter) is only held to Jain >= 0.9, see
+    docs/congestion.md.
+    """
+    topo = write(d, "topo.txt", star(3))
+    fl = write(d, "flows.txt", flows([(0, 2, 100_000_000, 0), (1, 2, 100_000_000, 0)]))
+    payload_rate = 100e9 * 1000 / 1048
+    for model, min_jain, tol in (("paper", 0.98, 0.15), ("hpcc", 0.98, 0.15),
+                                 ("firmware", 0.90, None)):
+        out = "out_" + model
+        run(d, topo, fl, "--host-model", model, "--ts-interval", "100us", out=out)
+        s = summary(d, out)
+        check(s["flows_finished"] == 2, f"{model}: flows did not finish")
+        check(s["drops"] == 0, f"{model}: drops")
+        first_end = min(r["fct"] for r in fct_lines(d, out))
+        wins = goodput_windows(d, 1_000_000, out)
+        checked = 0
+        for w, per in sorted(wins.items()):
+            if w < 3 or (w + 1) * 1_000_000 > first_end or len(per) != 2:
+                continue
+            rates = list(per.values())
+            checked += 1
+            check(jain(rates) >= min_jain,
+                  f"{model}: window {w} ms: Jain {jain(rates):.3f} for {rates}")
+            check(sum(rates) >= 0.9 * payload_rate,
+                  f"{model}: window {w} ms: link at {sum(rates) / 1e9:.1f} Gb/s")
+            if tol is not None:
+                for r in rates:
+                    check(abs(r - payload_rate / 2) <= tol * payload_rate / 2,
+                          f"{model}: window {w} ms: {r / 1e9:.1f} Gb/s is not a fair share")
+        check(checked >= 8, f"{model}: only {checked} windows with both flows")
+
+
+def test_pfc_lossless(d):
+    """8:1 incast into a 1 MB switch without ECN: PFC pauses, nothing drops."""
+    topo = write(d, "topo.txt", star(9))
+    fl = write(d, "flows.txt", flows([(h, 8, 2_000_000, 0) for h in range(8)]))
+    cfg = write(d, "config.txt", "ENABLE_QCN 0\nUSE_DYNAMIC_PFC_THRESHOLD 1\n"
+                "PACKET_PAYLOAD_SIZE 1000\nCC_MODE 1\nBUFFER_SIZE 1\n"
+                "KMAX_MAP 1 100000000000 1600\nKMIN_MAP 1 100000000000 400\n"
+                "PMAX_MAP 1 100000000000 0.2\n")
+    run(d, topo, fl, "--hpcc-config", cfg)
+    s = summary(d)
+    check(s["flows_finished"] == 8, "not every flow finished")
+    check(s["pfc"]["pause_count"] > 0, "the scenario never paused: it tests nothing")
+    check(s["drops"] == 0, f"{s['drops']} drops with PFC on")
+    check(s["nacks"] == 0, f"{s['nacks']} NACKs with PFC on")
+    check(s["queue_max_bytes"]["tor"] <= 1 << 20, "queue larger than the buffer")
+    # All 16 MB through one 100G port: the port never idled while paused upstream.
+    last = max(r["start"] + r["fct"] for r in fct_lines(d))
+    check(last <= 16_000_000 * 1048 / 1000 * 8 / 100 / 0.95 + 20_000,
+          f"incast took {last} ns")
+
+
+def test_long_haul(d):
+    """A lone flow across 100 km (500 us one way) keeps >= 90% of line rate,
+    without and with the gateway mechanisms."""
+    topo = write(d, "topo.txt", dumbbell("500us"))
+    fl = write(d, "flows.txt", flows([(0, 1, 50_000_000, 0)]))
+    for mech in ("none", "A,C"):
+        out = "out_" + mech.replace(",", "")
+        run(d, topo, fl, "--mechanisms", mech, out=out)
+        s = summary(d, out)
+        check(s["flows_finished"] == 1, f"{mech}: flow did not finish")
+        check(s["scenario"]["gateways"] == [2, 3], f"{mech}: gateways {s['scenario']['gateways']}")
+        r = fct_lines(d, out)[0]
+        check(r["alone"] >= 1_000_000, "standalone FCT lacks the 1 ms RTT")
+        # Throughput over the transfer, the RTT taken out of both.
+        rtt = 1_000_000
+        frac = (r["alone"] - rtt) / (r["fct"] - rtt)
+        check(frac >= 0.90, f"{mech}: 100 km flow at {frac:.3f} of line rate")
+
+
+def test_errors(d):
+    """Malformed input is reported as FILE:LINE and the run fails."""
+    good_topo = star(2)
+    good_flows = flows([(0, 1, 1000, 0)])
+    cases = [
+        ("topology", "topo.txt", good_topo.replace("100Gbps 1us", "fast 1us", 1), 3),
+        ("topology", "topo.txt", good_topo.replace("1us 0\n", "1us 0\n7 9 1G 1us 0\n", 1)
+         .replace("3 1 2", "3 1 3"), 4),
+        ("flows", "flows.txt", good_flows.replace("0 1 3 100 1000 0", "0 1 3 100 lots 0"), 2),
+        ("flows", "flows.txt", good_flows.replace("0 1 3", "0 0 3"), 2),
+        ("hpcc", "config.txt", "CC_MODE 1\nNO_SUCH_KEY 3\n", 2),
+        ("hpcc", "config.txt", "CC_MODE 1\n\nRATE_AI fast\n", 3),
+        ("ini", "sim.ini", "[gateway]\nmechanisms = A\n[marker]\nkmin = 2 apples\n", 4),
+        ("ini", "sim.ini", "[sim]\nseed = 1\nwarp = 9\n", 3),
+    ]
+    for kind, name, text, line in cases:
+        topo = write(d, "topo.txt", good_topo)
+        fl = write(d, "flows.txt", good_flows)
+        bad = write(d, name, text)
+        args = []
+        if kind == "hpcc":
+            args = ["--hpcc-config", bad]
+        elif kind == "ini":
+            args = ["--config", bad]
+        p = run(d, topo, fl, *args, expect_ok=False)
+        where = f"{bad}:{line}:"
+        check(p.returncode != 0, f"{kind} case accepted: {text!r}")
+        check(where in p.stderr, f"{kind}: expected '{where}' in: {p.stderr!r}")
+
+
+def test_determinism(d):
+    """Same inputs and seed: identical fct.txt, summary (but wall time) and
+    time series; RED's draws make a different seed differ."""
+    # Two ToRs joined by one 100G link: incast plus cross traffic marks.
+    topo = write(d, "topo.txt", "10 2 9\n8 9\n"
+                 "0 8 100Gbps 1us 0\n1 8 100Gbps 1us 0\n2 8 100Gbps 1us 0\n"
+                 "3 8 100Gbps 1us 0\n4 9 100Gbps 1us 0\n5 9 100Gbps 1us 0\n"
+                 "6 9 100Gbps 1us 0\n7 9 100Gbps 1us 0\n8 9 100Gbps 2us 0\n")
+    spec = []
+    for i in range(40):
+        # Two hot receivers, one per ToR, fed from both sides.
+        dst = 0 if i % 2 else 4
+        src = 1 + (i * 5) % 7
+        if src == dst:
+            src = 5
+        spec.append((src, dst, 200_000 + (i * 7919) % 900_000, i * 0.000002))
+    fl = write(d, "flows.txt", flows(spec))
+    outs = []
+    for out, seed in (("a", "7"), ("b", "7"), ("c", "8")):
+        run(d, topo, fl, "--seed", seed, "--ts-interval", "5us", out=out)
+        s = summary(d, out)
+        for k in ("wall_s", "events_per_s"):
+            s.pop(k)
+        s["scenario"].pop("seed")
+        with open(os.path.join(d, out, "fct.txt")) as f:
+            fct = f.read()
+        with open(os.path.join(d, out, "queues.csv")) as f:
+            q = f.read()
+        outs.append((json.dumps(s, sort_keys=True), fct, q))
+    check(summary(d, "a")["flows_finished"] == 40, "flows did not finish")
+    check(summary(d, "a")["marks"]["switch"] > 0, "no ECN marks: RED's RNG is not exercised")
+    check(outs[0] == outs[1], "two runs with the same seed differ")
+    check(outs[0][1] != outs[2][1], "seeds 7 and 8 gave identical FCTs")
+
+
+TESTS = {
+    "single_flow": test_single_flow,
+    "incast": test_incast,
+    "pfc_lossless": test_pfc_lossless,
+    "long_haul": test_long_haul,
+    "errors": test_errors,
+    "determinism": test_determinism,
+}
+
+
+def main():
+    global SIM
+    if len(sys.argv) != 3 or sys.argv[2] not in TESTS:
+        print(f"usage: {sys.argv[0]} LONGSPAN_SIM {{{','.join(TESTS)}}}", file=sys.stderr)
+        return 2
+    SIM = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory(prefix="sim_test_") as d:
+        try:
+            TESTS[sys.argv[2]](d)
+        except Fail as e:
+            print(f"FAIL {sys.argv[2]}: {e}", file=sys.stderr)
+            return 1
+    print(f"ok {sys.argv[2]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
