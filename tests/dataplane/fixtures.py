@@ -1,0 +1,924 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+Dataplane packet fixtures: a table of cases run through the real pipeline
+by dp_fixture (tests/dataplane/dp_fixture.c) over net_ring ports.
+
+    fixtures.py --harness build/tests/dataplane/dp_fixture \\
+                --config tests/dataplane/fixture.conf [--workdir DIR]
+                [--only REGEX] [--list] [--verbose]
+
+For every case the driver writes the input frames (built with scapy) to a
+pcap, runs the harness once over all cases, then checks:
+  - each port's output byte for byte against the expected frames, built
+    from docs/wire-format.md in fxwire.py (never from the C code); a port
+    that should stay silent must not transmit;
+  - result.txt: the drop reasons exactly (no unexpected drop), the input
+    count, `mbuf_leak 0`, and any counters the case names;
+  - every emitted pcap with tshark (no malformed frame, no expert info of
+    severity warning or error; see tshark_check.py);
+  - every emitted RoCEv2 packet, inner or decapsulated, with scapy's RoCE
+    layers and the ICRC (unchanged through encap/decap).
+The expected frames themselves go through tshark first, so a broken
+generator shows up as such and not as a dataplane failure.
+
+Adding a case: append to one of the groups below, e.g.
+
+    add("dc2wan.udp4.example", "what it shows", "dc",
+        [dc_frame(udp4("10.1.0.1", "10.2.0.9"))],
+        out={"wan": [expect_encap(0)]}, counters={"peer site-b tx": 1})
+
+where out maps a port to its frames in order (a tuple is a set of
+acceptable alternatives for one frame) and drops maps a reason name
+(dataplane/drop_reason.h) to its count.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+try:
+    import logging
+    logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
+    from scapy.compat import raw
+    from scapy.layers.inet import ICMP, IP, TCP, UDP
+    from scapy.layers.inet6 import (ICMPv6EchoRequest, ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr,
+                                    IPv6)
+    from scapy.layers.l2 import ARP, Dot1Q, Ether
+    from scapy.packet import Raw
+    import fxwire as w
+    import tshark_check
+except ImportError as e:  # pragma: no cover
+    print("fixtures: cannot import scapy (%s); run with /usr/bin/python3" % e)
+    sys.exit(77)
+
+# --------------------------------------------------------------------------
+# pcap files (written and read here so nothing reinterprets the bytes)
+
+PCAP_MAGIC = 0xA1B2C3D4
+
+
+def pcap_write(path, frames):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", PCAP_MAGIC, 2, 4, 0, 0, 65535, 1))
+        for i, fr in enumerate(frames):
+            f.write(struct.pack("<IIII", 1700000000, i, len(fr), len(fr)))
+            f.write(fr)
+
+
+def pcap_read(path):
+    frames = []
+    with open(path, "rb") as f:
+        hdr = f.read(24)
+        magic = struct.unpack("<I", hdr[:4])[0]
+        end = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
+        while True:
+            rh = f.read(16)
+            if len(rh) < 16:
+                break
+            _, _, incl, _ = struct.unpack(end + "IIII", rh)
+            frames.append(f.read(incl))
+    return frames
+
+
+# --------------------------------------------------------------------------
+# The case table.
+
+class Case:
+    def __init__(self, name, desc, ingress, inputs, out=None, drops=None, counters=None):
+        assert re.match(r"^[\w.+-]+$", name), name
+        self.name = name
+        self.desc = desc
+        self.ingress = ingress
+        self.inputs = [bytes(x) for x in inputs]
+        self.out = {p: list(v) for p, v in (out or {}).items()}
+        self.drops = dict(drops or {})
+        self.counters = dict(counters or {})
+
+
+def build_cases(cfg):
+    """Every case, in order. Groups are plain code: read them top to bottom."""
+    cases = []
+    names = set()
+
+    def add(name, desc, ingress, inputs, out=None, drops=None, counters=None):
+        assert name not in names, "duplicate case " + name
+        names.add(name)
+        cases.append(Case(name, desc, ingress, inputs, out, drops, counters))
+
+    dc, wan = cfg.dc, cfg.ports["wan"]
+    site_b, site_c = cfg.peers["site-b"], cfg.peers["site-c"]
+    h1_mac = dc.neigh["10.1.0.1"]
+    h2_mac = dc.neigh["10.1.0.2"]
+    h6_mac = dc.neigh["fd00:1::1"]
+    dc4, dc6 = str(dc.ip4.ip), str(dc.ip6.ip)
+    wan4, wan6 = str(wan.ip4.ip), str(wan.ip6.ip)
+
+    # ---- builders ---------------------------------------------------------
+    def ip4(src, dst, l4, tos=0, ttl=64, ident=1, **kw):
+        return raw(IP(src=src, dst=dst, tos=tos, ttl=ttl, id=ident, **kw) / l4)
+
+    def ip6(src, dst, l4, tc=0, hlim=64, fl=0):
+        return raw(IPv6(src=src, dst=dst, tc=tc, hlim=hlim, fl=fl) / l4)
+
+    def ipx(src, dst, l4, tos=0, ttl=64):
+        return ip6(src, dst, l4, tc=tos, hlim=ttl) if ":" in src else ip4(src, dst, l4, tos, ttl)
+
+    def udp(src, dst, sport=40000, dport=50000, payload=b"longspan udp " * 4, tos=0, ttl=64):
+        return ipx(src, dst, UDP(sport=sport, dport=dport) / Raw(payload), tos, ttl)
+
+    def tcp(src, dst, sport=33000, dport=80, tos=0):
+        return ipx(src, dst, TCP(sport=sport, dport=dport, flags="S", seq=1000, window=64240,
+                                 options=[("MSS", 1460)]), tos)
+
+    def icmp_echo(src, dst, ident=0x77, seq=1, payload=b"ping" * 8):
+        if ":" in src:
+            return ip6(src, dst, ICMPv6EchoRequest(id=ident, seq=seq, data=payload))
+        return ip4(src, dst, ICMP(type=8, id=ident, seq=seq) / Raw(payload))
+
+    def dc_frame(ip, src_mac=None, dst_mac=None, tag=None, pad=True, ethertype=None):
+        """A frame from a DC host to the gateway; tag = (pcp, vid) or a list of them."""
+        if src_mac is None:
+            src_mac = h6_mac if ip[0] >> 4 == 6 else h1_mac
+        et = ethertype or (w.ETH_IP4 if ip[0] >> 4 == 4 else w.ETH_IP6)
+        hdr = struct.pack("!6s6s", mac_b(dst_mac or dc.mac), mac_b(src_mac))
+        tags = [] if tag is None else (tag if isinstance(tag, list) else [tag])
+        for tpid, pcp, vid in [(t[2] if len(t) > 2 else w.ETH_VLAN, t[0], t[1]) for t in tags]:
+            hdr += struct.pack("!HH", tpid, (pcp << 13) | vid)
+        fr = hdr + struct.pack("!H", et) + ip
+        return w.pad60(fr) if pad else fr
+
+    def wan_frame(ip, src_mac=None, dst_mac=None):
+        et = w.ETH_IP4 if ip[0] >> 4 == 4 else w.ETH_IP6
+        return w.pad60(struct.pack("!6s6sH", mac_b(dst_mac or wan.mac),
+                                   mac_b(src_mac or cfg.wan_nexthop_mac(site_b)), et) + ip)
+
+    def enc(frame, seq, peer=None):
+        return w.dc_to_wan(cfg, frame, seq, peer)
+
+    def gen(peer, inner, **kw):
+        return w.geneve_frame(cfg, peer, inner, **kw)
+
+    def dec(inner, outer_ecn=w.NOT_ECT):
+        return w.wan_to_dc(cfg, inner, outer_ecn)
+
+    # RoCE traffic: DSCP 26 + ECT(0) as RoCE NICs send it; CNPs DSCP 48 Not-ECT.
+    roce_tos = (26 << 2) | w.ECT0
+    payload = bytes(range(256)) * 2
+
+    def roce_msg(kind, src, dst, psn=100):
+        if kind == "write_first":
+            return w.roce(src, dst, 0x06, psn=psn, tos=roce_tos, hdrs=w.reth(), payload=payload)
+        if kind == "write_middle":
+            return w.roce(src, dst, 0x07, psn=psn + 1, tos=roce_tos, payload=payload)
+        if kind == "write_last":
+            return w.roce(src, dst, 0x08, psn=psn + 2, tos=roce_tos, payload=payload[:300],
+                          ackreq=1)
+        if kind == "write_only":
+            return w.roce(src, dst, 0x0A, psn=psn, tos=roce_tos, hdrs=w.reth(dma_len=200),
+                          payload=payload[:200], ackreq=1)
+        if kind == "send_only":
+            return w.roce(src, dst, 0x04, psn=psn, tos=roce_tos, payload=b"send" * 16, ackreq=1)
+        if kind == "ack":
+            return w.roce(src, dst, 0x11, psn=psn, tos=roce_tos, hdrs=w.aeth(0x1F, 7))
+        if kind == "nak":  # syndrome 011xxxxx: NAK, code 0 = PSN sequence error
+            return w.roce(src, dst, 0x11, psn=psn, tos=roce_tos, hdrs=w.aeth(0x60, 7))
+        if kind == "cnp":
+            return w.cnp(src, dst, dqpn=0x00ABCD)
+        raise ValueError(kind)
+
+    roce_kinds = ["write_first", "write_middle", "write_last", "write_only", "send_only",
+                  "ack", "nak", "cnp"]
+    # (label, peer, DC-side address, remote address)
+    combos = [
+        ("in4.siteb", site_b, "10.1.0.1", "10.2.0.5"),
+        ("in4.sitec", site_c, "10.1.0.1", "10.3.0.5"),
+        ("in6.siteb", site_b, "fd00:1::1", "fd00:2::5"),
+        ("in6.sitec", site_c, "fd00:1::1", "fd00:3::5"),
+    ]
+
+    def underlay(peer):
+        return "IPv6" if peer.v6 else "IPv4"
+
+    # ======================================================================
+    # DC -> WAN: GENEVE encapsulation.
+    for label, peer, local, remote in combos:
+        for kind in roce_kinds:
+            fr = dc_frame(roce_msg(kind, local, remote))
+            add("dc2wan.roce.%s.%s" % (label, kind),
+                "RoCE %s %s -> %s over the %s underlay to %s" %
+                (kind, local, remote, underlay(peer), peer.name), "dc", [fr],
+                out={"wan": [enc(fr, 0, peer)]}, counters={"peer %s tx" % peer.name: 1})
+        frs = [dc_frame(roce_msg(k, local, remote)) for k in
+               ("write_first", "write_middle", "write_last", "ack", "write_only")]
+        add("dc2wan.roce.%s.burst" % label,
+            "RC WRITE first/middle/last, ACK, WRITE only in one burst: sequence 0..4",
+            "dc", frs, out={"wan": [enc(f, i, peer) for i, f in enumerate(frs)]},
+            counters={"peer %s tx" % peer.name: len(frs)})
+        for kind, ip in (("udp", udp(local, remote)), ("tcp", tcp(local, remote)),
+                         ("icmp_echo", icmp_echo(local, remote))):
+            fr = dc_frame(ip)
+            add("dc2wan.%s.%s" % (kind, label),
+                "plain %s %s -> %s over the %s underlay" % (kind, local, remote, underlay(peer)),
+                "dc", [fr], out={"wan": [enc(fr, 0, peer)]})
+
+    # Longest prefix: 10.2.5.0/24 (site-c) inside 10.2.0.0/16 (site-b).
+    frs = [dc_frame(udp("10.1.0.1", d)) for d in ("10.2.5.9", "10.2.4.9", "10.2.5.255",
+                                                   "10.2.6.1")]
+    add("dc2wan.lpm.more_specific", "10.2.5.0/24 goes to site-c, the rest of 10.2/16 to site-b",
+        "dc", frs, out={"wan": [enc(frs[0], 0, site_c), enc(frs[1], 0, site_b),
+                                enc(frs[2], 1, site_c), enc(frs[3], 1, site_b)]},
+        counters={"peer site-b tx": 2, "peer site-c tx": 2})
+    # Sequence numbers count per peer.
+    dsts = ["10.2.0.1", "10.3.0.1", "10.2.0.2", "fd00:3::1", "fd00:2::1", "10.2.0.3"]
+    frs = [dc_frame(udp("10.1.0.1" if ":" not in d else "fd00:1::1", d)) for d in dsts]
+    seqs = {"site-b": 0, "site-c": 0}
+    exp = []
+    for f, d in zip(frs, dsts):
+        p = cfg.route(d)
+        exp.append(enc(f, seqs[p.name], p))
+        seqs[p.name] += 1
+    add("dc2wan.seq.per_peer", "sequence numbers increase per peer, from 0, within a case",
+        "dc", frs, out={"wan": exp}, counters={"peer site-b tx": 4, "peer site-c tx": 2})
+
+    # DSCP and ECN copied to the outer header, all four ECN codepoints.
+    for peer, remote in ((site_b, "10.2.0.7"), (site_c, "10.3.0.7")):
+        for ecn, ename in w.ECN_NAMES.items():
+            fr = dc_frame(udp("10.1.0.1", remote, tos=(46 << 2) | ecn))
+            add("dc2wan.tos.%s.ef_%s" % (peer.name, ename),
+                "DSCP EF + %s copied to the outer %s header" % (ename, underlay(peer)),
+                "dc", [fr], out={"wan": [enc(fr, 0, peer)]})
+    for ecn, ename in w.ECN_NAMES.items():
+        fr = dc_frame(udp("fd00:1::1", "fd00:3::9", tos=(10 << 2) | ecn))
+        add("dc2wan.tos.in6.af11_%s" % ename,
+            "inner IPv6 traffic class AF11 + %s copied to the outer IPv6 header" % ename,
+            "dc", [fr], out={"wan": [enc(fr, 0, site_c)]})
+
+    # Flow hash: same hosts, different ports, different entropy.
+    frs = [dc_frame(udp("10.1.0.1", "10.3.0.8", sport=s)) for s in (1000, 1001, 65535)]
+    add("dc2wan.hash.ports", "outer UDP source port and flow label follow the inner 5-tuple",
+        "dc", frs, out={"wan": [enc(f, i, site_c) for i, f in enumerate(frs)]})
+
+    # TTL / hop limit.
+    fr = dc_frame(udp("10.1.0.1", "10.2.0.5", ttl=2))
+    add("dc2wan.ttl.two", "TTL 2 leaves as 1 with a valid header checksum", "dc", [fr],
+        out={"wan": [enc(fr, 0)]})
+    fr = dc_frame(udp("fd00:1::1", "fd00:2::5", ttl=2))
+    add("dc2wan.hlim.two", "hop limit 2 leaves as 1", "dc", [fr], out={"wan": [enc(fr, 0)]})
+    for t in (1, 0):
+        add("dc2wan.ttl.%d" % t, "IPv4 TTL %d is not forwarded" % t, "dc",
+            [dc_frame(udp("10.1.0.1", "10.2.0.5", ttl=t))], drops={"ttl_expired": 1})
+        add("dc2wan.hlim.%d" % t, "IPv6 hop limit %d is not forwarded" % t, "dc",
+            [dc_frame(udp("fd00:1::1", "fd00:3::5", ttl=t))], drops={"ttl_expired": 1})
+    # Checksum carry: a header whose checksum is near the wrap points.
+    for ident in (0x0000, 0xFFFF, 0x7A3C):
+        fr = dc_frame(ip4("10.1.0.1", "10.2.0.5", UDP(sport=1, dport=2) / Raw(b"c" * 20),
+                          ttl=255, ident=ident, tos=0xFF))
+        add("dc2wan.ttl.csum_id_%04x" % ident, "TTL 255 -> 254, checksum update with id %#x" %
+            ident, "dc", [fr], out={"wan": [enc(fr, 0)]})
+
+    # Layer 2 on the (untagged) DC port.
+    fr = dc_frame(udp("10.1.0.1", "10.2.0.5"), tag=(3, 0))
+    add("dc2wan.vlan.priority_tag", "a priority tag (VID 0) is accepted on an untagged port",
+        "dc", [fr], out={"wan": [enc(fr, 0)]})
+    add("dc2wan.vlan.mismatch", "VID 5 on the untagged DC port", "dc",
+        [dc_frame(udp("10.1.0.1", "10.2.0.5"), tag=(0, 5))], drops={"vlan_mismatch": 1})
+    add("dc2wan.vlan.stacked_8100", "two 802.1Q tags", "dc",
+        [dc_frame(udp("10.1.0.1", "10.2.0.5"), tag=[(0, 0), (0, 0)])], drops={"vlan_stacked": 1})
+    add("dc2wan.vlan.qinq_88a8", "an 802.1ad S-tag", "dc",
+        [dc_frame(udp("10.1.0.1", "10.2.0.5"), tag=(0, 0, w.ETH_QINQ))],
+        drops={"vlan_stacked": 1})
+    add("dc2wan.vlan.truncated", "802.1Q TPID and half a tag", "dc",
+        [mac_b(dc.mac) + mac_b(h1_mac) + b"\x81\x00\x00"], drops={"vlan_truncated": 1})
+    add("dc2wan.eth.truncated", "13-byte frame", "dc", [mac_b(dc.mac) + mac_b(h1_mac) + b"\x08"],
+        drops={"eth_truncated": 1})
+    add("dc2wan.eth.other_mac", "unicast to another MAC", "dc",
+        [dc_frame(udp("10.1.0.1", "10.2.0.5"), dst_mac="02:00:00:00:01:99")],
+        drops={"l2_not_for_us": 1})
+    add("dc2wan.eth.multicast", "IPv4 multicast MAC", "dc",
+        [dc_frame(udp("10.1.0.1", "10.2.0.5"), dst_mac="01:00:5e:02:00:05")],
+        drops={"l2_not_for_us": 1})
+    add("dc2wan.eth.broadcast", "IPv4 UDP to the broadcast MAC", "dc",
+        [dc_frame(udp("10.1.0.1", "10.2.0.5"), dst_mac="ff:ff:ff:ff:ff:ff")],
+        drops={"l2_not_for_us": 1})
+    add("dc2wan.eth.lldp", "EtherType 0x88cc", "dc",
+        [dc_frame(b"\x02\x07\x04" + b"\x00" * 40, ethertype=0x88CC)],
+        drops={"ethertype_unsupported": 1})
+
+    # Malformed or truncated IPv4 / IPv6 / UDP / BTH / AETH.
+    good4 = udp("10.1.0.1", "10.2.0.5")
+    good6 = udp("fd00:1::1", "fd00:2::5")
+
+    def mod(b, off, val, csum=True):
+        b = bytearray(b)
+        b[off:off + len(val)] = val
+        return w.ip4_fix_csum(bytes(b)) if csum and b[0] >> 4 == 4 else bytes(b)
+
+    # IPv6 next header UDP with 3 bytes of UDP header.
+    u6 = bytearray(ip6("fd00:1::1", "fd00:2::5", Raw(b"\x9c\x40\x13")))
+    u6[6] = 17
+    u6 = bytes(u6)
+    bad = [
+        ("ipv4.truncated", dc_frame(good4[:19], pad=False), "ipv4_truncated"),
+        ("ipv4.version5", dc_frame(mod(good4, 0, b"\x55"), ethertype=w.ETH_IP4),
+         "ipv4_bad_version"),
+        ("ipv4.version6", dc_frame(good6, ethertype=w.ETH_IP4), "ipv4_bad_version"),
+        ("ipv4.ihl4", dc_frame(mod(good4, 0, b"\x44", csum=False)), "ipv4_bad_ihl"),
+        ("ipv4.ihl15_short", dc_frame(mod(good4, 0, b"\x4f", csum=False)[:40], pad=False),
+         "ipv4_truncated"),
+        ("ipv4.len_beyond_frame", dc_frame(mod(good4, 2, struct.pack("!H", len(good4) + 1))),
+         "ipv4_bad_length"),
+        ("ipv4.len_below_ihl", dc_frame(mod(good4, 2, struct.pack("!H", 19))), "ipv4_bad_length"),
+        ("ipv4.bad_checksum", dc_frame(mod(good4, 10, b"\xde\xad", csum=False)),
+         "ipv4_bad_checksum"),
+        ("ipv6.truncated", dc_frame(good6[:39], pad=False), "ipv6_truncated"),
+        ("ipv6.version4", dc_frame(mod(good6, 0, b"\x40"), ethertype=w.ETH_IP6),
+         "ipv6_bad_version"),
+        ("ipv6.len_beyond_frame", dc_frame(mod(good6, 4, struct.pack("!H", len(good6) - 39))),
+         "ipv6_bad_length"),
+        ("udp4.truncated", dc_frame(ip4("10.1.0.1", "10.2.0.5", Raw(b"\x9c\x40\x13"), proto=17)),
+         "udp_truncated"),
+        ("udp6.truncated", dc_frame(u6), "udp_truncated"),
+        ("udp4.len_beyond_ip", dc_frame(mod(good4, 24, struct.pack("!H", len(good4) - 20 + 1))),
+         "udp_bad_length"),
+        ("udp4.len_below_8", dc_frame(mod(good4, 24, struct.pack("!H", 7))), "udp_bad_length"),
+        ("udp6.len_beyond_ip", dc_frame(mod(good6, 44, struct.pack("!H", len(good6) - 40 + 2))),
+         "udp_bad_length"),
+        ("bth.truncated", dc_frame(ip4("10.1.0.1", "10.2.0.5",
+                                       UDP(sport=1, dport=w.ROCE_PORT, chksum=0) /
+                                       Raw(b"\x0a\x00\xff\xff\x00\x00"))), "bth_truncated"),
+        ("aeth.truncated", dc_frame(ip4("10.1.0.1", "10.2.0.5",
+                                        UDP(sport=1, dport=w.ROCE_PORT, chksum=0) /
+                                        Raw(raw(w.BTH(opcode=0x11, dqpn=5, icrc=0))[:12] +
+                                            b"\x00\x00"))), "aeth_truncated"),
+        # A RoCE ACK is BTH + AETH + the 4-byte ICRC trailer (IBA annex A17);
+        # here only a (correct) ICRC follows the BTH: the AETH is missing, and
+        # the ICRC must not be read as one.
+        ("aeth.missing_icrc_only", dc_frame(w.roce("10.1.0.1", "10.2.0.5", 0x11, dqpn=5)),
+         "aeth_truncated"),
+    ]
+    for n, fr, reason in bad:
+        add("dc2wan.malformed." + n, "malformed: %s -> %s" % (n, reason), "dc", [fr],
+            drops={reason: 1})
+
+    # Ethernet padding is not part of the IP packet.
+    fr = dc_frame(udp("10.1.0.1", "10.2.0.5", payload=b"x"))
+    assert len(fr) == 60
+    add("dc2wan.padding_stripped", "a 60-byte frame carrying 29 bytes of IP leaves without "
+        "padding", "dc", [fr], out={"wan": [enc(fr, 0)]})
+    fr = dc_frame(ip4("10.1.0.1", "10.2.0.5", UDP(sport=7, dport=9) / Raw(b"opt"),
+                      options=[b"\x01\x01\x01\x00"]))
+    add("dc2wan.ipv4_options", "IPv4 header with options (IHL 6)", "dc", [fr],
+        out={"wan": [enc(fr, 0)]})
+    first = ip4("10.1.0.1", "10.3.0.5", UDP(sport=4000, dport=4001, len=8 + 3000) /
+                Raw(b"f" * 1200), flags="MF", ident=0x99)
+    first = w.ip4_fix_csum(first)
+    fr = dc_frame(first)
+    add("dc2wan.frag.first", "first fragment of a large UDP datagram (UDP length covers the "
+        "whole datagram)", "dc", [fr], out={"wan": [enc(fr, 0)]})
+    fr = dc_frame(ip4("10.1.0.1", "10.3.0.5", Raw(b"n" * 400), proto=17, frag=150, ident=0x99))
+    add("dc2wan.frag.later", "non-first fragment: no L4 header, hash ports zero", "dc", [fr],
+        out={"wan": [enc(fr, 0)]})
+
+    # MTU (outer IP packet <= WAN mtu).
+    mtu = wan.mtu
+    for peer, remote, over in ((site_b, "10.2.0.5", 20 + 8 + 8 + 20),
+                               (site_c, "10.3.0.5", 40 + 8 + 8 + 20)):
+        fit = mtu - over  # largest inner IPv4 packet
+        for size, ok in ((fit, True), (fit + 1, False)):
+            fr = dc_frame(udp("10.1.0.1", remote, payload=b"m" * (size - 28)))
+            add("dc2wan.mtu.%s.%d" % (peer.name, size),
+                "inner %d bytes over the %s underlay (wan mtu %d)" % (size, underlay(peer), mtu),
+                "dc", [fr], out={"wan": [enc(fr, 0, peer)]} if ok else None,
+                drops=None if ok else {"mtu_exceeded": 1})
+
+    add("dc2wan.no_route.v4", "no peer prefix for 10.9.0.1", "dc",
+        [dc_frame(udp("10.1.0.1", "10.9.0.1"))], drops={"no_route": 1})
+    add("dc2wan.no_route.v6", "no peer prefix for fd00:9::1", "dc",
+        [dc_frame(udp("fd00:1::1", "fd00:9::1"))], drops={"no_route": 1})
+    add("dc2wan.local.udp", "UDP to the DC port's own address has no handler", "dc",
+        [dc_frame(udp("10.1.0.1", dc4))], drops={"local_unhandled": 1})
+
+    # ======================================================================
+    # WAN -> DC: decapsulation.
+    back = [
+        ("in4.siteb", site_b, "10.2.0.5", "10.1.0.1"),
+        ("in4.sitec", site_c, "10.3.0.5", "10.1.0.2"),
+        ("in6.siteb", site_b, "fd00:2::5", "fd00:1::1"),
+        ("in6.sitec", site_c, "fd00:3::5", "fd00:1::1"),
+    ]
+    for label, peer, remote, local in back:
+        for kind in ("write_only", "write_middle", "send_only", "ack", "nak", "cnp"):
+            inner = roce_msg(kind, remote, local)
+            add("wan2dc.roce.%s.%s" % (label, kind),
+                "RoCE %s from %s over the %s underlay, decapsulated" %
+                (kind, peer.name, underlay(peer)), "wan", [gen(peer, inner)],
+                out={"dc": [dec(inner)]}, counters={"peer %s rx" % peer.name: 1})
+        for kind, inner in (("udp", udp(remote, local)), ("tcp", tcp(remote, local)),
+                            ("icmp_echo", icmp_echo(remote, local))):
+            add("wan2dc.%s.%s" % (kind, label), "plain %s from %s" % (kind, peer.name), "wan",
+                [gen(peer, inner)], out={"dc": [dec(inner)]})
+
+    # RFC 6040 section 4.2, the whole table: IPv4 RoCE inner over site-b
+    # (checksum update, ICRC unchanged) and IPv6 UDP inner over site-c.
+    for inner_ecn, iname in w.ECN_NAMES.items():
+        for outer_ecn, oname in w.ECN_NAMES.items():
+            for peer, inner in (
+                    (site_b, w.roce("10.2.0.5", "10.1.0.1", 0x0A, tos=(26 << 2) | inner_ecn,
+                                    hdrs=w.reth(dma_len=64), payload=b"e" * 64)),
+                    (site_c, udp("fd00:3::5", "fd00:1::1", tos=(12 << 2) | inner_ecn))):
+                exp = dec(inner, outer_ecn)
+                fam = "in6" if inner[0] >> 4 == 6 else "in4"
+                add("wan2dc.rfc6040.%s.inner_%s.outer_%s" % (fam, iname, oname),
+                    "RFC 6040 decap: inner %s, outer %s (%s inner from %s)" %
+                    (iname, oname, fam, peer.name), "wan",
+                    [gen(peer, inner, outer_ecn=outer_ecn, outer_dscp=34)],
+                    out={"dc": [exp]} if exp else None,
+                    drops=None if exp else {"ecn_ce_over_not_ect": 1})
+
+    # GENEVE validation.
+    inner = udp("10.2.0.5", "10.1.0.1")
+    opt_unknown = struct.pack("!HBB", 0x0101, 0x05, 1) + b"\xaa\xbb\xcc\xdd"
+    opt_critical = struct.pack("!HBB", 0x0101, 0x85, 1) + b"\xaa\xbb\xcc\xdd"
+    add("wan2dc.geneve.unknown_peer", "GENEVE from 192.0.2.77, not a peer", "wan",
+        [gen(site_b, inner, src="192.0.2.77")], drops={"unknown_peer": 1})
+    add("wan2dc.geneve.unknown_peer6", "GENEVE from 2001:db8:ff::77, not a peer", "wan",
+        [gen(site_c, inner, src="2001:db8:ff::77")], drops={"unknown_peer": 1})
+    add("wan2dc.geneve.vni_mismatch", "site-b with site-c's VNI", "wan",
+        [gen(site_b, inner, vni=site_c.vni)], drops={"vni_mismatch": 1})
+    add("wan2dc.geneve.vni_mismatch6", "site-c with VNI 301", "wan",
+        [gen(site_c, inner, vni=301)], drops={"vni_mismatch": 1})
+    add("wan2dc.geneve.version1", "GENEVE version 1", "wan", [gen(site_b, inner, version=1)],
+        drops={"geneve_bad_version": 1})
+    add("wan2dc.geneve.oam", "O bit set", "wan", [gen(site_b, inner, oam=1)],
+        drops={"geneve_oam": 1})
+    add("wan2dc.geneve.critical_unknown", "unknown option with the critical type bit", "wan",
+        [gen(site_b, inner, options=w.ls_option(0) + opt_critical, critical=1)],
+        drops={"geneve_critical_option": 1})
+    add("wan2dc.geneve.noncritical_unknown", "unknown non-critical option is skipped", "wan",
+        [gen(site_b, inner, options=opt_unknown + w.ls_option(0) + opt_unknown)],
+        out={"dc": [dec(inner)]}, counters={"peer site-b rx": 1})
+    add("wan2dc.geneve.no_options", "GENEVE without any option is accepted", "wan",
+        [gen(site_c, inner, options=b"")], out={"dc": [dec(inner)]},
+        counters={"peer site-c rx": 1, "peer site-c gaps": 0})
+    add("wan2dc.geneve.proto_ethernet", "protocol type 0x6558 (Ethernet)", "wan",
+        [gen(site_b, raw(Ether(dst=dc.mac, src=h1_mac)) + inner, proto=0x6558)],
+        drops={"geneve_bad_protocol": 1})
+    add("wan2dc.geneve.proto_arp", "protocol type 0x0806", "wan",
+        [gen(site_b, inner, proto=0x0806)], drops={"geneve_bad_protocol": 1})
+    add("wan2dc.geneve.truncated_base", "UDP payload of 4 bytes", "wan",
+        [wan_frame(ip4(site_b.remote, site_b.local,
+                       UDP(sport=0xC001, dport=cfg.geneve_port, chksum=0) / Raw(b"\x05\x00\x08\x00")),
+                   src_mac=cfg.wan_nexthop_mac(site_b))], drops={"geneve_truncated": 1})
+    add("wan2dc.geneve.optlen_beyond_packet", "option length 31 words, few bytes follow", "wan",
+        [gen(site_b, b"", options=w.ls_option(0), optlen=31, proto=w.ETH_IP4)],
+        drops={"geneve_truncated": 1})
+    bad_tlv = struct.pack("!HBB", 0x0101, 0x05, 6) + b"\x00" * 4  # says 28 bytes, has 8
+    add("wan2dc.geneve.option_overruns", "option TLV longer than the options area", "wan",
+        [gen(site_b, inner, options=bad_tlv)], drops={"geneve_truncated": 1})
+    add("wan2dc.geneve.inner_bad_checksum", "inner IPv4 header checksum wrong", "wan",
+        [gen(site_b, mod(inner, 10, b"\x00\x01", csum=False))], drops={"inner_invalid": 1})
+    add("wan2dc.geneve.inner_truncated", "protocol IPv4, 10 bytes of inner packet", "wan",
+        [gen(site_b, inner[:10], proto=w.ETH_IP4)], drops={"inner_invalid": 1})
+    add("wan2dc.geneve.inner_version", "protocol IPv6 but an IPv4 inner header", "wan",
+        [gen(site_c, inner, proto=w.ETH_IP6)], drops={"inner_invalid": 1})
+    add("wan2dc.geneve.inner_udp_len", "inner UDP length beyond the inner packet", "wan",
+        [gen(site_b, mod(inner, 24, b"\x04\x00"))], drops={"inner_invalid": 1})
+
+    # Sequence tracking per (peer, worker).
+    frs = [gen(site_b, udp("10.2.0.5", "10.1.0.1", sport=100 + s), seq=s) for s in
+           (0, 1, 2, 5, 4)]
+    add("wan2dc.seq.gap_and_reorder", "seq 0 1 2 5 4: two lost (3, 4 late), one reordered",
+        "wan", frs, out={"dc": [dec(udp("10.2.0.5", "10.1.0.1", sport=100 + s))
+                                for s in (0, 1, 2, 5, 4)]},
+        counters={"peer site-b rx": 5, "peer site-b gaps": 2, "peer site-b reorder": 1,
+                  "peer site-c rx": 0})
+    order = [(site_b, 7, 0), (site_c, 100, 0), (site_b, 8, 0), (site_b, 50, 1),
+             (site_c, 101, 0), (site_b, 51, 1), (site_b, 9, 0)]
+    frs = [gen(p, udp("10.2.0.5" if p is site_b else "10.3.0.5", "10.1.0.1"), seq=s, worker=wk)
+           for p, s, wk in order]
+    add("wan2dc.seq.per_peer_worker", "interleaved peers and sender workers: no gap, no reorder",
+        "wan", frs, out={"dc": [dec(udp("10.2.0.5" if p is site_b else "10.3.0.5", "10.1.0.1"))
+                                for p, _, _ in order]},
+        counters={"peer site-b rx": 5, "peer site-b gaps": 0, "peer site-b reorder": 0,
+                  "peer site-c rx": 2, "peer site-c gaps": 0, "peer site-c reorder": 0})
+    frs = [gen(site_c, udp("10.3.0.5", "10.1.0.1"), seq=s) for s in (0xFFFFFFFE, 0xFFFFFFFF, 0, 1)]
+    add("wan2dc.seq.wrap", "sequence wraps from 2^32-1 to 0 without a gap", "wan", frs,
+        out={"dc": [dec(udp("10.3.0.5", "10.1.0.1"))] * 4},
+        counters={"peer site-c rx": 4, "peer site-c gaps": 0, "peer site-c reorder": 0})
+
+    # Addressing and delivery on the WAN port.
+    add("wan2dc.not_for_us.geneve", "GENEVE from site-b to 192.0.2.99", "wan",
+        [gen(site_b, inner, dst="192.0.2.99")], drops={"not_for_us": 1})
+    add("wan2dc.not_for_us.udp", "plain UDP to 192.0.2.99", "wan",
+        [wan_frame(udp(site_b.remote, "192.0.2.99"))], drops={"not_for_us": 1})
+    add("wan2dc.not_tunnel.udp4", "plain UDP to the WAN address", "wan",
+        [wan_frame(udp(site_b.remote, wan4))], drops={"wan_not_tunnel": 1})
+    add("wan2dc.not_tunnel.tcp6", "TCP to the WAN IPv6 address", "wan",
+        [wan_frame(tcp(site_c.remote, wan6), src_mac=cfg.wan_nexthop_mac(site_c))],
+        drops={"wan_not_tunnel": 1})
+    add("wan2dc.not_tunnel.udp_4791", "RoCEv2 straight to the WAN address, not tunnelled", "wan",
+        [wan_frame(w.roce(site_b.remote, wan4, 0x04, payload=b"r" * 8))],
+        drops={"wan_not_tunnel": 1})
+    add("wan2dc.l2.other_mac", "GENEVE to another MAC", "wan",
+        [gen(site_b, inner, dst_mac="02:00:00:00:0a:99")], drops={"l2_not_for_us": 1})
+    add("wan2dc.outer.bad_checksum", "outer IPv4 checksum wrong", "wan",
+        [(lambda f: f[:24] + b"\x12\x34" + f[26:])(gen(site_b, inner))],
+        drops={"ipv4_bad_checksum": 1})
+    f = bytearray(gen(site_b, inner))
+    f[14 + 20 + 4:14 + 20 + 6] = struct.pack("!H", len(f) - 14 - 20 + 1)  # outer UDP length
+    add("wan2dc.outer.udp_len", "outer UDP length beyond the IP packet", "wan", [bytes(f)],
+        drops={"udp_bad_length": 1})
+    add("wan2dc.no_route", "inner destination outside the DC subnet, no DC gateway", "wan",
+        [gen(site_b, udp("10.2.0.5", "10.7.0.1"))], drops={"no_route": 1})
+
+    # Next hop without a neighbour entry: drop, and resolve it (ARP / NS).
+    add("wan2dc.neigh.unresolved4", "inner 10.1.0.99 has no neighbour: drop and ARP for it",
+        "wan", [gen(site_b, udp("10.2.0.5", "10.1.0.99"))],
+        out={"dc": [w.arp_request_from(dc, "10.1.0.99")]},
+        drops={"neighbor_unresolved": 1},
+        counters={"punted": 1, "injected": 1, "l2 requests": 1})
+    add("wan2dc.neigh.unresolved6", "inner fd00:1::99 has no neighbour: drop and solicit it",
+        "wan", [gen(site_c, udp("fd00:3::5", "fd00:1::99"))],
+        out={"dc": [(w.ns_from(dc, "fd00:1::99", dc.ll6), w.ns_from(dc, "fd00:1::99", dc6))]},
+        drops={"neighbor_unresolved": 1},
+        counters={"punted": 1, "injected": 1, "l2 requests": 1})
+
+    # ======================================================================
+    # Answered by the gateway itself (control thread).
+    def arp_req(port, sha, spa, tpa):
+        return w.pad60(raw(Ether(dst="ff:ff:ff:ff:ff:ff", src=sha) /
+                           ARP(op=1, hwsrc=sha, psrc=spa, hwdst="00:00:00:00:00:00", pdst=tpa)))
+
+    host7 = "02:00:00:00:01:07"
+    add("l2.arp.dc", "ARP request for the DC address", "dc",
+        [arp_req(dc, host7, "10.1.0.7", dc4)], out={"dc": [w.arp_reply_for(dc, host7, "10.1.0.7")]},
+        counters={"punted": 1, "injected": 1, "l2 arp_replies": 1})
+    peer_mac = cfg.wan_nexthop_mac(site_b)
+    add("l2.arp.wan", "ARP request for the WAN address", "wan",
+        [arp_req(wan, peer_mac, site_b.remote, wan4)],
+        out={"wan": [w.arp_reply_for(wan, peer_mac, site_b.remote)]},
+        counters={"punted": 1, "injected": 1, "l2 arp_replies": 1})
+    add("l2.arp.unicast", "unicast ARP request for the DC address", "dc",
+        [w.pad60(raw(Ether(dst=dc.mac, src=host7) /
+                     ARP(op=1, hwsrc=host7, psrc="10.1.0.7", pdst=dc4)))],
+        out={"dc": [w.arp_reply_for(dc, host7, "10.1.0.7")]}, counters={"l2 arp_replies": 1})
+    add("l2.arp.other_target", "ARP request for another host is not answered", "dc",
+        [arp_req(dc, host7, "10.1.0.7", "10.1.0.77")], counters={"l2 arp_replies": 0})
+
+    def ns(port, src_mac, src_ip, target, dst_ip=None):
+        sn, mc = w.solicited_node(target)
+        opt = ICMPv6NDOptSrcLLAddr(lladdr=src_mac) if src_ip != "::" else Raw(b"")
+        return raw(Ether(dst=mc, src=src_mac) / IPv6(src=src_ip, dst=dst_ip or sn, hlim=255) /
+                   ICMPv6ND_NS(tgt=target) / opt)
+
+    h7_6 = "fd00:1::7"
+    add("l2.nd.dc_global", "NS for the DC global address", "dc",
+        [ns(dc, host7, h7_6, dc6)], out={"dc": [w.na_from(dc, dc6, h7_6, host7)]},
+        counters={"punted": 1, "injected": 1, "l2 nd_adverts": 1})
+    add("l2.nd.dc_link_local", "NS for the DC link-local address", "dc",
+        [ns(dc, host7, "fe80::7", dc.ll6)], out={"dc": [w.na_from(dc, dc.ll6, "fe80::7", host7)]},
+        counters={"l2 nd_adverts": 1})
+    add("l2.nd.wan_global", "NS for the WAN address from site-c", "wan",
+        [ns(wan, cfg.wan_nexthop_mac(site_c), site_c.remote, wan6)],
+        out={"wan": [w.na_from(wan, wan6, site_c.remote, cfg.wan_nexthop_mac(site_c))]},
+        counters={"l2 nd_adverts": 1})
+    add("l2.nd.dad", "DAD probe (source ::) for the DC address: NA to all-nodes, S clear", "dc",
+        [ns(dc, host7, "::", dc6)],
+        out={"dc": [w.na_from(dc, dc6, "ff02::1", "33:33:00:00:00:01", solicited=False)]},
+        counters={"l2 nd_adverts": 1})
+    add("l2.nd.other_target", "NS for another address is not answered", "dc",
+        [ns(dc, host7, h7_6, "fd00:1::77")], counters={"l2 nd_adverts": 0})
+
+    nsf = bytearray(ns(dc, host7, h7_6, dc6))
+    nsf[14 + 7] = 64  # hop limit: RFC 4861 7.1.1 wants 255
+    add("l2.nd.hop_limit_64", "NS with hop limit 64 is not answered (RFC 4861 7.1.1)", "dc",
+        [bytes(nsf)], counters={"l2 nd_adverts": 0})
+    bad_echo = bytearray(dc_frame(icmp_echo("10.1.0.1", dc4)))
+    bad_echo[14 + 20 + 2] ^= 0xFF  # ICMP checksum
+    add("l2.echo.bad_checksum", "echo request with a wrong ICMP checksum is not answered", "dc",
+        [bytes(bad_echo)], counters={"l2 echo_replies": 0})
+    req = dc_frame(icmp_echo("10.1.0.1", dc4, payload=b"hi"))
+    add("l2.echo.dc4", "ICMP echo to the DC address (padded frame)", "dc", [req],
+        out={"dc": [w.echo_reply_for(dc, req)]},
+        counters={"punted": 1, "injected": 1, "l2 echo_replies": 1})
+    req = dc_frame(icmp_echo("fd00:1::1", dc6))
+    add("l2.echo.dc6", "ICMPv6 echo to the DC address", "dc", [req],
+        out={"dc": [w.echo_reply_for(dc, req)]}, counters={"l2 echo_replies": 1})
+    req = wan_frame(icmp_echo(site_b.remote, wan4))
+    add("l2.echo.wan4", "ICMP echo to the WAN address", "wan", [req],
+        out={"wan": [w.echo_reply_for(wan, req)]}, counters={"l2 echo_replies": 1})
+    req = wan_frame(icmp_echo(site_c.remote, wan6), src_mac=cfg.wan_nexthop_mac(site_c))
+    add("l2.echo.wan6", "ICMPv6 echo to the WAN address", "wan", [req],
+        out={"wan": [w.echo_reply_for(wan, req)]}, counters={"l2 echo_replies": 1})
+    return cases
+
+
+def mac_b(mac):
+    return bytes(int(x, 16) for x in mac.split(":"))
+
+
+# --------------------------------------------------------------------------
+# Checking one case.
+
+def parse_result(path):
+    """result.txt as a flat dict: 'drop REASON', 'punted', 'peer NAME tx', 'l2 KEY', ..."""
+    res = {}
+    with open(path) as f:
+        for line in f:
+            t = line.split()
+            if not t:
+                continue
+            if t[0] == "drop":
+                res["drop " + t[1]] = int(t[2])
+            elif t[0] == "peer":
+                for k, v in zip(t[2::2], t[3::2]):
+                    res["peer %s %s" % (t[1], k)] = int(v)
+            elif t[0] == "l2":
+                for k, v in zip(t[1::2], t[2::2]):
+                    res["l2 " + k] = int(v)
+            elif len(t) == 2:
+                res[t[0]] = int(t[1])
+    return res
+
+
+def first_diff(a, b):
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i
+    return min(len(a), len(b))
+
+
+def frame_diff(exp, got):
+    off = first_diff(exp, got)
+    lines = ["    lengths: expected %d, got %d; first differing byte at offset %d "
+             "(expected %s, got %s)" % (len(exp), len(got), off,
+                                        "%02x" % exp[off] if off < len(exp) else "end",
+                                        "%02x" % got[off] if off < len(got) else "end")]
+    lo = max(0, off - 8)
+    lines.append("    expected[%d:]: %s" % (lo, exp[lo:off + 16].hex(" ")))
+    lines.append("    got     [%d:]: %s" % (lo, got[lo:off + 16].hex(" ")))
+    e, g = w.describe(exp).splitlines(), w.describe(got).splitlines()
+    lines.append("    --- expected (scapy) ---" + " " * 22 + "| --- got (scapy) ---")
+    for i in range(max(len(e), len(g))):
+        a = e[i] if i < len(e) else ""
+        b = g[i] if i < len(g) else ""
+        mark = " " if a == b else "*"
+        lines.append("   %s %-46.46s | %s" % (mark, a, b[:60]))
+    return "\n".join(lines)
+
+
+def roce_packets(frame):
+    """Every RoCEv2 IP packet in a frame: plain, or inside GENEVE."""
+    out = []
+    try:
+        et, off = w.l2_split(frame)
+        if et not in (w.ETH_IP4, w.ETH_IP6):
+            return out
+        ip = w.ip_trim(frame[off:])
+        if w.roce_inner(ip):
+            out.append(ip)
+            return out
+        proto, l4 = w.ip_l4(ip)
+        if proto == 17 and l4 is not None and struct.unpack("!H", ip[l4 + 2:l4 + 4])[0] == \
+                w.GENEVE_PORT:
+            g = l4 + 8
+            inner = ip[g + 8 + (ip[g] & 0x3F) * 4:]
+            if inner and w.roce_inner(inner):
+                out.append(w.ip_trim(inner))
+    except (IndexError, struct.error):
+        pass
+    return out
+
+
+def check_roce(frame):
+    """Problems with the RoCE packets a frame carries (ICRC, scapy's view)."""
+    problems = []
+    for ip in roce_packets(frame):
+        if ip[-4:] != w.icrc(ip):
+            problems.append("ICRC %s, expected %s" % (ip[-4:].hex(), w.icrc(ip).hex()))
+        p = IP(ip) if ip[0] >> 4 == 4 else IPv6(ip)
+        bth = p.getlayer(w.BTH)
+        if bth is None:
+            problems.append("scapy finds no BTH")
+            continue
+        if bth.opcode == 0x11 and p.getlayer(w.AETH) is None:
+            problems.append("scapy finds no AETH in an ACK")
+        if bth.opcode == 0x81 and (bth.becn != 1 or bth.pkey != 0xFFFF):
+            problems.append("CNP without BECN or P_Key 0xFFFF")
+        if ip[0] >> 4 == 4:
+            q = IP(ip)
+            q[w.BTH].icrc = None
+            if raw(q)[-4:] != ip[-4:]:
+                problems.append("scapy computes ICRC %s, packet has %s" %
+                                (raw(q)[-4:].hex(), ip[-4:].hex()))
+    return problems
+
+
+def check_case(case, cfg, cdir):
+    """(failure messages, emitted (label, frame) pairs); no failure = pass."""
+    fails = []
+    rpath = os.path.join(cdir, "result.txt")
+    if not os.path.exists(rpath):
+        return ["no result.txt: the harness did not run this case"], []
+    res = parse_result(rpath)
+    if res.get("input") != len(case.inputs):
+        fails.append("input %s, expected %d" % (res.get("input"), len(case.inputs)))
+    if res.get("mbuf_leak") != 0:
+        fails.append("mbuf_leak %s, expected 0" % res.get("mbuf_leak"))
+    got_drops = {k[5:]: v for k, v in res.items() if k.startswith("drop ")}
+    if got_drops != case.drops:
+        fails.append("drops %s, expected %s" % (fmt_drops(got_drops), fmt_drops(case.drops)))
+    for k, v in case.counters.items():
+        if res.get(k) != v:
+            fails.append("counter '%s' = %s, expected %s" % (k, res.get(k), v))
+    emitted = []  # (label, frame) for the one tshark run over everything
+    for port in cfg.port_order:
+        ppath = os.path.join(cdir, port + ".pcap")
+        got = pcap_read(ppath) if os.path.exists(ppath) else []
+        exp = case.out.get(port, [])
+        emitted += [((case.name, "port %s frame %d" % (port, i)), g) for i, g in enumerate(got)]
+        if len(got) != len(exp):
+            fails.append("port %s: %d frame(s), expected %d" % (port, len(got), len(exp)))
+        for i, (e, g) in enumerate(zip(exp, got)):
+            alts = e if isinstance(e, tuple) else (e,)
+            if g not in alts:
+                fails.append("port %s frame %d differs:\n%s" % (port, i, frame_diff(alts[0], g)))
+        for i, g in enumerate(got):
+            for p in check_roce(g):
+                fails.append("port %s frame %d RoCE: %s" % (port, i, p))
+        for i, g in enumerate(got[len(exp):]):
+            fails.append("port %s unexpected frame %d:\n%s" %
+                         (port, len(exp) + i, "\n".join("    " + l for l in
+                                                          w.describe(g).splitlines()[:40])))
+    return fails, emitted
+
+
+def fmt_drops(d):
+    return "{" + ", ".join("%s: %d" % kv for kv in sorted(d.items())) + "}" if d else "none"
+
+
+# --------------------------------------------------------------------------
+# Self-test: the checks themselves must be able to fail.
+
+def self_test(cfg):
+    fails = []
+    if w.crc32c(b"123456789", 0xFFFFFFFF) ^ 0xFFFFFFFF != 0xE3069283:
+        fails.append("crc32c does not match the CRC-32C check value")
+    ip = w.roce("10.1.0.1", "10.2.0.5", 0x0A, hdrs=w.reth(), payload=b"z" * 40)
+    q = IP(ip)
+    q[w.BTH].icrc = None
+    if raw(q)[-4:] != w.icrc(ip):
+        fails.append("icrc() disagrees with scapy over IPv4")
+    for peer in cfg.peers.values():
+        good = w.encap(cfg, peer, ip, 0)
+        if check_roce(good):
+            fails.append("check_roce flags a good frame: %s" % check_roce(good))
+        bad = good[:-1] + bytes([good[-1] ^ 1])
+        if not check_roce(bad):
+            fails.append("check_roce misses a wrong ICRC inside GENEVE (%s)" % peer.name)
+        # The ICRC masks ECN and TTL: CE marking and TTL decrement keep it valid.
+        _, off = w.l2_split(good)
+        ioff = off + (40 if good[off] >> 4 == 6 else 20) + 8 + 8 + 20
+        marked = good[:ioff] + w.ip_dec_ttl(w.ip_set_tos(good[ioff:], w.ip_tos(ip) | w.CE))
+        if check_roce(marked):
+            fails.append("check_roce: CE mark or TTL change flagged: %s" % check_roce(marked))
+        payload_changed = bytearray(good)
+        payload_changed[-10] ^= 0x20
+        if not check_roce(bytes(payload_changed)):
+            fails.append("check_roce misses a payload change (%s)" % peer.name)
+        if good == bad or first_diff(good, bad) != len(good) - 1:
+            fails.append("first_diff is wrong")
+    six = w.roce("fd00:1::1", "fd00:3::5", 0x04, payload=b"s" * 8, tos=w.ECT0)
+    if check_roce(w.dc_frame_for(cfg, w.ip_set_tos(
+            w.roce("fd00:3::5", "fd00:1::1", 0x04, payload=b"s" * 8), 0x03))):
+        fails.append("ECN change broke an IPv6 ICRC (mask wrong)")
+    if six[-4:] != w.icrc(six):
+        fails.append("IPv6 ICRC not stable")
+    for f in fails:
+        print("self-test: " + f)
+    print("self-test: %s" % ("FAILED" if fails else "ok"))
+    return 1 if fails else 0
+
+
+# --------------------------------------------------------------------------
+# Driver.
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--harness", help="path of dp_fixture")
+    ap.add_argument("--config", default=os.path.join(HERE, "fixture.conf"))
+    ap.add_argument("--workdir", default=os.path.join(os.getcwd(), "dp-fixtures"))
+    ap.add_argument("--only", help="run the cases whose name matches this regex")
+    ap.add_argument("--list", action="store_true", help="list the cases and exit")
+    ap.add_argument("--generate-only", action="store_true",
+                    help="write inputs and expected pcaps, check them with tshark, stop")
+    ap.add_argument("--self-test", action="store_true",
+                    help="check the checkers (ICRC, byte diff) and exit")
+    ap.add_argument("--verbose", "-v", action="store_true")
+    ap.add_argument("--timeout", type=int, default=240)
+    args = ap.parse_args()
+
+    cfg = w.Config(args.config)
+    if args.self_test:
+        return self_test(cfg)
+    cases = build_cases(cfg)
+    if args.only:
+        cases = [c for c in cases if re.search(args.only, c.name)]
+    if args.list:
+        for c in cases:
+            print("%-52s %-4s %s" % (c.name, c.ingress, c.desc))
+        print("%d case(s)" % len(cases))
+        return 0
+    if not cases:
+        print("no case selected")
+        return 1
+    if not args.generate_only and not args.harness:
+        ap.error("--harness is required")
+
+    work = os.path.abspath(args.workdir)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    manifest = os.path.join(work, "manifest.txt")
+    gen_fail = {}
+    expected_frames = []
+    with open(manifest, "w") as mf:
+        mf.write("# NAME INGRESS INPUT.pcap OUTDIR (written by fixtures.py)\n")
+        for c in cases:
+            cdir = os.path.join(work, c.name)
+            os.makedirs(os.path.join(cdir, "out"))
+            pcap_write(os.path.join(cdir, "input.pcap"), c.inputs)
+            for port, frames in c.out.items():
+                frames = [f[0] if isinstance(f, tuple) else f for f in frames]
+                pcap_write(os.path.join(cdir, "expected-%s.pcap" % port), frames)
+                expected_frames += [((c.name, "port %s frame %d" % (port, i)), f)
+                                    for i, f in enumerate(frames)]
+            mf.write("%s %s %s %s\n" % (c.name, c.ingress, os.path.join(cdir, "input.pcap"),
+                                        os.path.join(cdir, "out")))
+
+    # The generator's own output must dissect cleanly, or the test is wrong.
+    for (name, where), probs in tshark_check.check_frames(expected_frames).items():
+        gen_fail.setdefault(name, []).append(
+            "GENERATOR: expected %s does not dissect cleanly: %s" % (where, "; ".join(probs)))
+    if args.generate_only:
+        for n, f in gen_fail.items():
+            print(n, "\n".join(f))
+        print("generated %d case(s) in %s, %d generator problem(s)" %
+              (len(cases), work, len(gen_fail)))
+        return 1 if gen_fail else 0
+
+    cmd = [args.harness, "--config", args.config, "--manifest", manifest,
+           "--clock-ns", str(w.CLOCK_NS)]
+    print("running:", " ".join(cmd))
+    t0 = time.time()
+    try:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=args.timeout)
+        hout, hrc = r.stdout, r.returncode
+    except subprocess.TimeoutExpired as e:
+        hout, hrc = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) \
+            else (e.stdout or ""), "timeout"
+    print("harness exit %s after %.1f s" % (hrc, time.time() - t0))
+    if hrc != 0 or args.verbose:
+        print("\n".join("  | " + l for l in hout.splitlines()[-40:]))
+
+    results = []
+    emitted = []
+    for c in cases:
+        fails, em = check_case(c, cfg, os.path.join(work, c.name, "out"))
+        results.append((c, gen_fail.get(c.name, []) + fails))
+        emitted += em
+    # Everything the gateway emitted, through tshark in one run.
+    for (name, where), probs in tshark_check.check_frames(emitted).items():
+        next(f for c, f in results if c.name == name).append(
+            "tshark, %s: %s" % (where, "; ".join(probs)))
+    if not any(os.path.exists(os.path.join(work, c.name, "out", "result.txt")) for c in cases):
+        print("\nthe harness produced no result at all: see its output above")
+
+    nfail = sum(1 for _, f in results if f)
+    for c, fails in results:
+        if fails:
+            print("\nFAIL %s: %s (ingress %s, %d frame(s))" % (c.name, c.desc, c.ingress,
+                                                             len(c.inputs)))
+            for f in fails:
+                print("  - " + f)
+    print("\n%-56s %s" % ("case", "verdict"))
+    print("-" * 64)
+    for c, fails in results:
+        print("%-56s %s" % (c.name, "FAIL" if fails else "pass"))
+    print("-" * 64)
+    print("%d case(s): %d passed, %d failed; harness exit %s; work dir %s" %
+          (len(results), len(results) - nfail, nfail, hrc, work))
+    return 1 if nfail or hrc != 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
