@@ -57,6 +57,19 @@ parse_l4(const uint8_t *p, uint32_t end, struct pkt_meta *meta)
 	meta->cls = DP_CLASS_OTHER_IP;
 	if (!meta->first_frag)
 		return LS_DROP_NONE;
+	if (meta->fragmented) {
+		/*
+		 * The first fragment of a datagram: its ports feed the flow hash,
+		 * but its UDP length covers fragments still to come, and RoCEv2
+		 * never fragments, so it is forwarded as other IP.
+		 */
+		if ((meta->proto == IPPROTO_UDP || meta->proto == IPPROTO_TCP) &&
+		    end >= (uint32_t)off + 4) {
+			meta->sport = (uint16_t)(p[off] << 8 | p[off + 1]);
+			meta->dport = (uint16_t)(p[off + 2] << 8 | p[off + 3]);
+		}
+		return LS_DROP_NONE;
+	}
 	if (meta->proto == IPPROTO_TCP) {
 		/* Ports only, for the flow hash; TCP is forwarded as other IP. */
 		if (end < (uint32_t)off + 4)
@@ -89,12 +102,16 @@ parse_l4(const uint8_t *p, uint32_t end, struct pkt_meta *meta)
 		if (bth->opcode == ROCE_OP_CNP) {
 			meta->cls = DP_CLASS_ROCE_CNP;
 		} else if (bth->opcode == ROCE_OP_RC_ACK || bth->opcode == ROCE_OP_RC_ATOMIC_ACK) {
-			if (ulen < sizeof(*udp) + sizeof(*bth) + sizeof(struct roce_aeth))
+			/* AETH, then the 4-byte ICRC every RoCEv2 packet ends with. */
+			if (ulen < sizeof(*udp) + sizeof(*bth) + sizeof(struct roce_aeth) +
+					   ROCE_ICRC_SIZE)
 				return LS_DROP_AETH_TRUNC;
 			meta->cls = DP_CLASS_ROCE_ACK;
 		} else {
 			meta->cls = DP_CLASS_ROCE_DATA;
 		}
+		if (ulen < sizeof(*udp) + sizeof(*bth) + ROCE_ICRC_SIZE)
+			return LS_DROP_BTH_TRUNC;
 	}
 	return LS_DROP_NONE;
 }
@@ -104,7 +121,7 @@ parse_ip4(const uint8_t *p, uint32_t len, uint16_t off, struct pkt_meta *meta)
 {
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(p + off);
 	uint32_t ihl_bytes;
-	uint16_t tot;
+	uint16_t tot, frag;
 
 	if (len < (uint32_t)off + sizeof(*ip))
 		return LS_DROP_IP4_TRUNC;
@@ -126,7 +143,9 @@ parse_ip4(const uint8_t *p, uint32_t len, uint16_t off, struct pkt_meta *meta)
 	meta->proto = ip->next_proto_id;
 	meta->tos = ip->type_of_service;
 	meta->l4_off = (uint16_t)(off + ihl_bytes);
-	meta->first_frag = (rte_be_to_cpu_16(ip->fragment_offset) & RTE_IPV4_HDR_OFFSET_MASK) == 0;
+	frag = rte_be_to_cpu_16(ip->fragment_offset);
+	meta->first_frag = (frag & RTE_IPV4_HDR_OFFSET_MASK) == 0;
+	meta->fragmented = (frag & (RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) != 0;
 	return parse_l4(p, (uint32_t)off + tot, meta);
 }
 
@@ -155,6 +174,7 @@ parse_ip6(const uint8_t *p, uint32_t len, uint16_t off, struct pkt_meta *meta)
 	 * at UDP (RoCEv2) and ICMPv6 (ND) directly after the fixed header.
 	 */
 	meta->first_frag = 1;
+	meta->fragmented = 0;
 	return parse_l4(p, (uint32_t)off + meta->ip_len, meta);
 }
 

@@ -33,6 +33,7 @@ struct pkt_meta {
 	uint8_t tos; /* DSCP << 2 | ECN */
 	uint8_t cls; /* enum dp_class */
 	uint8_t first_frag; /* L4 header present (not a non-first fragment) */
+	uint8_t fragmented; /* IPv4 fragment (MF set or offset non-zero) */
 	uint8_t opcode; /* BTH opcode when cls is a RoCE class */
 	uint16_t sport, dport;
 	uint16_t bth_off; /* offset of the BTH, 0 when not RoCE */

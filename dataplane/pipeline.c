@@ -141,6 +141,10 @@ static bool
 dp_local(struct dp_worker *w, const struct dp_conf *c, const struct dp_port *pt, uint16_t port,
 	 struct rte_mbuf *m, const uint8_t *p, const struct pkt_meta *meta)
 {
+	/* What the gateway cannot handle itself: on a WAN port, anything but the tunnel. */
+	enum ls_drop_reason other = pt->role == LS_PORT_WAN ? LS_DROP_NOT_TUNNEL :
+							      LS_DROP_LOCAL_DELIVER;
+
 	/* Tunnel traffic on a WAN port is for the decapsulation stage. */
 	if (pt->role == LS_PORT_WAN && meta->proto == IPPROTO_UDP && meta->first_frag &&
 	    meta->dport == c->geneve_port)
@@ -156,7 +160,7 @@ dp_local(struct dp_worker *w, const struct dp_conf *c, const struct dp_port *pt,
 			dp_punt(w, m, port, DP_PUNT_ICMP_ECHO);
 			return true;
 		}
-		dp_drop(w, m, LS_DROP_LOCAL_DELIVER);
+		dp_drop(w, m, other);
 		return true;
 	}
 	if (meta->l3 == PKT_L3_IP6) {
@@ -169,7 +173,7 @@ dp_local(struct dp_worker *w, const struct dp_conf *c, const struct dp_port *pt,
 			return false;
 		if (meta->proto != IPPROTO_ICMPV6 ||
 		    meta->ip_len < sizeof(struct rte_ipv6_hdr) + 4) {
-			dp_drop(w, m, LS_DROP_LOCAL_DELIVER);
+			dp_drop(w, m, other);
 			return true;
 		}
 		type = p[meta->l4_off];
@@ -178,7 +182,7 @@ dp_local(struct dp_worker *w, const struct dp_conf *c, const struct dp_port *pt,
 		else if (type == ICMP6_ECHO_REQUEST && ours)
 			dp_punt(w, m, port, DP_PUNT_ICMP_ECHO);
 		else
-			dp_drop(w, m, LS_DROP_LOCAL_DELIVER);
+			dp_drop(w, m, other);
 		return true;
 	}
 	return false;

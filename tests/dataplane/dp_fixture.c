@@ -67,7 +67,12 @@ fx_create_ports(const struct ls_config *cfg)
 		fx_ports[i].tx = rte_ring_create(rname, FX_RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (fx_ports[i].rx == NULL || fx_ports[i].tx == NULL)
 			return -ENOMEM;
-		if (rte_eth_from_rings(name, &fx_ports[i].rx, 1, &fx_ports[i].tx, 1, 0) < 0) {
+		/* rte_eth_from_rings() names the port "net_ring_" + its argument. */
+		if (strncmp(name, "net_ring_", 9) != 0) {
+			fprintf(stderr, "port %s: device must be named net_ring_*\n", name);
+			return -EINVAL;
+		}
+		if (rte_eth_from_rings(name + 9, &fx_ports[i].rx, 1, &fx_ports[i].tx, 1, 0) < 0) {
 			fprintf(stderr, "cannot create ring port %s\n", name);
 			return -EINVAL;
 		}
@@ -311,7 +316,7 @@ main(int argc, char **argv)
 	const char *cfg_path = NULL, *manifest = NULL;
 	uint64_t clock_ns = 1700000000123456789ull;
 	char prefix[64], line[2048];
-	char *eal_argv[8];
+	char *eal_argv[9];
 	unsigned int base_in_use;
 	int opt, rc, failed = 0, cases = 0;
 	FILE *mf;
@@ -340,13 +345,14 @@ main(int argc, char **argv)
 	snprintf(prefix, sizeof(prefix), "--file-prefix=dpfx%d", (int)getpid());
 	eal_argv[0] = argv[0];
 	eal_argv[1] = (char *)(uintptr_t)"--no-huge";
-	eal_argv[2] = (char *)(uintptr_t)"--in-memory";
+	eal_argv[2] = (char *)(uintptr_t)"--no-shconf";
 	eal_argv[3] = (char *)(uintptr_t)"--no-pci";
 	eal_argv[4] = (char *)(uintptr_t)"-l0";
 	eal_argv[5] = prefix;
 	eal_argv[6] = (char *)(uintptr_t)"--log-level=*:warning";
-	eal_argv[7] = NULL;
-	if (rte_eal_init(7, eal_argv) < 0) {
+	eal_argv[7] = (char *)(uintptr_t)"-m512"; /* --no-huge defaults to 64 MiB */
+	eal_argv[8] = NULL;
+	if (rte_eal_init(8, eal_argv) < 0) {
 		fprintf(stderr, "EAL init failed\n");
 		return 1;
 	}
