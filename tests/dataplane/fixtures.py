@@ -515,6 +515,26 @@ def build_cases(cfg):
         out={"dc": [dec(udp("10.3.0.5", "10.1.0.1"))] * 4},
         counters={"peer site-c rx": 4, "peer site-c gaps": 0, "peer site-c reorder": 0})
 
+    # A packet that crossed the WAN and was then dropped behind the tunnel
+    # header was not lost on the WAN: "options are walked: the Longspan
+    # option updates the sequence counters" comes before inner checks.
+    frs = [gen(site_b, udp("10.2.0.5", "10.1.0.1", tos=w.NOT_ECT), seq=0),
+           gen(site_b, udp("10.2.0.5", "10.1.0.1", tos=w.NOT_ECT), seq=1, outer_ecn=w.CE),
+           gen(site_b, mod(udp("10.2.0.5", "10.1.0.1"), 10, b"\x00\x01", csum=False), seq=2),
+           gen(site_b, udp("10.2.0.5", "10.1.0.1", tos=w.NOT_ECT), seq=3)]
+    add("wan2dc.seq.dropped_inner_not_lost",
+        "seq 0..3 where 1 (CE over Not-ECT) and 2 (inner invalid) are dropped after the "
+        "option walk: no gap", "wan", frs,
+        out={"dc": [dec(udp("10.2.0.5", "10.1.0.1"))] * 2},
+        drops={"ecn_ce_over_not_ect": 1, "inner_invalid": 1},
+        counters={"peer site-b gaps": 0, "peer site-b reorder": 0})
+    inner_ttl1 = udp("10.2.0.5", "10.1.0.1", ttl=1)
+    add("wan2dc.ttl_not_decremented", "decapsulation leaves the inner TTL alone (TTL 1 passes)",
+        "wan", [gen(site_b, inner_ttl1)], out={"dc": [dec(inner_ttl1)]})
+    inner_hl1 = udp("fd00:3::5", "fd00:1::1", ttl=1)
+    add("wan2dc.hlim_not_decremented", "decapsulation leaves the inner hop limit alone", "wan",
+        [gen(site_c, inner_hl1)], out={"dc": [dec(inner_hl1)]})
+
     # Addressing and delivery on the WAN port.
     add("wan2dc.not_for_us.geneve", "GENEVE from site-b to 192.0.2.99", "wan",
         [gen(site_b, inner, dst="192.0.2.99")], drops={"not_for_us": 1})
@@ -530,6 +550,10 @@ def build_cases(cfg):
         drops={"wan_not_tunnel": 1})
     add("wan2dc.l2.other_mac", "GENEVE to another MAC", "wan",
         [gen(site_b, inner, dst_mac="02:00:00:00:0a:99")], drops={"l2_not_for_us": 1})
+    tagged = gen(site_b, inner)
+    tagged = tagged[:12] + struct.pack("!HH", w.ETH_VLAN, 7) + tagged[12:]
+    add("wan2dc.l2.vlan_mismatch", "VID 7 on the untagged WAN port", "wan", [tagged],
+        drops={"vlan_mismatch": 1})
     add("wan2dc.outer.bad_checksum", "outer IPv4 checksum wrong", "wan",
         [(lambda f: f[:24] + b"\x12\x34" + f[26:])(gen(site_b, inner))],
         drops={"ipv4_bad_checksum": 1})
