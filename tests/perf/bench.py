@@ -1,0 +1,725 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Longspan forwarding benchmark: longspand against dpdk-testpmd, one worker core.
+
+    sudo /usr/bin/python3 tests/perf/bench.py --build build [--quick] [--out FILE]
+
+For every (flows, frame size) pair the driver writes a pcap of RoCEv2 packets
+(RC SEND ONLY, one distinct 5-tuple and destination QP per flow, every
+destination inside the peer's prefix so each packet is GENEVE-encapsulated)
+and runs, back to back on the same vdevs and the same cores (-l 0,1, the
+forwarding loop on lcore 1):
+
+  1. dpdk-testpmd --forward-mode=io        net_pcap (infinite_rx) -> net_null
+  2. longspand, one worker                  DC port net_pcap -> WAN port net_null
+  3. dpdk-testpmd --forward-mode=macswap   same
+
+Rates come from counter deltas over clean windows after a warm-up: for
+longspand `longspanctl --json show stats` (WAN tx packets, drops, worker
+busy %), cross-checked against the WAN ethdev counters over the DPDK
+telemetry socket; for testpmd the ethdev counters over the telemetry socket.
+Each number is the median of the windows. Cycles per packet are TSC Hz / pps
+(the worker is a busy-polling core) and busy_tsc / packets (TSC spent in
+polls that carried packets, as the worker counts it).
+
+The machine has two shared vCPUs that behave like SMT siblings, so absolute
+numbers move with whatever else runs: read the ratio to testpmd, measured
+minutes apart on the same cores, and the "other load" column (CPU time on
+either vCPU not spent by the measured process, from /proc/stat).
+
+Exit status: 0 measured (whatever the numbers), 1 broken setup (a process
+did not start, packets were dropped, nothing was forwarded), 77 missing
+prerequisites (not root, no hugepages, no testpmd, no scapy): meson counts
+that as a skip.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import time
+import zlib
+
+EXIT_BROKEN = 1
+EXIT_SKIP = 77
+
+# Addresses of the benchmark topology (mirrors config/site-a.conf).
+DC_MAC = "02:00:00:00:0a:01"
+DC_ROUTER_MAC = "02:00:00:00:0a:fe"
+WAN_MAC = "02:00:00:00:0a:02"
+PEER_MAC = "02:00:00:00:0b:02"
+ROCE_PORT = 4791
+ROCE_OP_RC_SEND_ONLY = 0x04
+# Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4.
+ROCE_OVERHEAD = 58
+# Frame classes: name -> RoCE payload bytes. "64" is a 64-byte frame (the
+# smallest Ethernet frame without FCS); "1k" and "4k" carry a full 1024 or
+# 4096-byte RoCE MTU payload (1082 and 4154-byte frames).
+SIZES = {"64": 64 - ROCE_OVERHEAD, "1k": 1024, "4k": 4096}
+FLOWS = [1, 1024, 65536]
+# The pcap never holds fewer packets than this, so the source's footprint
+# (the net_pcap PMD copies from its own ring of mbufs) does not differ
+# between 1 flow and 1k flows: only the gateway's per-flow work does.
+MIN_PCAP_PKTS = 1024
+# mbuf data room for every run (longspand mbuf_data_size; testpmd gets the
+# same + the 128-byte headroom, which is what longspand allocates).
+MBUF_DATA_SIZE = 4608
+MBUF_HEADROOM = 128
+# Extra mbufs beyond the pcap copy: rx/tx descriptors, caches, bursts.
+MBUF_SLACK = 16384
+WAN_MTU = 4400  # a 4154-byte frame's 4140-byte IP packet + GENEVE encap is 4200
+
+_children = []  # Popen objects still to stop
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------
+# Traffic
+
+
+def ip4_csum(hdr):
+    s = sum(struct.unpack("!10H", hdr))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return (~s) & 0xFFFF
+
+
+def roce_icrc(ip_udp_bth_payload):
+    """ICRC of an IPv4 RoCEv2 packet (IBTA Annex A17): CRC-32 over 8 bytes of
+    ones (pseudo LRH), then IP/UDP/BTH/payload with TOS, TTL, IP checksum,
+    UDP checksum and the BTH FECN/BECN/reserved byte set to ones. Returned as
+    it goes on the wire (scapy.contrib.roce's byte order)."""
+    b = bytearray(ip_udp_bth_payload)
+    b[1] = 0xFF  # TOS
+    b[8] = 0xFF  # TTL
+    b[10:12] = b"\xff\xff"  # IP checksum
+    b[26:28] = b"\xff\xff"  # UDP checksum
+    b[28 + 4] = 0xFF  # BTH byte 4: FECN, BECN, resv6
+    crc = zlib.crc32(b"\xff" * 8 + bytes(b)) & 0xFFFFFFFF
+    return struct.pack("<I", crc)
+
+
+def mac_bytes(s):
+    return bytes(int(x, 16) for x in s.split(":"))
+
+
+def roce_frame(flow, psn, payload_size):
+    """One RC SEND ONLY frame of FLOW (0-based), toward the peer prefix."""
+    src = bytes((10, 1, (flow >> 8) & 0xFF, flow & 0xFF))
+    dst = bytes((10, 2, (flow >> 8) & 0xFF, flow & 0xFF))
+    sport = 49152 + (flow & 0x3FFF)
+    dqpn = 0x100 + flow
+    udp_len = 8 + 12 + payload_size + 4
+    ip_len = 20 + udp_len
+    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0x02, ip_len, 0, 0x4000, 64, 17, 0, src, dst))
+    ip[10:12] = struct.pack("!H", ip4_csum(bytes(ip)))
+    udp = struct.pack("!HHHH", sport, ROCE_PORT, udp_len, 0)  # RoCEv2 NICs send 0
+    bth = struct.pack("!BBHI I", ROCE_OP_RC_SEND_ONLY, 0, 0xFFFF, dqpn & 0xFFFFFF, psn & 0xFFFFFF)
+    body = bytes(ip) + udp + bth + bytes(payload_size)
+    eth = mac_bytes(DC_MAC) + mac_bytes(DC_ROUTER_MAC) + b"\x08\x00"
+    return eth + body + roce_icrc(body)
+
+
+def check_frames_with_scapy(payload_size):
+    """Build two frames with scapy and compare them byte for byte: a wrong
+    template would silently measure the drop path."""
+    from scapy.all import IP, UDP, Ether, raw
+    from scapy.contrib.roce import BTH
+
+    for flow, psn in ((0, 0), (300, 7)):
+        mine = roce_frame(flow, psn, payload_size)
+        ref = raw(Ether(dst=DC_MAC, src=DC_ROUTER_MAC)
+                  / IP(src="10.1.%d.%d" % (flow >> 8, flow & 255), dst="10.2.%d.%d" % (flow >> 8, flow & 255),
+                       ttl=64, tos=0x02, id=0, flags="DF")
+                  / UDP(sport=49152 + (flow & 0x3FFF), dport=ROCE_PORT, chksum=0)
+                  / BTH(opcode=ROCE_OP_RC_SEND_ONLY, pkey=0xFFFF, dqpn=0x100 + flow, psn=psn)
+                  / bytes(payload_size))
+        if mine != ref:
+            raise SystemExit("bench: internal error: frame template differs from scapy's (payload %d)" % payload_size)
+
+
+def write_pcap(path, flows, payload_size):
+    """FLOWS flows round-robin, at least MIN_PCAP_PKTS packets; PSN counts up per flow."""
+    n = max(flows, MIN_PCAP_PKTS)
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i in range(n):
+            fr = roce_frame(i % flows, i // flows, payload_size)
+            f.write(struct.pack("<IIII", 0, 0, len(fr), len(fr)))
+            f.write(fr)
+    os.replace(tmp, path)
+    return n
+
+
+# ---------------------------------------------------------------------------
+# Processes, counters
+
+
+def stop_process(p, sig=signal.SIGTERM, timeout=20):
+    if p.poll() is None:
+        p.send_signal(sig)
+        try:
+            p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    if p in _children:
+        _children.remove(p)
+
+
+def stop_all(*_):
+    for p in list(_children):
+        stop_process(p)
+
+
+class Telemetry:
+    """DPDK telemetry v2 client (the protocol dpdk-telemetry.py speaks)."""
+
+    def __init__(self, prefix, deadline):
+        path = "/var/run/dpdk/%s/dpdk_telemetry.v2" % prefix
+        while True:
+            try:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+                s.connect(path)
+                break
+            except OSError:
+                s.close()
+                if time.monotonic() > deadline:
+                    raise RuntimeError("no telemetry socket at " + path)
+                time.sleep(0.1)
+        self.sock = s
+        info = json.loads(s.recv(4096).decode())
+        self.max_len = info.get("max_output_len", 16384)
+
+    def query(self, cmd):
+        self.sock.send(cmd.encode())
+        return json.loads(self.sock.recv(self.max_len).decode())[cmd.split(",")[0]]
+
+    def port_by_name(self, name):
+        for pid in self.query("/ethdev/list"):
+            if self.query("/ethdev/info,%d" % pid).get("name") == name:
+                return pid
+        raise RuntimeError("no ethdev named " + name)
+
+    def close(self):
+        self.sock.close()
+
+
+def cpu_sample(pid):
+    """(monotonic s, busy jiffies of all CPUs, steal jiffies, jiffies of PID)."""
+    busy = steal = 0
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("cpu") and line[3].isdigit():
+                v = [int(x) for x in line.split()[1:]]
+                # user nice system idle iowait irq softirq steal ...
+                busy += v[0] + v[1] + v[2] + v[5] + v[6]
+                steal += v[7] if len(v) > 7 else 0
+    own = 0
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        own = int(fields[11]) + int(fields[12])  # utime, stime
+    except OSError:
+        pass
+    return time.monotonic(), busy, steal, own
+
+
+def other_load(c1, c2):
+    """CPU time of other processes during the window, in % of one core."""
+    dt = c2[0] - c1[0]
+    hz = os.sysconf("SC_CLK_TCK")
+    other = (c2[1] - c1[1]) - (c2[3] - c1[3])
+    return max(0.0, 100.0 * other / hz / dt), 100.0 * (c2[2] - c1[2]) / hz / dt
+
+
+def median(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+class Sampler:
+    """Windows over a running process. sample() returns a dict of counters;
+    forwarded(a, b) the packets forwarded between two samples."""
+
+    def __init__(self, args, proc):
+        self.args = args
+        self.proc = proc
+
+    def windows(self, sample, check):
+        a = self.args
+        time.sleep(a.warmup)
+        s0 = sample()
+        c0 = cpu_sample(self.proc.pid)
+        out = []
+        for _ in range(a.windows):
+            time.sleep(a.window)
+            s1 = sample()
+            c1 = cpu_sample(self.proc.pid)
+            if self.proc.poll() is not None:
+                raise RuntimeError("process exited during the measurement")
+            w = check(s0, s1)
+            w["other_pct"], w["steal_pct"] = other_load(c0, c1)
+            out.append(w)
+            s0, c0 = s1, c1
+        return out
+
+
+def run_testpmd(args, mode, pcap, n_mbufs, tag):
+    prefix = "lsperf-%d-%s" % (os.getpid(), tag)
+    cmd = [args.testpmd, "-l", "0,1", "--main-lcore", "0", "--file-prefix", prefix, "--no-pci",
+           "--log-level=lib.eal:debug",
+           "--vdev", "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap, "--vdev", "net_null0,no-rx=1",
+           "--", "--forward-mode=" + mode, "--auto-start", "--stats-period", "1", "--nb-cores=1",
+           "--burst=32", "--mbuf-size=%d" % (MBUF_DATA_SIZE + MBUF_HEADROOM),
+           "--total-num-mbufs=%d" % n_mbufs, "--max-pkt-len=%d" % (WAN_MTU + 18)]
+    logf = open(os.path.join(args.workdir, "testpmd-%s.log" % tag), "w")
+    p = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    _children.append(p)
+    tel = None
+    try:
+        deadline = time.monotonic() + args.start_timeout
+        tel = Telemetry(prefix, deadline)
+        sink = tel.port_by_name("net_null0")
+        while tel.query("/ethdev/stats,%d" % sink)["opackets"] == 0:
+            if p.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("testpmd %s forwarded nothing (log %s)" % (mode, logf.name))
+            time.sleep(0.1)
+
+        def sample():
+            t0 = time.monotonic()
+            st = tel.query("/ethdev/stats,%d" % sink)
+            return {"t": (t0 + time.monotonic()) / 2, "tx": st["opackets"], "err": st["oerrors"]}
+
+        def check(s0, s1):
+            n = s1["tx"] - s0["tx"]
+            if n <= 0:
+                raise RuntimeError("testpmd %s stopped forwarding" % mode)
+            return {"pps": n / (s1["t"] - s0["t"])}
+
+        ws = Sampler(args, p).windows(sample, check)
+    finally:
+        if tel is not None:
+            tel.close()
+        stop_process(p, signal.SIGINT)
+        logf.close()
+    return ws
+
+
+def tsc_hz_from_log(path):
+    with open(path, errors="replace") as f:
+        m = re.search(r"TSC frequency is ~(\d+) KHz", f.read())
+    return int(m.group(1)) * 1000 if m else None
+
+
+LONGSPAND_CONF = """\
+; Generated by tests/perf/bench.py: one worker, DC port = pcap source, WAN port = null sink.
+[gateway]
+name = bench
+socket = {sock}
+workers = 1
+burst = 32
+mbufs = {mbufs}
+mbuf_data_size = {mbuf_data_size}
+stats_interval = 1s
+
+[eal]
+lcores = 0,1
+main_lcore = 0
+file_prefix = {prefix}
+no_pci = yes
+
+[port dc]
+role = dc
+dev = net_pcap0,rx_pcap={pcap},infinite_rx=1
+mac = {dc_mac}
+ipv4 = 10.1.255.254/24
+gateway4 = 10.1.255.1
+mtu = 4200
+neighbor = 10.1.255.1 {dc_router_mac}
+
+[port wan]
+role = wan
+dev = net_null0,no-rx=1
+mac = {wan_mac}
+ipv4 = 192.0.2.1/24
+mtu = {wan_mtu}
+link_rate = 100G
+neighbor = 192.0.2.2 {peer_mac}
+
+[peer site-b]
+port = wan
+remote = 192.0.2.2
+vni = 100
+rtt = 100us
+prefix = 10.2.0.0/16
+
+[congestion]
+marker = none
+mechanisms = none
+"""
+
+
+def ctl_stats(args, sock):
+    t0 = time.monotonic()
+    r = subprocess.run([args.longspanctl, "-s", sock, "--json", "-t", "5", "show", "stats"],
+                       capture_output=True, text=True)
+    t1 = time.monotonic()
+    if r.returncode != 0:
+        raise RuntimeError("longspanctl show stats: " + (r.stderr.strip() or "exit %d" % r.returncode))
+    return (t0 + t1) / 2, json.loads(r.stdout)
+
+
+def worker0(st):
+    ws = st.get("workers", {})
+    return ws.get("0") or next(iter(ws.values()))
+
+
+def pin_start(args, sock, timeout=5.0):
+    """Monotonic time of longspand's start_tsc, from the moment `uptime_s`
+    steps: show stats reports busy % of the time since then, not busy_tsc,
+    so the window's busy TSC is busy% x uptime differenced."""
+    t_prev, st = ctl_stats(args, sock)
+    u_prev = st["uptime_s"]
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        time.sleep(0.02)
+        t, st = ctl_stats(args, sock)
+        if st["uptime_s"] != u_prev:
+            return (t_prev + t) / 2 - st["uptime_s"], (t - t_prev) / 2
+        t_prev, u_prev = t, st["uptime_s"]
+    return None, None
+
+
+def run_longspand(args, pcap, n_mbufs, tag):
+    prefix = "lsperf-%d-%s" % (os.getpid(), tag)
+    sock = os.path.join(args.workdir, "bench.sock")
+    conf = os.path.join(args.workdir, "bench-%s.conf" % tag)
+    with open(conf, "w") as f:
+        f.write(LONGSPAND_CONF.format(sock=sock, mbufs=n_mbufs, mbuf_data_size=MBUF_DATA_SIZE,
+                                      prefix=prefix, pcap=pcap, dc_mac=DC_MAC,
+                                      dc_router_mac=DC_ROUTER_MAC, wan_mac=WAN_MAC,
+                                      peer_mac=PEER_MAC, wan_mtu=WAN_MTU))
+    r = subprocess.run([args.longspand, "--check-config", conf], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("bench config rejected:\n" + r.stdout + r.stderr)
+    if os.path.exists(sock):
+        os.unlink(sock)
+    logf = open(os.path.join(args.workdir, "longspand-%s.log" % tag), "w")
+    p = subprocess.Popen([args.longspand, "-c", conf, "--log-level=lib.eal:debug"],
+                         stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    _children.append(p)
+    tel = None
+    try:
+        deadline = time.monotonic() + args.start_timeout
+        while True:
+            if p.poll() is not None:
+                raise RuntimeError("longspand exited with %d (log %s)" % (p.returncode, logf.name))
+            if time.monotonic() > deadline:
+                raise RuntimeError("longspand did not come up (log %s)" % logf.name)
+            try:
+                _, st = ctl_stats(args, sock)
+                if st["tx_pkts"] > 0:
+                    break
+            except (RuntimeError, ValueError):
+                pass
+            time.sleep(0.1)
+        tel = Telemetry(prefix, deadline)
+        sink = tel.port_by_name("net_null0")
+        start, start_err = pin_start(args, sock)
+
+        def sample():
+            t, st = ctl_stats(args, sock)
+            eth = tel.query("/ethdev/stats,%d" % sink)
+            w = worker0(st)
+            return {"t": t, "st": st, "w": w, "eth_tx": eth["opackets"]}
+
+        def check(s0, s1):
+            a, b = s0["st"], s1["st"]
+            dt = s1["t"] - s0["t"]
+            tx = b["tx_pkts"] - a["tx_pkts"]
+            rx = b["rx_pkts"] - a["rx_pkts"]
+            drops = b["drops"] - a["drops"]
+            data = b["classes"]["roce_data"] - a["classes"]["roce_data"]
+            if tx <= 0:
+                raise RuntimeError("longspand forwarded nothing in a window")
+            if drops != 0 or abs(rx - tx) > 1024 or abs(data - rx) > 1024:
+                raise RuntimeError("longspand: rx %d tx %d roce_data %d drops %d in a window: "
+                                   "the benchmark would measure the wrong path" % (rx, tx, data, drops))
+            w = {"pps": tx / dt, "eth_pps": (s1["eth_tx"] - s0["eth_tx"]) / dt}
+            bw0, bw1 = s0["w"], s1["w"]
+            if "busy_tsc" in bw1:  # raw counter, if the API exports it
+                w["busy_tsc"] = bw1["busy_tsc"] - bw0["busy_tsc"]
+            elif start is not None and bw0.get("busy_pct") is not None:
+                e0, e1 = s0["t"] - start, s1["t"] - start
+                w["busy_frac"] = (bw1["busy_pct"] * e1 - bw0["busy_pct"] * e0) / 100.0 / (e1 - e0)
+            polls = bw1["polls"] - bw0["polls"]
+            idle = b["idle_polls"] - a["idle_polls"]
+            w["idle_poll_pct"] = 100.0 * idle / polls if polls else float("nan")
+            w["pkts_per_poll"] = tx / (polls - idle) if polls > idle else float("nan")
+            w["tx"] = tx
+            return w
+
+        ws = Sampler(args, p).windows(sample, check)
+        for w in ws:
+            w["start_err_s"] = start_err
+    finally:
+        if tel is not None:
+            tel.close()
+        stop_process(p, signal.SIGTERM)
+        logf.close()
+    with open(logf.name, errors="replace") as f:
+        text = f.read()
+    m = re.search(r"mbufs in use at exit: (\d+)", text)
+    if m is None or int(m.group(1)) != 0:
+        log("bench: warning: longspand did not return every mbuf (log %s)" % logf.name)
+    return ws, tsc_hz_from_log(logf.name)
+
+
+# ---------------------------------------------------------------------------
+# Report
+
+
+def fmt(x, nd=1):
+    if x is None or x != x:
+        return "n/a"
+    return "%.*f" % (nd, x)
+
+
+def summarise(row, tsc_hz):
+    ls = row["longspand"]
+    pps = median([w["pps"] for w in ls])
+    io = median([w["pps"] for w in row["io"]])
+    ms = median([w["pps"] for w in row["macswap"]])
+    if all("busy_tsc" in w for w in ls):
+        busy_cyc = median([w["busy_tsc"] / w["tx"] for w in ls])
+    elif all("busy_frac" in w for w in ls) and tsc_hz:
+        busy_cyc = median([w["busy_frac"] * tsc_hz / w["pps"] for w in ls])
+    else:
+        busy_cyc = float("nan")
+    other = max(w["other_pct"] for k in ("longspand", "io", "macswap") for w in row[k])
+    return {
+        "flows": row["flows"], "size": row["size"], "frame_bytes": row["frame_bytes"],
+        "mpps": pps / 1e6, "ns_per_pkt": 1e9 / pps,
+        "cycles_per_pkt": tsc_hz / pps if tsc_hz else float("nan"),
+        "busy_cycles_per_pkt": busy_cyc,
+        "io_mpps": io / 1e6, "ratio_io": pps / io,
+        "macswap_mpps": ms / 1e6, "ratio_macswap": pps / ms,
+        "gbps": pps * row["frame_bytes"] * 8 / 1e9,
+        "idle_poll_pct": median([w["idle_poll_pct"] for w in ls]),
+        "pkts_per_poll": median([w["pkts_per_poll"] for w in ls]),
+        "ethdev_check": median([w["eth_pps"] / w["pps"] for w in ls]),
+        "spread_pct": 100.0 * (max(w["pps"] for w in ls) - min(w["pps"] for w in ls)) / pps,
+        "other_pct": other,
+        "steal_pct": max(w["steal_pct"] for k in ("longspand", "io", "macswap") for w in row[k]),
+    }
+
+
+def table(summ):
+    head = ("| flows | frame | longspand Mpps | ns/pkt | cycles/pkt (TSC/pps) | busy cycles/pkt "
+            "| Gbit/s | testpmd io Mpps | longspand/io | testpmd macswap Mpps | longspand/macswap "
+            "| other load |")
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for s in summ:
+        lines.append("| %s | %s B | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s%% |" % (
+            s["flows"], s["frame_bytes"], fmt(s["mpps"], 2), fmt(s["ns_per_pkt"], 1),
+            fmt(s["cycles_per_pkt"], 0), fmt(s["busy_cycles_per_pkt"], 0), fmt(s["gbps"], 1),
+            fmt(s["io_mpps"], 2), fmt(s["ratio_io"], 2), fmt(s["macswap_mpps"], 2),
+            fmt(s["ratio_macswap"], 2), fmt(s["other_pct"], 0)))
+    return "\n".join(lines)
+
+
+def git_rev(root):
+    try:
+        rev = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--", "dataplane",
+                                "control"], capture_output=True, text=True).stdout.strip()
+        return rev + (" (dataplane/ or control/ modified)" if dirty else "")
+    except OSError:
+        return "unknown"
+
+
+def cpu_model():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
+def top_others(own_pids):
+    r = subprocess.run(["ps", "-eo", "pid,pcpu,comm", "--sort=-pcpu"], capture_output=True, text=True)
+    out = []
+    for line in r.stdout.splitlines()[1:]:
+        pid, pcpu, comm = line.split(None, 2)
+        if int(pid) in own_pids or float(pcpu) < 5.0:
+            continue
+        out.append("%s (%s%%)" % (comm, pcpu))
+    return out[:5]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ap.add_argument("--build", default=os.path.join(root, "build"), help="meson build directory")
+    ap.add_argument("--testpmd", default=shutil.which("dpdk-testpmd") or "dpdk-testpmd")
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke run: 1k flows, 64 B, one short window")
+    ap.add_argument("--flows", default=None, help="comma list (default 1,1024,65536)")
+    ap.add_argument("--sizes", default=None, help="comma list of 64,1k,4k (default all)")
+    ap.add_argument("--warmup", type=float, default=None, help="seconds before the first window")
+    ap.add_argument("--window", type=float, default=None, help="seconds per window")
+    ap.add_argument("--windows", type=int, default=None, help="windows per run (median taken)")
+    ap.add_argument("--start-timeout", type=float, default=60.0)
+    ap.add_argument("--workdir", default="/tmp/longspan-perf",
+                    help="pcaps (kept between runs), configs and logs")
+    ap.add_argument("--out", default=None,
+                    help="results file (Markdown; a .json beside it). Default BUILD/perf-results.md")
+    args = ap.parse_args()
+
+    if args.quick:
+        flows, sizes = [1024], ["64"]
+        args.warmup = 0.5 if args.warmup is None else args.warmup
+        args.window = 1.0 if args.window is None else args.window
+        args.windows = 1 if args.windows is None else args.windows
+    else:
+        flows = FLOWS
+        sizes = list(SIZES)
+        args.warmup = 1.0 if args.warmup is None else args.warmup
+        args.window = 2.0 if args.window is None else args.window
+        args.windows = 3 if args.windows is None else args.windows
+    if args.flows:
+        flows = [int(x) for x in args.flows.split(",")]
+    if args.sizes:
+        sizes = args.sizes.split(",")
+        for s in sizes:
+            if s not in SIZES:
+                ap.error("unknown size %s (64, 1k, 4k)" % s)
+    args.build = os.path.abspath(args.build)
+    args.longspand = os.path.join(args.build, "longspand")
+    args.longspanctl = os.path.join(args.build, "control", "longspanctl")
+    out = os.path.abspath(args.out or os.path.join(args.build, "perf-results.md"))
+
+    # Prerequisites: a skip, not a failure.
+    missing = []
+    if os.geteuid() != 0:
+        missing.append("root (hugepages, /var/run/dpdk)")
+    for b in (args.longspand, args.longspanctl):
+        if not os.access(b, os.X_OK):
+            missing.append("%s (build first: ninja -C %s)" % (b, args.build))
+    if shutil.which(args.testpmd) is None:
+        missing.append("dpdk-testpmd (Debian package dpdk)")
+    try:
+        import scapy.contrib.roce  # noqa: F401  (used to check the frame template)
+    except ImportError:
+        missing.append("scapy (python3-scapy; run with /usr/bin/python3)")
+    try:
+        with open("/proc/meminfo") as f:
+            free_huge = int(re.search(r"HugePages_Free:\s+(\d+)", f.read()).group(1))
+    except (OSError, AttributeError):
+        free_huge = 0
+    if free_huge < 256:
+        missing.append("free 2 MiB hugepages (%d free, need 256+)" % free_huge)
+    if missing:
+        log("bench: skipped, missing: " + "; ".join(missing))
+        return EXIT_SKIP
+
+    os.makedirs(args.workdir, exist_ok=True)
+    signal.signal(signal.SIGTERM, lambda *_: (stop_all(), sys.exit(EXIT_BROKEN)))
+    started = datetime.datetime.now().astimezone()
+    log("bench: flows %s, sizes %s, warm-up %.1f s, %d x %.1f s windows; work dir %s" % (
+        flows, sizes, args.warmup, args.windows, args.window, args.workdir))
+    others_before = top_others({os.getpid()})
+
+    rows, tsc_hz = [], None
+    try:
+        for size in sizes:
+            payload = SIZES[size]
+            check_frames_with_scapy(payload)
+            for nf in flows:
+                pcap = os.path.join(args.workdir, "roce-%dflows-%s.pcap" % (nf, size))
+                if not os.path.exists(pcap):
+                    log("bench: writing %s" % pcap)
+                    write_pcap(pcap, nf, payload)
+                n_pkts = max(nf, MIN_PCAP_PKTS)
+                n_mbufs = n_pkts + MBUF_SLACK
+                tag = "%d-%s" % (nf, size)
+                row = {"flows": nf, "size": size, "frame_bytes": payload + ROCE_OVERHEAD}
+                log("bench: %s flows, %s B frames: testpmd io" % (nf, row["frame_bytes"]))
+                row["io"] = run_testpmd(args, "io", pcap, n_mbufs, tag + "-io")
+                tsc_hz = tsc_hz or tsc_hz_from_log(os.path.join(args.workdir, "testpmd-%s-io.log" % tag))
+                log("bench: %s flows, %s B frames: longspand" % (nf, row["frame_bytes"]))
+                row["longspand"], hz = run_longspand(args, pcap, n_mbufs, tag)
+                tsc_hz = tsc_hz or hz
+                log("bench: %s flows, %s B frames: testpmd macswap" % (nf, row["frame_bytes"]))
+                row["macswap"] = run_testpmd(args, "macswap", pcap, n_mbufs, tag + "-macswap")
+                rows.append(row)
+                s = summarise(row, tsc_hz)
+                log("bench:   longspand %.2f Mpps, testpmd io %.2f, macswap %.2f, ratio %.2f" % (
+                    s["mpps"], s["io_mpps"], s["macswap_mpps"], s["ratio_io"]))
+    except (RuntimeError, OSError, ValueError, KeyError) as e:
+        log("bench: broken setup: %s" % e)
+        stop_all()
+        return EXIT_BROKEN
+    finally:
+        stop_all()
+
+    summ = [summarise(r, tsc_hz) for r in rows]
+    max_other = max(s["other_pct"] for s in summ)
+    shared = max_other > 10.0
+    ver = subprocess.run([args.longspand, "--version"], capture_output=True, text=True).stdout.strip()
+    hdr = [
+        "# Longspan benchmark results",
+        "",
+        "- date: %s" % started.strftime("%Y-%m-%d %H:%M %Z"),
+        "- command: `%s`" % " ".join(["/usr/bin/python3" if sys.executable == "/usr/bin/python3"
+                                      else sys.executable] + [os.path.relpath(sys.argv[0], os.getcwd())]
+                                     + sys.argv[1:]),
+        "- %s, git %s, build %s" % (ver, git_rev(root), args.build),
+        "- CPU: %s, %d vCPUs, TSC %s MHz; forwarding on lcore 1, control/main on lcore 0"
+        % (cpu_model(), os.cpu_count(), fmt(tsc_hz / 1e6 if tsc_hz else None, 0)),
+        "- windows: warm-up %.1f s, %d x %.1f s, median; every run back to back: testpmd io, "
+        "longspand, testpmd macswap" % (args.warmup, args.windows, args.window),
+        "- machine shared: %s (other processes used up to %.0f%% of a core during a window%s)"
+        % ("YES, read the ratios" if shared else "no", max_other,
+           "; busy at start: " + ", ".join(others_before) if others_before else ""),
+        "",
+    ]
+    tab = table(summ)
+    notes = [
+        "",
+        "cycles/pkt (TSC/pps) is the worker core's whole budget per packet (it busy-polls); "
+        "busy cycles/pkt counts only the TSC spent in polls that carried packets "
+        "(struct dp_counters busy_tsc). longspand Mpps is the WAN port's tx rate "
+        "(longspanctl show stats); the ethdev telemetry counter agreed within %s%%; "
+        "worker idle polls %s%%, packets per busy poll %s."
+        % (fmt(max(abs(s["ethdev_check"] - 1) * 100 for s in summ), 2),
+           fmt(max(s["idle_poll_pct"] for s in summ), 2),
+           fmt(min(s["pkts_per_poll"] for s in summ), 1)),
+    ]
+    text = "\n".join(hdr) + tab + "\n" + "\n".join(notes) + "\n"
+    print(text)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
+        f.write(text)
+    with open(os.path.splitext(out)[0] + ".json", "w") as f:
+        json.dump({"tsc_hz": tsc_hz, "summary": summ, "runs": rows, "shared": shared}, f, indent=1)
+    log("bench: results in %s" % out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
