@@ -52,7 +52,7 @@ try:
     from scapy.layers.inet import ICMP, IP, TCP, UDP
     from scapy.layers.inet6 import (ICMPv6EchoRequest, ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr,
                                     IPv6)
-    from scapy.layers.l2 import ARP, Dot1Q, Ether
+    from scapy.layers.l2 import ARP, Ether
     from scapy.packet import Raw
     import fxwire as w
     import tshark_check
@@ -117,7 +117,6 @@ def build_cases(cfg):
     dc, wan = cfg.dc, cfg.ports["wan"]
     site_b, site_c = cfg.peers["site-b"], cfg.peers["site-c"]
     h1_mac = dc.neigh["10.1.0.1"]
-    h2_mac = dc.neigh["10.1.0.2"]
     h6_mac = dc.neigh["fd00:1::1"]
     dc4, dc6 = str(dc.ip4.ip), str(dc.ip6.ip)
     wan4, wan6 = str(wan.ip4.ip), str(wan.ip6.ip)
@@ -145,13 +144,17 @@ def build_cases(cfg):
         return ip4(src, dst, ICMP(type=8, id=ident, seq=seq) / Raw(payload))
 
     def dc_frame(ip, src_mac=None, dst_mac=None, tag=None, pad=True, ethertype=None):
-        """A frame from a DC host to the gateway; tag = (pcp, vid) or a list of them."""
+        """
+        A frame from a DC host to the gateway, padded to 60 bytes like a NIC
+        delivers it. tag: (pcp, vid[, tpid]) or a list of them, outermost first.
+        """
         if src_mac is None:
             src_mac = h6_mac if ip[0] >> 4 == 6 else h1_mac
         et = ethertype or (w.ETH_IP4 if ip[0] >> 4 == 4 else w.ETH_IP6)
         hdr = struct.pack("!6s6s", mac_b(dst_mac or dc.mac), mac_b(src_mac))
         tags = [] if tag is None else (tag if isinstance(tag, list) else [tag])
-        for tpid, pcp, vid in [(t[2] if len(t) > 2 else w.ETH_VLAN, t[0], t[1]) for t in tags]:
+        for t in tags:
+            pcp, vid, tpid = t[0], t[1], (t[2] if len(t) > 2 else w.ETH_VLAN)
             hdr += struct.pack("!HH", tpid, (pcp << 13) | vid)
         fr = hdr + struct.pack("!H", et) + ip
         return w.pad60(fr) if pad else fr

@@ -557,6 +557,3 @@ def describe(frame):
     """A scapy dump of a frame for diffs."""
     return Ether(frame).show(dump=True)
 
-
-__all__ = [n for n in dir() if not n.startswith("_")] + ["TCP", "ICMP", "IP", "IPv6", "UDP",
-                                                         "Ether", "Dot1Q", "ARP", "Raw"]

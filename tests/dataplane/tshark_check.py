@@ -134,7 +134,6 @@ def format_problems(res):
 def self_test():
     """Good packets pass; each deliberately broken one is caught."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from scapy.compat import raw
     from scapy.utils import wrpcap
     from scapy.layers.l2 import Ether
     import fxwire as w
