@@ -57,8 +57,9 @@ try:
     import fxwire as w
     import tshark_check
 except ImportError as e:  # pragma: no cover
+    # A failure, not a skip: CI must not pass without looking at a packet.
     print("fixtures: cannot import scapy (%s); run with /usr/bin/python3" % e)
-    sys.exit(77)
+    sys.exit(1)
 
 # --------------------------------------------------------------------------
 # pcap files (written and read here so nothing reinterprets the bytes)
@@ -870,6 +871,9 @@ def main():
         return 1
     if not args.generate_only and not args.harness:
         ap.error("--harness is required")
+    if not os.path.exists(tshark_check.TSHARK):
+        print("fixtures: tshark not found (Debian package tshark)")
+        return 1
 
     work = os.path.abspath(args.workdir)
     shutil.rmtree(work, ignore_errors=True)
