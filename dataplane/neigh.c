@@ -16,7 +16,11 @@ neigh_addr_len(uint8_t family)
 static inline uint32_t
 neigh_slot(uint8_t family, const uint8_t *ip)
 {
-	return rte_hash_crc(ip, neigh_addr_len(family), family) & (NEIGH_TABLE_SIZE - 1);
+	/* rte_hash_crc() loads 8 and 4 bytes at a time: hand it aligned memory. */
+	uint64_t key[2];
+
+	memcpy(key, ip, neigh_addr_len(family));
+	return rte_hash_crc(key, neigh_addr_len(family), family) & (NEIGH_TABLE_SIZE - 1);
 }
 
 static inline bool

@@ -115,7 +115,9 @@ dp_prefix6_match(const uint8_t *a, const uint8_t *b, uint8_t plen)
 uint32_t
 dp_flow_hash(const uint8_t *ip, uint8_t l3, uint8_t proto, uint16_t sport, uint16_t dport)
 {
-	uint8_t key[16 + 16 + 1 + 2 + 2];
+	/* rte_hash_crc() loads 8 bytes at a time: keep the key 8-byte aligned. */
+	uint64_t key_words[5];
+	uint8_t *key = (uint8_t *)key_words;
 	uint32_t alen = l3 == PKT_L3_IP4 ? 4 : 16;
 	const uint8_t *src = ip + (l3 == PKT_L3_IP4 ? 12 : 8);
 	uint32_t n = 0;
@@ -523,6 +525,9 @@ dp_decap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		return r;
 	if (gi.vni != c->peers[peer].vni)
 		return LS_DROP_VNI_MISMATCH;
+	/* The packet crossed the WAN: account its sequence even if dropped below. */
+	if (gi.has_ls_opt)
+		dp_seq_track(w, ctr, (uint32_t)peer, &gi);
 	if (parse_ip(p, udp_end, gi.inner_off, gi.proto, imeta) != LS_DROP_NONE)
 		return LS_DROP_INNER_INVALID;
 
@@ -555,9 +560,6 @@ dp_decap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 			ctr->ecn_marked++;
 		imeta->tos = tos;
 	}
-	if (gi.has_ls_opt)
-		dp_seq_track(w, ctr, (uint32_t)peer, &gi);
-
 	/* Strip: keep only the inner IP packet. */
 	if (m->pkt_len > gi.inner_off + imeta->ip_len)
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - gi.inner_off - imeta->ip_len));
