@@ -126,6 +126,9 @@ struct sim_config {
 	uint64_t c_hold_ns;	    /* 0: one WAN RTT */
 	uint64_t c_min_rate_bps;
 	uint32_t c_cut_ppm;	    /* 0: trp default (50%) */
+	uint64_t c_cut_interval_ns; /* 0: trp default (4 us) */
+	uint64_t c_ramp_interval_ns; /* 0: trp default (hold / 8) */
+	uint32_t c_ramp_steps;	    /* 0: trp default (5) */
 	bool c_forward_cnp;	    /* forward the receiver's CNPs to the sender */
 	uint64_t c_cnp_gap_ns;	    /* forward at most one CNP per QP per gap */
 };

@@ -223,6 +223,12 @@ sim_gw_init_one(struct sim *s, struct sim_gw *gw, uint64_t wan_rtt, uint64_t dc_
 		tp.min_rate_bps = c->c_min_rate_bps;
 	if (c->c_cut_ppm != 0)
 		tp.cut_ppm = c->c_cut_ppm;
+	if (c->c_cut_interval_ns != 0)
+		tp.cut_interval_ns = c->c_cut_interval_ns;
+	if (c->c_ramp_interval_ns != 0)
+		tp.ramp_interval_ns = c->c_ramp_interval_ns;
+	if (c->c_ramp_steps != 0)
+		tp.ramp_steps = c->c_ramp_steps;
 	if (trp_config_init(&gw->c_cfg, &tp) < 0) {
 		fprintf(stderr, "longspan-sim: gateway %u: TRP parameters rejected\n", gw->node);
 		return -EINVAL;

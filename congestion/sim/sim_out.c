@@ -10,6 +10,9 @@
  *   queues.csv   egress queue bytes of every gateway and ToR port (and the
  *                gateway shaper DRAM) every ts_interval
  *   rates.csv    DCQCN rate and goodput of flows >= ts_min_flow_bytes
+ *   flows.csv    one row per flow in flow.txt order: endpoints, class, size,
+ *                FCT, slowdown and what congestion control did to it (CNPs
+ *                by source, rate cuts, time of the first cut)
  * Percentiles use linear interpolation between order statistics (numpy's
  * default), as THEMIS's analysis scripts do.
  */
@@ -34,6 +37,8 @@ struct sim_out {
 	uint64_t last_ts_ns;
 	bool sampling;
 };
+
+static int sim_out_flows_csv(struct sim *s);
 
 static FILE *
 sim_out_file(struct sim_out *o, const char *name)
@@ -447,6 +452,43 @@ sim_out_finish(struct sim *s, double wall_s)
 	fclose(j);
 	free(fct);
 	free(sd);
+	return sim_out_flows_csv(s);
+}
+
+/* Per-flow detail, for analysis and plots; unfinished flows have fct_ns 0. */
+static int
+sim_out_flows_csv(struct sim *s)
+{
+	uint32_t *pos = malloc(sizeof(uint32_t) * (s->nflows + 1));
+	FILE *f;
+	uint32_t i;
+
+	if (pos == NULL)
+		return -ENOMEM;
+	f = sim_out_file(s->out, "flows.csv");
+	if (f == NULL) {
+		free(pos);
+		return -EIO;
+	}
+	/* s->flows is in start order; print in flow.txt order. */
+	for (i = 0; i < s->nflows; i++)
+		pos[s->flows[i].id] = i;
+	fprintf(f, "id,src,dst,inter,size,start_ns,fct_ns,standalone_ns,slowdown,cnp_host,"
+		"cnp_gw,rp_cnps,rp_cuts,first_cut_ns\n");
+	for (i = 0; i < s->nflows; i++) {
+		const struct sim_flow *fl = &s->flows[pos[i]];
+		uint64_t fct = fl->state == SIM_FLOW_DONE ? fl->finish_ns - fl->start_ns : 0;
+
+		fprintf(f, "%u,%u,%u,%u,%u,%llu,%llu,%llu,%.4f,%u,%u,%llu,%llu,%lld\n", fl->id,
+			fl->src, fl->dst, fl->inter, fl->size, (unsigned long long)fl->start_ns,
+			(unsigned long long)fct, (unsigned long long)fl->standalone_ns,
+			fct ? (double)fct / (double)fl->standalone_ns : 0.0, fl->cnp_host, fl->cnp_gw,
+			(unsigned long long)fl->rp.n_cnp, (unsigned long long)fl->rp.n_cut,
+			fl->first_cut_ns == SIM_NEVER ? -1LL :
+				(long long)(fl->first_cut_ns - fl->start_ns));
+	}
+	fclose(f);
+	free(pos);
 	return 0;
 }
 
