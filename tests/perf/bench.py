@@ -238,6 +238,29 @@ def cpu_sample(pid):
     return time.monotonic(), busy, steal, own
 
 
+def fwd_thread(pid):
+    """Task id of the forwarding lcore's thread (EAL names it rte-worker-1)."""
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+                if f.read().strip() == "rte-worker-1":
+                    return int(tid)
+        except OSError:
+            pass
+    return None
+
+
+def oncpu_ns(pid, tid):
+    """Nanoseconds the thread has run on a CPU (schedstat), or None."""
+    if tid is None:
+        return None
+    try:
+        with open("/proc/%d/task/%d/schedstat" % (pid, tid)) as f:
+            return int(f.read().split()[0])
+    except OSError:
+        return None
+
+
 def other_load(c1, c2):
     """CPU time of other processes during the window, in % of one core."""
     dt = c2[0] - c1[0]
@@ -260,20 +283,26 @@ class Sampler:
 
     def windows(self, sample, check):
         a = self.args
+        pid = self.proc.pid
+        tid = fwd_thread(pid)
         time.sleep(a.warmup)
         s0 = sample()
-        c0 = cpu_sample(self.proc.pid)
+        c0, r0 = cpu_sample(pid), oncpu_ns(pid, tid)
         out = []
         for _ in range(a.windows):
             time.sleep(a.window)
             s1 = sample()
-            c1 = cpu_sample(self.proc.pid)
+            c1, r1 = cpu_sample(pid), oncpu_ns(pid, tid)
             if self.proc.poll() is not None:
                 raise RuntimeError("process exited during the measurement")
             w = check(s0, s1)
             w["other_pct"], w["steal_pct"] = other_load(c0, c1)
+            # Share of the window the forwarding thread was on a CPU: the
+            # other vCPU's load preempts it as well as slowing it down.
+            w["oncpu"] = ((r1 - r0) / 1e9 / (c1[0] - c0[0])
+                          if r0 is not None and r1 is not None else float("nan"))
             out.append(w)
-            s0, c0 = s1, c1
+            s0, c0, r0 = s1, c1, r1
         return out
 
 
@@ -515,6 +544,12 @@ def summarise(row, tsc_hz):
         "mpps": pps / 1e6, "ns_per_pkt": 1e9 / pps,
         "cycles_per_pkt": tsc_hz / pps if tsc_hz else float("nan"),
         "busy_cycles_per_pkt": busy_cyc,
+        "oncpu_pct": 100.0 * median([w["oncpu"] for w in ls]),
+        "io_oncpu_pct": 100.0 * median([w["oncpu"] for w in row["io"]]),
+        "oncpu_cycles_per_pkt": (median([w["oncpu"] * tsc_hz / w["pps"] for w in ls])
+                                 if tsc_hz else float("nan")),
+        "io_oncpu_cycles_per_pkt": (median([w["oncpu"] * tsc_hz / w["pps"] for w in row["io"]])
+                                    if tsc_hz else float("nan")),
         "io_mpps": io / 1e6, "ratio_io": pps / io,
         "macswap_mpps": ms / 1e6, "ratio_macswap": pps / ms,
         "gbps": pps * row["frame_bytes"] * 8 / 1e9,
@@ -528,16 +563,19 @@ def summarise(row, tsc_hz):
 
 
 def table(summ):
-    head = ("| flows | frame | longspand Mpps | ns/pkt | cycles/pkt (TSC/pps) | busy cycles/pkt "
-            "| Gbit/s | testpmd io Mpps | longspand/io | testpmd macswap Mpps | longspand/macswap "
-            "| other load |")
-    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    cols = ["flows", "frame", "longspand Mpps", "ns/pkt", "cycles/pkt (TSC/pps)",
+            "busy cycles/pkt", "on-CPU cycles/pkt", "worker on-CPU", "Gbit/s",
+            "testpmd io Mpps", "longspand/io", "longspand/io on-CPU",
+            "testpmd macswap Mpps", "longspand/macswap", "other load"]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for s in summ:
-        lines.append("| %s | %s B | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s%% |" % (
-            s["flows"], s["frame_bytes"], fmt(s["mpps"], 2), fmt(s["ns_per_pkt"], 1),
-            fmt(s["cycles_per_pkt"], 0), fmt(s["busy_cycles_per_pkt"], 0), fmt(s["gbps"], 1),
-            fmt(s["io_mpps"], 2), fmt(s["ratio_io"], 2), fmt(s["macswap_mpps"], 2),
-            fmt(s["ratio_macswap"], 2), fmt(s["other_pct"], 0)))
+        v = [str(s["flows"]), "%d B" % s["frame_bytes"], fmt(s["mpps"], 2), fmt(s["ns_per_pkt"], 1),
+             fmt(s["cycles_per_pkt"], 0), fmt(s["busy_cycles_per_pkt"], 0),
+             fmt(s["oncpu_cycles_per_pkt"], 0), fmt(s["oncpu_pct"], 0) + "%", fmt(s["gbps"], 1),
+             fmt(s["io_mpps"], 2), fmt(s["ratio_io"], 2),
+             fmt(s["io_oncpu_cycles_per_pkt"] / s["oncpu_cycles_per_pkt"], 2),
+             fmt(s["macswap_mpps"], 2), fmt(s["ratio_macswap"], 2), fmt(s["other_pct"], 0) + "%"]
+        lines.append("| " + " | ".join(v) + " |")
     return "\n".join(lines)
 
 
@@ -697,13 +735,17 @@ def main():
         % ("YES, read the ratios" if shared else "no", max_other,
            "; busy at start: " + ", ".join(others_before) if others_before else ""),
         "",
+        "",
     ]
     tab = table(summ)
     notes = [
         "",
         "cycles/pkt (TSC/pps) is the worker core's whole budget per packet (it busy-polls); "
         "busy cycles/pkt counts only the TSC spent in polls that carried packets "
-        "(struct dp_counters busy_tsc). longspand Mpps is the WAN port's tx rate "
+        "(struct dp_counters busy_tsc); on-CPU cycles/pkt counts only the time the forwarding "
+        "thread was on a CPU (/proc schedstat), which removes preemption by other processes "
+        "but not the slowdown from a busy sibling vCPU; longspand/io on-CPU compares the two "
+        "programs' on-CPU cycles per packet. longspand Mpps is the WAN port's tx rate "
         "(longspanctl show stats); the ethdev telemetry counter agreed within %s%%; "
         "worker idle polls %s%%, packets per busy poll %s."
         % (fmt(max(abs(s["ethdev_check"] - 1) * 100 for s in summ), 2),

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Where longspand's forwarding time goes: instructions per packet by function
+and by source line, from valgrind's callgrind on the benchmark's setup.
+
+    sudo /usr/bin/python3 tests/perf/profile.py --build build [--flows 1024] [--size 64]
+        [--seconds 40] [--out FILE]
+
+No PMU is exposed on these machines (perf stat cannot count cycles), so this
+counts instructions instead: callgrind runs longspand with the benchmark's
+config (one worker, net_pcap RoCEv2 source -> net_null sink, tests/perf/bench.py)
+under --no-huge, collecting only inside dp_worker_poll() (the worker's poll:
+rx burst, pipeline, tx burst), and the totals are divided by the packets the DC
+port received (the --stats line longspand prints at exit). Instruction counts
+are repeatable whatever else the machine runs; they are not cycles (cache
+misses and dependency chains do not show), so read them beside the cycles/pkt
+of bench.py. Debug info is needed for the per-line view: configure the build
+with -Ddebug=true (a release build with -g; the code is the same).
+"""
+
+import argparse
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402
+
+LINE_RE = re.compile(r"^\s*([\d,]+)\s+(?:\([\s\d.]+%\)\s+)?(\S.*)$")
+OBJ_LABEL = {
+    "librte_net_pcap": "net_pcap PMD rx burst (mbuf alloc + copy from its ring)",
+    "librte_net_null": "net_null PMD tx burst (mbuf free)",
+}
+
+
+def annotate(cg_out, *opts):
+    r = subprocess.run(["callgrind_annotate", *opts, cg_out], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit("callgrind_annotate failed: " + r.stderr)
+    return r.stdout
+
+
+def function_rows(text):
+    """(Ir, file:function [object]) rows of callgrind_annotate's function list."""
+    rows, in_list = [], False
+    for line in text.splitlines():
+        if line.startswith("Ir") and "file:function" in line:
+            in_list = True
+            continue
+        if in_list:
+            if line.startswith("-- Auto-annotated") or line.startswith("-----") and rows:
+                break
+            m = LINE_RE.match(line)
+            if m:
+                rows.append((int(m.group(1).replace(",", "")), m.group(2)))
+    return rows
+
+
+def label(fn):
+    for obj, name in OBJ_LABEL.items():
+        if obj in fn and "???" in fn:
+            return name + " `" + fn.split()[0] + "`"
+    fn = re.sub(r"\s*\[.*\]$", "", fn)
+    fn = fn.replace("/work/main/", "").replace(os.path.abspath(".") + "/", "")
+    fn = re.sub(r"^.*?/\.\./", "", fn)
+    fn = fn.replace("/usr/include/dpdk/../x86_64-linux-gnu/dpdk/", "dpdk/")
+    fn = fn.replace("/usr/include/dpdk/", "dpdk/")
+    fn = re.sub(r"^\./[^:]*/", "libc ", fn)
+    return "`" + fn + "`"
+
+
+def source_lines(text, pkts, top):
+    """Hottest annotated source lines (self Ir) over every auto-annotated file."""
+    out, cur = [], None
+    for line in text.splitlines():
+        m = re.match(r"-- Auto-annotated source: (.*)", line)
+        if m:
+            cur = m.group(1)
+            continue
+        if cur is None:
+            continue
+        m = re.match(r"^\s*([\d,]+)\s+(?:\([\s\d.]+%\)\s+)?(.*)$", line)
+        if not m or "=>" in m.group(2):
+            continue
+        ir = int(m.group(1).replace(",", ""))
+        out.append((ir, cur, m.group(2).strip()))
+    out.sort(reverse=True)
+    rows = []
+    for ir, f, src in out[:top]:
+        f = re.sub(r"^.*?/\.\./", "", f).replace("/usr/include/dpdk/", "dpdk/")
+        rows.append("| %.1f | %s | `%s` |" % (ir / pkts, os.path.basename(f), src.replace("|", "\\|")[:90]))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ap.add_argument("--build", default=os.path.join(root, "build"))
+    ap.add_argument("--flows", type=int, default=1024)
+    ap.add_argument("--size", default="64", choices=list(bench.SIZES))
+    ap.add_argument("--seconds", type=float, default=40.0,
+                    help="time under valgrind after start-up (about 50x slower than native)")
+    ap.add_argument("--workdir", default="/tmp/longspan-perf")
+    ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--out", default=None, help="Markdown report (default BUILD/perf-profile.md)")
+    args = ap.parse_args()
+    longspand = os.path.join(os.path.abspath(args.build), "longspand")
+    longspanctl = os.path.join(os.path.abspath(args.build), "control", "longspanctl")
+    if os.geteuid() != 0 or not os.access(longspand, os.X_OK):
+        print("profile: needs root and a built %s" % longspand, file=sys.stderr)
+        return bench.EXIT_SKIP
+    for tool in ("valgrind", "callgrind_annotate"):
+        if subprocess.run(["which", tool], capture_output=True).returncode != 0:
+            print("profile: needs %s (Debian package valgrind)" % tool, file=sys.stderr)
+            return bench.EXIT_SKIP
+    os.makedirs(args.workdir, exist_ok=True)
+
+    payload = bench.SIZES[args.size]
+    bench.check_frames_with_scapy(payload)
+    pcap = os.path.join(args.workdir, "roce-%dflows-%s.pcap" % (args.flows, args.size))
+    if not os.path.exists(pcap):
+        bench.write_pcap(pcap, args.flows, payload)
+    tag = "cg-%d-%s" % (args.flows, args.size)
+    sock = os.path.join(args.workdir, "profile.sock")
+    conf = os.path.join(args.workdir, "profile.conf")
+    with open(conf, "w") as f:
+        f.write(bench.LONGSPAND_CONF.format(
+            sock=sock, mbufs=max(args.flows, bench.MIN_PCAP_PKTS) + bench.MBUF_SLACK,
+            mbuf_data_size=bench.MBUF_DATA_SIZE, prefix="lsperf-%d-%s" % (os.getpid(), tag),
+            pcap=pcap, dc_mac=bench.DC_MAC, dc_router_mac=bench.DC_ROUTER_MAC,
+            wan_mac=bench.WAN_MAC, peer_mac=bench.PEER_MAC, wan_mtu=bench.WAN_MTU))
+    cg_out = os.path.join(args.workdir, "callgrind-%s.out" % tag)
+    logp = os.path.join(args.workdir, "callgrind-%s.log" % tag)
+    if os.path.exists(sock):
+        os.unlink(sock)
+    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + cg_out,
+           "--toggle-collect=dp_worker_poll", longspand, "-c", conf, "--stats",
+           "--no-huge", "-m", "1024"]
+    print("profile: %s" % " ".join(cmd), file=sys.stderr)
+    with open(logp, "w") as logf:
+        p = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 300
+            while subprocess.run([longspanctl, "-s", sock, "show", "stats"],
+                                 capture_output=True).returncode != 0:
+                if p.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit("profile: longspand did not start under valgrind (log %s)" % logp)
+                time.sleep(0.5)
+            time.sleep(args.seconds)
+        finally:
+            if p.poll() is None:
+                p.send_signal(signal.SIGINT)
+            p.wait(600)
+    with open(logp, errors="replace") as f:
+        log = f.read()
+    m = re.findall(r"dc rx (\d+) tx \d+; wan rx \d+ tx (\d+);.*drops (\d+)", log)
+    if not m:
+        raise SystemExit("profile: no final --stats line in %s" % logp)
+    pkts, wan_tx, drops = (int(x) for x in m[-1])
+    if pkts == 0 or drops != 0:
+        raise SystemExit("profile: %d packets, %d drops: not the forwarding path" % (pkts, drops))
+
+    incl = function_rows(annotate(cg_out, "--inclusive=yes", "--threshold=99.9"))
+    self_text = annotate(cg_out, "--inclusive=no", "--threshold=99.9", "--auto=yes",
+                         "--show-percs=no", "--context=0")
+    selfrows = function_rows(self_text)
+    total = next(ir for ir, fn in incl if "PROGRAM TOTALS" in fn) if any(
+        "PROGRAM TOTALS" in fn for _, fn in incl) else max(ir for ir, _ in incl)
+    rep = [
+        "# longspand instruction profile",
+        "",
+        "- %d flows, %d B frames; %d packets forwarded under callgrind (%d sent to the WAN port)"
+        % (args.flows, payload + bench.ROCE_OVERHEAD, pkts, wan_tx),
+        "- command: `valgrind --tool=callgrind --toggle-collect=dp_worker_poll longspand -c CONF "
+        "--stats --no-huge -m 1024` (tests/perf/profile.py)",
+        "- total inside dp_worker_poll: **%.0f instructions per packet**" % (total / pkts),
+        "",
+        "## Inclusive (function and everything it calls), instructions per packet",
+        "",
+        "| Ir/pkt | share | function |",
+        "|---|---|---|",
+    ]
+    for ir, fn in incl:
+        if "PROGRAM TOTALS" in fn or ir < total * 0.01:
+            continue
+        if any(k in fn for k in ("clone.S", "start_thread", "dp_worker_main", "librte_eal.so")):
+            continue
+        rep.append("| %.1f | %.1f%% | %s |" % (ir / pkts, 100.0 * ir / total, label(fn)))
+    rep += ["", "## Self (function body, inlined helpers shown by their header)", "",
+            "| Ir/pkt | share | function |", "|---|---|---|"]
+    for ir, fn in selfrows:
+        if "PROGRAM TOTALS" in fn or ir < total * 0.005:
+            continue
+        rep.append("| %.1f | %.1f%% | %s |" % (ir / pkts, 100.0 * ir / total, label(fn)))
+    rep += ["", "## Hottest source lines (self)", "", "| Ir/pkt | file | line |", "|---|---|---|"]
+    rep += source_lines(self_text, pkts, args.top)
+    text = "\n".join(rep) + "\n"
+    print(text)
+    out = os.path.abspath(args.out or os.path.join(os.path.abspath(args.build), "perf-profile.md"))
+    with open(out, "w") as f:
+        f.write(text)
+    print("profile: report in %s, raw data %s" % (out, cg_out), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
