@@ -51,7 +51,7 @@ try:
     from scapy.compat import raw
     from scapy.layers.inet import ICMP, IP, TCP, UDP
     from scapy.layers.inet6 import (ICMPv6EchoRequest, ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr,
-                                    IPv6)
+                                    IPv6, IPv6ExtHdrHopByHop)
     from scapy.layers.l2 import ARP, Ether
     from scapy.packet import Raw
     import fxwire as w
@@ -373,6 +373,13 @@ def build_cases(cfg):
         add("dc2wan.malformed." + n, "malformed: %s -> %s" % (n, reason), "dc", [fr],
             drops={reason: 1})
 
+    # IPv6 extension header: the hash takes the first next header (0, hop-by-hop)
+    # and no ports, as the spec's key says for a protocol other than UDP/TCP.
+    fr = dc_frame(raw(IPv6(src="fd00:1::1", dst="fd00:3::6", hlim=9) /
+                      IPv6ExtHdrHopByHop() / UDP(sport=5, dport=6) / Raw(b"hbh" * 5)))
+    add("dc2wan.ipv6_hop_by_hop", "IPv6 with a hop-by-hop header before UDP", "dc", [fr],
+        out={"wan": [enc(fr, 0)]})
+
     # Ethernet padding is not part of the IP packet.
     fr = dc_frame(udp("10.1.0.1", "10.2.0.5", payload=b"x"))
     assert len(fr) == 60
@@ -580,6 +587,19 @@ def build_cases(cfg):
         drops={"neighbor_unresolved": 1},
         counters={"punted": 1, "injected": 1, "l2 requests": 1})
 
+    frs = [gen(site_b, udp("10.2.0.5", "10.1.0.99", sport=s)) for s in (1, 2, 3)]
+    add("wan2dc.neigh.unresolved_rate_limited",
+        "three packets to one unresolved host: three drops, one ARP request "
+        "(RFC 1122 2.3.2.1: at most one per second per address)", "wan", frs,
+        out={"dc": [w.arp_request_from(dc, "10.1.0.99")]},
+        drops={"neighbor_unresolved": 3}, counters={"l2 requests": 1})
+
+    # The DC address is the gateway's own: nothing to resolve, nobody to forward to.
+    add("wan2dc.inner_to_gateway", "tunnelled packet to the DC port's own address: "
+        "local_unhandled, and no ARP request for the gateway's own address", "wan",
+        [gen(site_b, udp("10.2.0.5", dc4))], drops={"local_unhandled": 1},
+        counters={"l2 requests": 0})
+
     # ======================================================================
     # Answered by the gateway itself (control thread).
     def arp_req(port, sha, spa, tpa):
@@ -599,6 +619,10 @@ def build_cases(cfg):
         [w.pad60(raw(Ether(dst=dc.mac, src=host7) /
                      ARP(op=1, hwsrc=host7, psrc="10.1.0.7", pdst=dc4)))],
         out={"dc": [w.arp_reply_for(dc, host7, "10.1.0.7")]}, counters={"l2 arp_replies": 1})
+    add("l2.arp.static_not_learned", "gratuitous ARP claiming a static neighbour's address "
+        "from another MAC: the static entry stays, nothing is learned", "dc",
+        [arp_req(dc, "02:00:00:00:01:66", "10.1.0.1", "10.1.0.1")],
+        counters={"l2 learned": 0, "l2 arp_replies": 0})
     add("l2.arp.other_target", "ARP request for another host is not answered", "dc",
         [arp_req(dc, host7, "10.1.0.7", "10.1.0.77")], counters={"l2 arp_replies": 0})
 
@@ -623,6 +647,10 @@ def build_cases(cfg):
         [ns(dc, host7, "::", dc6)],
         out={"dc": [w.na_from(dc, dc6, "ff02::1", "33:33:00:00:00:01", solicited=False)]},
         counters={"l2 nd_adverts": 1})
+    add("l2.nd.unicast_nud", "unicast NS (neighbour unreachability detection) for the DC "
+        "address", "dc", [raw(Ether(dst=dc.mac, src=host7) / IPv6(src=h7_6, dst=dc6, hlim=255) /
+                              ICMPv6ND_NS(tgt=dc6) / ICMPv6NDOptSrcLLAddr(lladdr=host7))],
+        out={"dc": [w.na_from(dc, dc6, h7_6, host7)]}, counters={"l2 nd_adverts": 1})
     add("l2.nd.other_target", "NS for another address is not answered", "dc",
         [ns(dc, host7, h7_6, "fd00:1::77")], counters={"l2 nd_adverts": 0})
 
@@ -640,6 +668,9 @@ def build_cases(cfg):
         counters={"punted": 1, "injected": 1, "l2 echo_replies": 1})
     req = dc_frame(icmp_echo("fd00:1::1", dc6))
     add("l2.echo.dc6", "ICMPv6 echo to the DC address", "dc", [req],
+        out={"dc": [w.echo_reply_for(dc, req)]}, counters={"l2 echo_replies": 1})
+    req = dc_frame(icmp_echo("fe80::1:1", dc.ll6))
+    add("l2.echo.dc6_link_local", "ICMPv6 echo to the DC link-local address", "dc", [req],
         out={"dc": [w.echo_reply_for(dc, req)]}, counters={"l2 echo_replies": 1})
     req = wan_frame(icmp_echo(site_b.remote, wan4))
     add("l2.echo.wan4", "ICMP echo to the WAN address", "wan", [req],
