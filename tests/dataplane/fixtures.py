@@ -962,12 +962,16 @@ def main():
     for (name, where), probs in tshark_check.check_frames(emitted).items():
         next(f for c, f in results if c.name == name).append(
             "tshark, %s: %s" % (where, "; ".join(probs)))
-    if not any(os.path.exists(os.path.join(work, c.name, "out", "result.txt")) for c in cases):
-        print("\nthe harness produced no result at all: see its output above")
+    not_run = [c.name for c in cases
+               if not os.path.exists(os.path.join(work, c.name, "out", "result.txt"))]
+    if not_run:
+        sig = " (signal %d)" % -hrc if isinstance(hrc, int) and hrc < 0 else ""
+        print("\nthe harness stopped%s before finishing case %s; %d case(s) not run" %
+              (sig, not_run[0], len(not_run)))
 
     nfail = sum(1 for _, f in results if f)
     for c, fails in results:
-        if fails:
+        if fails and c.name not in not_run[1:]:
             print("\nFAIL %s: %s (ingress %s, %d frame(s))" % (c.name, c.desc, c.ingress,
                                                              len(c.inputs)))
             for f in fails:
@@ -975,7 +979,8 @@ def main():
     print("\n%-56s %s" % ("case", "verdict"))
     print("-" * 64)
     for c, fails in results:
-        print("%-56s %s" % (c.name, "FAIL" if fails else "pass"))
+        print("%-56s %s" % (c.name, "pass" if not fails else
+                            "FAIL (not run)" if c.name in not_run else "FAIL"))
     print("-" * 64)
     print("%d case(s): %d passed, %d failed; harness exit %s; work dir %s" %
           (len(results), len(results) - nfail, nfail, hrc, work))
