@@ -171,6 +171,7 @@ qpn_learn_on_data(struct qpn_learn *t, const struct qpn_learn_key *key, uint32_t
 			continue;
 		window_update(t, e, psn);
 		e->last_seen_ns = now_ns;
+		e->key.sport = key->sport;
 		if (!e->learned)
 			return QPN_LEARN_DATA_UNKNOWN;
 		if (sender_qpn != NULL)
@@ -186,6 +187,7 @@ qpn_learn_on_data(struct qpn_learn *t, const struct qpn_learn_key *key, uint32_t
 	memcpy(e->key.src, key->src, sizeof(e->key.src));
 	memcpy(e->key.dst, key->dst, sizeof(e->key.dst));
 	e->key.dest_qpn = key->dest_qpn & QPN_LEARN_PSN_MASK;
+	e->key.sport = key->sport;
 	e->pair_hash = h;
 	e->first_psn = psn;
 	e->last_psn = psn;
@@ -250,6 +252,26 @@ qpn_learn_lookup(const struct qpn_learn *t, const struct qpn_learn_key *key, uin
 		if (e->pair_hash == 0)
 			break;
 		if (e->pair_hash == h && entry_live(t, e, now_ns) && key_eq(&e->key, key))
+			return e;
+	}
+	return NULL;
+}
+
+const struct qpn_learn_entry *
+qpn_learn_find_sender(const struct qpn_learn *t, uint8_t family, const uint8_t src[16],
+		const uint8_t dst[16], uint32_t sender_qpn, uint64_t now_ns)
+{
+	uint32_t h = pair_hash(family, src, dst);
+	uint32_t i;
+
+	sender_qpn &= QPN_LEARN_PSN_MASK;
+	for (i = 0; i < t->max_probe; i++) {
+		const struct qpn_learn_entry *e = slot(t, h, i);
+
+		if (e->pair_hash == 0)
+			break;
+		if (e->pair_hash == h && e->learned && e->sender_qpn == sender_qpn &&
+				entry_live(t, e, now_ns) && pair_eq(&e->key, family, src, dst))
 			return e;
 	}
 	return NULL;

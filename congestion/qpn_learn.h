@@ -46,6 +46,7 @@
 
 struct qpn_learn_key {
 	uint8_t family; /* AF_INET or AF_INET6 */
+	uint16_t sport; /* data UDP source port: stored, not part of the key */
 	uint8_t src[16]; /* data source IP (IPv4 in src[0..3], rest zero) */
 	uint8_t dst[16]; /* data destination IP */
 	uint32_t dest_qpn; /* data packets' BTH DestQP = receiver QPN */
@@ -127,6 +128,15 @@ enum qpn_learn_result qpn_learn_on_ack(struct qpn_learn *t, uint8_t family,
 /* Read-only lookup: the live entry for KEY, or NULL. */
 const struct qpn_learn_entry *qpn_learn_lookup(const struct qpn_learn *t,
 		const struct qpn_learn_key *key, uint64_t now_ns);
+
+/*
+ * The live data flow from src to dst whose learned sender QPN is
+ * sender_qpn, or NULL. Mechanism C maps a receiver's CNP (which names only
+ * the data sender's QPN) to the incoming data flow it is about.
+ */
+const struct qpn_learn_entry *qpn_learn_find_sender(const struct qpn_learn *t, uint8_t family,
+		const uint8_t src[16], const uint8_t dst[16], uint32_t sender_qpn,
+		uint64_t now_ns);
 
 /* Live entries at now (walks the whole table: control path only). */
 size_t qpn_learn_count(const struct qpn_learn *t, uint64_t now_ns);

@@ -126,6 +126,7 @@ struct ls_gateway_conf {
 	uint16_t geneve_port; /* UDP destination port, 6081 */
 	uint64_t stats_interval_ns;
 	uint64_t neigh_timeout_ns; /* ARP/ND entry lifetime */
+	uint32_t flows; /* per-worker flow table and QPN learner entries */
 };
 
 struct ls_eal_conf {

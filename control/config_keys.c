@@ -112,6 +112,14 @@ const struct config_key config_keys[] = {
 			"(it first pauses, then sleeps longer up to this). 0 busy-polls.",
 	},
 	{
+		.section = CONFIG_SEC_GATEWAY, .name = "flows", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .unit_label = "entries", .min = 256,
+		.max = UINT64_C(1) << 24, .def = "65536", GW(flows),
+		.help = "Per-QP flow table entries per worker (rounded up to a power of "
+			"two), also the size of each QPN learner table. About 200 bytes "
+			"each; entries idle for [congestion] flow_idle are reused.",
+	},
+	{
 		.section = CONFIG_SEC_GATEWAY, .name = "geneve_port", .type = CONFIG_T_UINT,
 		.units = UNITS_COUNT, .min = 1, .max = 65535, .def = "6081",
 		GW(geneve_port),
@@ -386,8 +394,10 @@ const struct config_key config_keys[] = {
 	{
 		.section = CONFIG_SEC_CONGESTION, .name = "ce_clear", .type = CONFIG_T_BOOL,
 		.def = "yes", CONG(ce_clear),
-		.help = "Mechanism A: clear CE on a packet that made the gateway send a "
-			"CNP, so the far receiver does not send a second, late one.",
+		.help = "Mechanism A: forward a signalled RoCE packet without CE while a "
+			"gateway CNP covers its QP (one sent within cnp_interval), so the "
+			"far receiver does not send a second, late CNP (THEMIS's policy). "
+			"no: keep CE and let both loops act.",
 	},
 	{
 		.section = CONFIG_SEC_CONGESTION, .name = "hold", .type = CONFIG_T_UINT,
@@ -399,7 +409,8 @@ const struct config_key config_keys[] = {
 		.section = CONFIG_SEC_CONGESTION, .name = "flow_idle", .type = CONFIG_T_UINT,
 		.units = UNITS_TIME, .min = NS_MS, .max = 3600 * NS_S, .def = "1s",
 		CONG(flow_idle_ns),
-		.help = "A per-QP flow entry unused for this long is removed.",
+		.help = "A per-QP flow entry (and a learned QPN pairing) unused for this "
+			"long is removed.",
 	},
 };
 

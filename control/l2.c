@@ -200,7 +200,7 @@ l2_arp_input(struct ls_runtime *rt, unsigned int port, const uint8_t *p, uint32_
 	if (sip != 0 && l2_in_subnet4(pt, sip) && rte_is_unicast_ether_addr(&arp->arp_data.arp_sha) &&
 	    (for_us || neigh_find(nt, AF_INET, (const uint8_t *)&sip) != NULL)) {
 		if (neigh_update(nt, AF_INET, (const uint8_t *)&sip, &arp->arp_data.arp_sha, false,
-				 now_ns) == 0)
+				 now_ns) > 0)
 			rt->l2.learned++;
 	}
 	if (op == RTE_ARP_OP_REQUEST && for_us) {
@@ -258,7 +258,7 @@ l2_nd_input(struct ls_runtime *rt, unsigned int port, const uint8_t *ipb, uint32
 		lla = l2_nd_lladdr(icmp + ND_MSG_SIZE, ilen - ND_MSG_SIZE, ND_OPT_SLLA);
 		if (!from_unspec && lla != NULL &&
 		    neigh_update(nt, AF_INET6, ip->src_addr, (const struct rte_ether_addr *)lla,
-				 false, now_ns) == 0)
+				 false, now_ns) > 0)
 			rt->l2.learned++;
 		if (!l2_ip6_is_ours(pt, target))
 			return;
@@ -283,7 +283,7 @@ l2_nd_input(struct ls_runtime *rt, unsigned int port, const uint8_t *ipb, uint32
 		lla = l2_nd_lladdr(icmp + ND_MSG_SIZE, ilen - ND_MSG_SIZE, ND_OPT_TLLA);
 		if (lla != NULL && neigh_find(nt, AF_INET6, target) != NULL &&
 		    neigh_update(nt, AF_INET6, target, (const struct rte_ether_addr *)lla, false,
-				 now_ns) == 0)
+				 now_ns) > 0)
 			rt->l2.learned++;
 	}
 }

@@ -27,6 +27,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mempool.h>
+#include <rte_net_crc.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
@@ -74,6 +75,7 @@ main_workers_create(struct ls_runtime *rt, FILE *err)
 {
 	unsigned int n = rt->cfg->gw.workers, i, lcore;
 	size_t sz;
+	int rc;
 
 	if (rte_lcore_count() < n + 1) {
 		fprintf(err,
@@ -110,6 +112,10 @@ main_workers_create(struct ls_runtime *rt, FILE *err)
 		w->tsc_hz = rte_get_tsc_hz();
 		w->tsc_base = rte_rdtsc();
 		w->ns_base = runtime_now_ns();
+		w->pool = rt->pool;
+		rc = runtime_worker_state_alloc(rt->cfg, w, err);
+		if (rc != 0)
+			return rc;
 		snprintf(name, sizeof(name), "ls_punt_%u", i);
 		w->punt = rte_ring_create(name, MAIN_RING_SIZE, (int)rte_lcore_to_socket_id(lcore),
 					  RING_F_SP_ENQ | RING_F_SC_DEQ);
@@ -141,6 +147,7 @@ main_workers_free(struct ls_runtime *rt)
 			rte_pktmbuf_free(m);
 		rte_ring_free(w->punt);
 		rte_ring_free(w->inject);
+		runtime_worker_state_free(w);
 		rte_free(w);
 	}
 	rt->n_workers = 0;
@@ -255,6 +262,8 @@ main_run(struct ls_config *cfg, int eal_argc, char **eal_argv, bool stats)
 	rt.tsc_hz = rte_get_tsc_hz();
 	rt.start_tsc = rte_rdtsc();
 
+	/* ICRC of gateway CNPs (mechanism A). */
+	rte_net_crc_set_alg(RTE_NET_CRC_SSE42);
 	rc = dp_mbuf_meta_register();
 	if (rc != 0) {
 		fprintf(stderr, "cannot register the mbuf metadata field: %s\n", rte_strerror(-rc));

@@ -15,6 +15,7 @@
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_lcore.h>
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
 #include <rte_malloc.h>
@@ -23,10 +24,15 @@
 #include <rte_ring.h>
 
 #include "l2.h"
+#include "congestion/cc_params.h"
 #include "dataplane/neigh.h"
 
 static_assert(sizeof(struct dp_counters) % sizeof(uint64_t) == 0,
 	      "dp_counters must be summable as an array of uint64_t");
+static_assert((int)LS_MARKER_NONE == (int)ECN_MARKER_NONE && (int)LS_MARKER_RED == (int)ECN_MARKER_RED &&
+		      (int)LS_MARKER_SOJOURN == (int)ECN_MARKER_SOJOURN &&
+		      (int)LS_MARKER_PHANTOM == (int)ECN_MARKER_PHANTOM,
+	      "config marker kinds are the congestion core's");
 
 uint64_t
 runtime_now_ns(void)
@@ -79,6 +85,112 @@ runtime_on_link(const struct ls_prefix *net, const struct ls_addr *a)
 	if (memcmp(net->addr.a, a->a, full) != 0)
 		return false;
 	return rem == 0 || ((net->addr.a[full] ^ a->a[full]) & (uint8_t)(0xff << (8 - rem))) == 0;
+}
+
+/* Shaper depth: enough for a few MTU frames and ~10 us at the link rate. */
+#define RUNTIME_SHAPER_BURST_NS 10000u
+#define RUNTIME_LEARN_PROBE 16u
+#define RUNTIME_LEARN_PSN_WINDOW (1u << 20)
+/* Mechanism C shapes toward the DC at this rate when the DC port has none. */
+#define RUNTIME_DC_DEFAULT_BPS UINT64_C(100000000000)
+
+/*
+ * Traffic manager settings of a WAN port: the congestion/ parameter
+ * function turns its link rate and the largest RTT of its peers into
+ * buffer size and marking thresholds, unless [congestion] sets them.
+ */
+static int
+runtime_tm_build(const struct ls_config *cfg, unsigned int port, struct dp_tm_conf *tm, FILE *err)
+{
+	const struct ls_port_conf *pc = &cfg->ports[port];
+	const struct ls_congestion_conf *cg = &cfg->cong;
+	struct cc_link link = { 0 };
+	struct cc_overrides ov = {
+		.kmin_bytes = cg->kmin_bytes,
+		.kmax_bytes = cg->kmax_bytes,
+		.pmax_ppm = cg->pmax_ppm,
+		.target_delay_ns = cg->target_delay_ns,
+		.phantom_ratio_ppm = cg->phantom_ratio_ppm,
+		.buffer_bytes = cg->buffer_bytes,
+		.cnp_interval_ns = cg->cnp_interval_ns,
+		.hold_ns = cg->hold_ns,
+		.flow_idle_ns = cg->flow_idle_ns,
+	};
+	const char *why = NULL;
+	uint64_t burst;
+	unsigned int i;
+	int rc;
+
+	memset(tm, 0, sizeof(*tm));
+	link.rate_bps = pc->link_rate_bps;
+	link.mtu_bytes = pc->mtu;
+	link.near_source_cnp = (cg->mechanisms & LS_MECH_A) != 0;
+	for (i = 0; i < cfg->n_peers; i++)
+		if (cfg->peers[i].port_index == (int)port && cfg->peers[i].rtt_ns > link.rtt_ns)
+			link.rtt_ns = cfg->peers[i].rtt_ns;
+	if (link.rate_bps == 0 || link.rtt_ns == 0)
+		return 0; /* no link rate: no shaping, no marking */
+	rc = cc_params_resolve(&link, &ov, &tm->derived, &why);
+	if (rc != 0) {
+		fprintf(err, "%s: [congestion] port '%s': %s\n", cfg->path, pc->name,
+			why != NULL ? why : "parameters rejected");
+		return rc;
+	}
+	burst = RTE_MAX((uint64_t)3 * (pc->mtu + 100), link.rate_bps / 8 * RUNTIME_SHAPER_BURST_NS /
+							 1000000000u);
+	rc = token_bucket_config_init(&tm->shaper, link.rate_bps, burst, rte_get_tsc_hz());
+	if (rc != 0) {
+		fprintf(err, "%s: [port %s] link_rate: cannot shape at %" PRIu64 " b/s\n", cfg->path,
+			pc->name, link.rate_bps);
+		return rc;
+	}
+	tm->enabled = true;
+	tm->buffer_bytes = tm->derived.buffer_bytes;
+	cc_params_marker(&tm->derived, (enum ecn_marker_kind)cg->marker, false, &tm->marker);
+	tm->mark_at_dequeue = cg->marker == LS_MARKER_SOJOURN;
+	return 0;
+}
+
+/* Mechanisms A and C: one setting for every worker. */
+static int
+runtime_mech_build(const struct ls_config *cfg, const struct dp_conf *c, struct dp_mech_conf *m,
+		   FILE *err)
+{
+	const struct ls_congestion_conf *cg = &cfg->cong;
+	struct proxy_cnp_params cp = {
+		.interval_ns = cg->cnp_interval_ns,
+		.ce_policy = cg->ce_clear ? PROXY_CNP_CE_CLEAR_COVERED : PROXY_CNP_CE_KEEP,
+	};
+	uint64_t dc_rate = cfg->ports[cfg->dc_port].link_rate_bps;
+	uint64_t hold = cg->hold_ns;
+	struct trp_params tp;
+	unsigned int i;
+
+	memset(m, 0, sizeof(*m));
+	m->mechanisms = cg->mechanisms;
+	m->cnp_dscp = cg->cnp_dscp;
+	m->flow_idle_ns = cg->flow_idle_ns;
+	m->learn.idle_ns = cg->flow_idle_ns;
+	m->learn.max_probe = RUNTIME_LEARN_PROBE;
+	m->learn.psn_window = RUNTIME_LEARN_PSN_WINDOW;
+	if (proxy_cnp_config_init(&m->cnp, &cp) != 0) {
+		fprintf(err, "%s: [congestion] cnp_interval: rejected\n", cfg->path);
+		return -EINVAL;
+	}
+	/* Hold about one WAN RTT unless set: the derived value of any WAN port. */
+	for (i = 0; i < c->n_ports && hold == 0; i++)
+		if (c->tm[i].enabled)
+			hold = c->tm[i].derived.hold_ns;
+	for (i = 0; i < cfg->n_peers && hold == 0; i++)
+		hold = cfg->peers[i].rtt_ns;
+	if (hold == 0)
+		hold = 1000000; /* 1 ms: the 100 km case */
+	trp_params_default(&tp, dc_rate != 0 ? dc_rate : RUNTIME_DC_DEFAULT_BPS, hold);
+	if (trp_config_init(&m->trp, &tp) != 0) {
+		fprintf(err, "%s: [congestion] hold: mechanism C parameters rejected\n", cfg->path);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 void
@@ -184,6 +296,16 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 				n6++;
 		}
 	}
+	if (rc != 0)
+		goto fail;
+	for (i = 0; i < cfg->n_ports; i++) {
+		if (cfg->ports[i].role != LS_PORT_WAN)
+			continue;
+		rc = runtime_tm_build(cfg, i, &c->tm[i], err);
+		if (rc != 0)
+			goto fail;
+	}
+	rc = runtime_mech_build(cfg, c, &c->mech, err);
 	if (rc != 0)
 		goto fail;
 
@@ -370,6 +492,110 @@ fail:
 	free(cfg);
 	rt->reloads_failed++;
 	return rc;
+}
+
+/* Packets a WAN class queue can hold: a BDP of small packets, within reason. */
+static uint32_t
+runtime_tm_capacity(const struct ls_config *cfg)
+{
+	uint64_t bdp = 0, pkts;
+	unsigned int i;
+
+	for (i = 0; i < cfg->n_peers; i++) {
+		const struct ls_port_conf *wan = &cfg->ports[cfg->peers[i].port_index];
+		uint64_t b = wan->link_rate_bps / 8 * cfg->peers[i].rtt_ns / 1000000000u;
+
+		if (b > bdp)
+			bdp = b;
+	}
+	if (cfg->cong.buffer_bytes > bdp)
+		bdp = cfg->cong.buffer_bytes;
+	pkts = bdp / 256 + 1024;
+	if (pkts > (1u << 20))
+		pkts = 1u << 20;
+	return rte_align32pow2((uint32_t)pkts);
+}
+
+int
+runtime_worker_state_alloc(const struct ls_config *cfg, struct dp_worker *w, FILE *err)
+{
+	struct qpn_learn_params lp = {
+		.idle_ns = cfg->cong.flow_idle_ns,
+		.max_probe = RUNTIME_LEARN_PROBE,
+		.psn_window = RUNTIME_LEARN_PSN_WINDOW,
+	};
+	uint32_t flows = rte_align32pow2(cfg->gw.flows);
+	uint32_t cap = runtime_tm_capacity(cfg);
+	int socket = (int)rte_lcore_to_socket_id(w->lcore);
+	unsigned int p, q;
+	void *mem;
+
+	mem = rte_zmalloc_socket("ls_flows", flow_table_mem_size(flows), RTE_CACHE_LINE_SIZE, socket);
+	if (mem == NULL)
+		goto nomem;
+	flow_table_init(&w->flows, mem, flows, cfg->cong.flow_idle_ns);
+	mem = rte_zmalloc_socket("ls_learn", qpn_learn_mem_size(flows), RTE_CACHE_LINE_SIZE, socket);
+	if (mem == NULL || qpn_learn_init(&w->learn_src, mem, flows, &lp) != 0)
+		goto nomem;
+	mem = rte_zmalloc_socket("ls_learn", qpn_learn_mem_size(flows), RTE_CACHE_LINE_SIZE, socket);
+	if (mem == NULL || qpn_learn_init(&w->learn_dst, mem, flows, &lp) != 0)
+		goto nomem;
+	mem = rte_zmalloc_socket("ls_hold", sizeof(struct rte_mbuf *) * HOLD_SLOTS * HOLD_QUEUE,
+				 RTE_CACHE_LINE_SIZE, socket);
+	if (mem == NULL)
+		goto nomem;
+	hold_init(&w->hold, mem);
+	for (p = 0; p < cfg->n_ports; p++) {
+		if (cfg->ports[p].role != LS_PORT_WAN)
+			continue;
+		w->tm[p].tsc_hz = rte_get_tsc_hz();
+		for (q = 0; q < DP_TM_CLASS_MAX; q++) {
+			mem = rte_zmalloc_socket("ls_tm", sizeof(struct rte_mbuf *) * cap,
+						 RTE_CACHE_LINE_SIZE, socket);
+			if (mem == NULL)
+				goto nomem;
+			w->tm[p].q[q].ring = mem;
+			w->tm[p].q[q].mask = cap - 1;
+		}
+	}
+	return 0;
+nomem:
+	fprintf(err, "worker %u: out of memory for the flow table, learners and queues "
+		     "([gateway] flows = %u, %u packets per WAN class queue)\n",
+		w->id, flows, cap);
+	runtime_worker_state_free(w);
+	return -ENOMEM;
+}
+
+void
+runtime_worker_state_free(struct dp_worker *w)
+{
+	unsigned int p, q, i;
+
+	for (p = 0; p < LS_MAX_PORTS; p++) {
+		for (q = 0; q < DP_TM_CLASS_MAX; q++) {
+			struct tm_fifo *f = &w->tm[p].q[q];
+
+			while (f->ring != NULL && tm_fifo_count(f) != 0)
+				rte_pktmbuf_free(f->ring[f->head++ & f->mask]);
+			rte_free(f->ring);
+			f->ring = NULL;
+		}
+	}
+	for (i = 0; i < HOLD_SLOTS && w->hold.e[0].ring != NULL; i++) {
+		struct hold_entry *he = &w->hold.e[i];
+
+		while (hold_count(he) != 0)
+			rte_pktmbuf_free(he->ring[he->head++ & (HOLD_QUEUE - 1)]);
+	}
+	rte_free(w->hold.e[0].ring);
+	w->hold.e[0].ring = NULL;
+	rte_free(w->flows.e);
+	w->flows.e = NULL;
+	rte_free(w->learn_src.slots);
+	w->learn_src.slots = NULL;
+	rte_free(w->learn_dst.slots);
+	w->learn_dst.slots = NULL;
 }
 
 /* Resolve every configured next hop ahead of traffic. */

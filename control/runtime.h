@@ -72,6 +72,13 @@ void runtime_dp_free(struct dp_conf *c);
  */
 void runtime_publish(struct ls_runtime *rt, struct ls_config *cfg, struct dp_conf *dp);
 
+/*
+ * Per-worker flow table, QPN learners, mechanism C hold queues and WAN
+ * traffic manager queues, sized from cfg. Free returns queued mbufs.
+ */
+int runtime_worker_state_alloc(const struct ls_config *cfg, struct dp_worker *w, FILE *err);
+void runtime_worker_state_free(struct dp_worker *w);
+
 /* Send ARP / ND for every peer next hop and port gateway. */
 void runtime_resolve_nexthops(struct ls_runtime *rt);
 

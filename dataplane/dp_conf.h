@@ -22,6 +22,12 @@
 #include <rte_ether.h>
 
 #include "drop_reason.h"
+#include "congestion/cc_params.h"
+#include "congestion/ecn_marker.h"
+#include "congestion/proxy_cnp.h"
+#include "congestion/qpn_learn.h"
+#include "congestion/token_bucket.h"
+#include "congestion/trp.h"
 #include "control/config.h"
 
 struct rte_lpm;
@@ -65,6 +71,37 @@ struct dp_peer {
 	char name[LS_NAME_MAX];
 };
 
+/*
+ * Traffic manager classes of a WAN egress queue, served in strict priority:
+ * congestion feedback and control first, then RoCE data, then the rest.
+ */
+enum dp_tm_class {
+	DP_TM_CLASS_CONTROL = 0, /* CNP, ACK/NAK, gateway control packets */
+	DP_TM_CLASS_ROCE, /* RoCE data */
+	DP_TM_CLASS_OTHER, /* any other IP */
+	DP_TM_CLASS_MAX
+};
+
+/* WAN egress traffic manager settings of one WAN port (derived per snapshot). */
+struct dp_tm_conf {
+	bool enabled; /* a link rate is known: shape and mark */
+	struct token_bucket_config shaper; /* link rate, TSC ticks */
+	uint64_t buffer_bytes; /* per class queue limit */
+	struct ecn_marker_params marker; /* for the RoCE and other classes */
+	bool mark_at_dequeue; /* sojourn marking */
+	struct cc_derived derived; /* what cc_params_resolve() made of the link */
+};
+
+/* Mechanisms A and C (../shared/notes/congestion.md), shared by all workers. */
+struct dp_mech_conf {
+	unsigned int mechanisms; /* LS_MECH_* */
+	struct proxy_cnp_config cnp; /* mechanism A rate limit and CE policy */
+	uint8_t cnp_dscp;
+	struct trp_config trp; /* mechanism C */
+	struct qpn_learn_params learn;
+	uint64_t flow_idle_ns;
+};
+
 struct dp_conf {
 	uint64_t generation;
 	uint16_t n_ports;
@@ -77,6 +114,8 @@ struct dp_conf {
 	struct rte_lpm *lpm4; /* next hop = peer index */
 	struct rte_lpm6 *lpm6;
 	struct ls_congestion_conf cong;
+	struct dp_tm_conf tm[LS_MAX_PORTS]; /* WAN ports only */
+	struct dp_mech_conf mech;
 };
 
 /*
@@ -108,6 +147,41 @@ struct dp_peer_counters {
 	uint64_t rx_seq_reorder; /* sequence went backwards */
 };
 
+#define DP_HIST_BUCKETS 40 /* log2 buckets: [2^i, 2^(i+1)) */
+
+/* One class queue of a WAN port's traffic manager. */
+struct dp_tm_counters {
+	uint64_t enq_pkts, enq_bytes;
+	uint64_t deq_pkts, deq_bytes;
+	uint64_t drops; /* queue full (also counted as wan_queue_full) */
+	uint64_t marks; /* CE written by the marker */
+	uint64_t depth_bytes, depth_pkts; /* gauges: now */
+	uint64_t depth_max_bytes;
+	uint64_t sojourn_ns_sum, sojourn_ns_max;
+	uint64_t depth_hist[DP_HIST_BUCKETS]; /* bytes queued ahead, sampled per enqueue */
+	uint64_t sojourn_hist[DP_HIST_BUCKETS]; /* ns, per dequeue */
+};
+
+/* Mechanisms A and C. */
+struct dp_mech_counters {
+	uint64_t cnp_sent; /* A: gateway CNPs to local senders */
+	uint64_t cnp_suppressed; /* A: per-QP rate limit */
+	uint64_t cnp_no_qpn; /* A: sender QPN not learned yet */
+	uint64_t cnp_no_neigh; /* A: sender's next hop unresolved */
+	uint64_t cnp_no_mbuf; /* A: pool empty */
+	uint64_t ce_cleared; /* A: CE removed from a forwarded packet */
+	uint64_t learn[QPN_LEARN_RESULT_MAX]; /* source-side learner (A) */
+	uint64_t learn_dst[QPN_LEARN_RESULT_MAX]; /* destination-side learner (C) */
+	uint64_t trp_cnps; /* C: receiver CNPs seen leaving for the WAN */
+	uint64_t trp_no_flow; /* C: no learned incoming flow for that CNP */
+	uint64_t trp_table_full; /* C: no free shaping slot */
+	uint64_t trp_activations; /* C: shaping started */
+	uint64_t trp_delayed; /* C: packets held in gateway memory */
+	uint64_t trp_released; /* C: held packets sent on */
+	uint64_t trp_active; /* C: gauge, QPs being shaped now */
+	uint64_t trp_queued; /* C: gauge, packets held now */
+};
+
 struct dp_counters {
 	struct dp_port_counters port[LS_MAX_PORTS];
 	struct dp_peer_counters peer[LS_MAX_PEERS];
@@ -119,6 +193,10 @@ struct dp_counters {
 	uint64_t injected; /* sent for the control thread */
 	uint64_t polls, idle_polls, sleeps;
 	uint64_t busy_tsc; /* TSC spent in bursts that carried packets */
+	uint64_t flows_created; /* flow entries started (new or reused) */
+	uint64_t flows_full; /* no free flow slot in the probe window */
+	struct dp_tm_counters tm[LS_MAX_PORTS][DP_TM_CLASS_MAX];
+	struct dp_mech_counters mech;
 } __rte_cache_aligned;
 
 #endif /* LONGSPAN_DP_CONF_H */

@@ -51,7 +51,9 @@
 	X(PUNT_FULL, "punt_ring_full", "control-plane punt queue full")        \
 	X(TX_FULL, "tx_ring_full", "transmit queue full")                      \
 	X(LOCAL_DELIVER, "local_unhandled", "addressed to the gateway, no handler") \
-	X(NO_CONFIG, "no_config", "no dataplane configuration published")
+	X(NO_CONFIG, "no_config", "no dataplane configuration published")    \
+	X(TM_QUEUE_FULL, "wan_queue_full", "WAN egress queue at its buffer limit") \
+	X(TRP_QUEUE_FULL, "trp_queue_full", "mechanism C hold queue of the QP full")
 
 enum ls_drop_reason {
 #define LS_DROP_ENUM(sym, name, desc) LS_DROP_##sym,

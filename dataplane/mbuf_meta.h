@@ -9,6 +9,7 @@
  * starts and is read-only afterwards.
  */
 
+#include <assert.h>
 #include <stdint.h>
 
 #include <rte_mbuf.h>
@@ -21,13 +22,33 @@ enum dp_punt_reason {
 	DP_PUNT_RESOLVE, /* next hop unknown: resolve addr on port */
 };
 
+/*
+ * Two uses that never overlap in time: a packet on a punt/inject ring, or
+ * a packet waiting in a WAN traffic manager queue.
+ */
 struct dp_mbuf_meta {
-	uint8_t port; /* index into dp_conf.ports: rx port (punt) or tx port (inject) */
-	uint8_t reason; /* enum dp_punt_reason (punt only) */
-	uint8_t family; /* DP_PUNT_RESOLVE: AF_INET / AF_INET6 */
-	uint8_t pad;
-	uint8_t addr[16]; /* DP_PUNT_RESOLVE: next hop address */
+	union {
+		struct {
+			uint8_t port; /* index into dp_conf.ports: rx (punt) or tx (inject) */
+			uint8_t reason; /* enum dp_punt_reason (punt only) */
+			uint8_t family; /* DP_PUNT_RESOLVE: AF_INET / AF_INET6 */
+			uint8_t pad;
+			uint8_t addr[16]; /* DP_PUNT_RESOLVE: next hop address */
+		};
+		struct {
+			uint64_t enq_tsc; /* when it entered the queue */
+			uint32_t hash; /* inner flow hash (outer UDP port, flow label) */
+			uint8_t peer; /* index into dp_conf.peers */
+			uint8_t flags; /* DP_TM_F_* */
+			uint8_t dmac[6]; /* next hop toward the peer */
+			uint16_t frame_bytes; /* Ethernet frame once encapsulated */
+		} tm;
+	};
 };
+static_assert(sizeof(struct dp_mbuf_meta) <= 24, "fits the mbuf dynamic field area");
+
+#define DP_TM_F_ROCE_DATA 0x01 /* inner RoCE data: mechanism A applies */
+#define DP_TM_F_CE_IN 0x02 /* arrived with CE (marked upstream) */
 
 extern int dp_mbuf_meta_offset;
 

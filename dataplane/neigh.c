@@ -128,7 +128,7 @@ neigh_update(struct neigh_table *t, uint8_t family, const uint8_t *ip,
 	rte_seqcount_write_end(&e->sc);
 	e->updated_ns = now_ns;
 	e->requests = 0;
-	return 0;
+	return 1;
 }
 
 /*

@@ -56,7 +56,11 @@ enum neigh_result neigh_lookup(const struct neigh_table *t, uint8_t family, cons
 
 /* Control side. */
 void neigh_init(struct neigh_table *t);
-/* Insert or update; returns 0, or -ENOSPC when the probe window is full. */
+/*
+ * Insert or update; returns 1 when the entry changed, 0 when a learned
+ * answer was ignored because the entry is static, -ENOSPC when the probe
+ * window is full.
+ */
 int neigh_update(struct neigh_table *t, uint8_t family, const uint8_t *ip,
 		 const struct rte_ether_addr *mac, bool is_static, uint64_t now_ns);
 /* Find the entry for ip (any state), NULL if absent. Control thread only. */

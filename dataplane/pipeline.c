@@ -15,12 +15,14 @@
 #include <rte_ring.h>
 #include <rte_udp.h>
 
+#include "cnp.h"
 #include "congestion/ecn.h"
 #include "csum.h"
 #include "geneve.h"
 #include "mbuf_meta.h"
 #include "neigh.h"
 #include "parse.h"
+#include "roce.h"
 
 #define ICMP6_ECHO_REQUEST 128
 #define ICMP6_NEIGH_SOLICIT 135
@@ -271,43 +273,94 @@ dp_ingress_dc(const struct dp_conf *c, struct rte_mbuf *m, const struct pkt_meta
 }
 
 /*
- * Egress / deparser: replace the inner Ethernet header with
- * Ethernet / outer IP / UDP / GENEVE / Longspan option (docs/wire-format.md).
+ * True when an inner packet is addressed to the DC port itself or, for
+ * IPv4, to its subnet's broadcast address: not something to forward.
  */
-static enum ls_drop_reason
-dp_encap(struct dp_worker *w, const struct dp_conf *c, uint32_t peer_idx, struct rte_mbuf *m,
-	 const struct pkt_meta *meta, const struct rte_ether_addr *dmac, const struct dp_clock *clk)
+static inline bool
+dp_dc_is_local(const struct dp_port *dc, const uint8_t *ip, uint8_t l3)
 {
+	if (l3 == PKT_L3_IP4) {
+		uint32_t d, host;
+
+		if (!dc->has_ip4)
+			return false;
+		memcpy(&d, ip + 16, 4);
+		if (d == dc->ip4)
+			return true;
+		host = dc->ip4_prefix_len >= 31 ? 0 : ~0u >> dc->ip4_prefix_len;
+		return host != 0 && dp_prefix4_match(d, dc->ip4, dc->ip4_prefix_len) &&
+		       (rte_be_to_cpu_32(d) & host) == host;
+	}
+	return dp_ip6_is_ours(dc, ip + 24);
+}
+
+/* Next hop on the DC port for an inner destination: on-link or gateway. */
+static inline enum ls_drop_reason
+dp_dc_nexthop(const struct dp_port *dc, const uint8_t *ip, uint8_t l3, uint8_t *family,
+	      const uint8_t **nh)
+{
+	if (l3 == PKT_L3_IP4) {
+		const uint8_t *dst = ip + 16;
+		uint32_t d;
+
+		memcpy(&d, dst, 4);
+		*family = AF_INET;
+		if (dc->has_ip4 && dp_prefix4_match(d, dc->ip4, dc->ip4_prefix_len))
+			*nh = dst;
+		else if (dc->has_gw4)
+			*nh = (const uint8_t *)&dc->gw4;
+		else
+			return LS_DROP_NO_ROUTE;
+		return LS_DROP_NONE;
+	}
+	*family = AF_INET6;
+	if (dc->has_ip6 && dp_prefix6_match(ip + 24, dc->ip6, dc->ip6_prefix_len))
+		*nh = ip + 24;
+	else if (dc->has_gw6)
+		*nh = dc->gw6;
+	else
+		return LS_DROP_NO_ROUTE;
+	return LS_DROP_NONE;
+}
+
+/*
+ * Egress / deparser: prepend Ethernet / outer IP / UDP / GENEVE / Longspan
+ * option (docs/wire-format.md) to an inner IP packet leaving the traffic
+ * manager; the mbuf data starts at the inner IP header.
+ */
+static void
+dp_encap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
+	 const struct dp_clock *clk)
+{
+	const struct dp_mbuf_meta *mm = dp_mbuf_meta(m);
+	uint32_t peer_idx = mm->tm.peer;
 	const struct dp_peer *peer = &c->peers[peer_idx];
 	const struct dp_port *wan = &c->ports[peer->port];
-	const uint8_t *inner = rte_pktmbuf_mtod_offset(m, const uint8_t *, meta->l3_off);
-	uint32_t hash = dp_flow_hash(inner, meta->l3, meta->proto, meta->sport, meta->dport);
+	const uint8_t *inner = rte_pktmbuf_mtod(m, const uint8_t *);
+	bool inner4 = (inner[0] >> 4) == 4;
+	uint32_t hash = mm->tm.hash;
+	uint16_t ip_len = (uint16_t)m->pkt_len;
 	uint16_t l2 = sizeof(struct rte_ether_hdr) + (wan->vlan ? sizeof(struct rte_vlan_hdr) : 0);
 	uint16_t l3 = peer->family == AF_INET ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
-	uint16_t udp_len = (uint16_t)(sizeof(struct rte_udp_hdr) + GENEVE_ENCAP_HDR_SIZE + meta->ip_len);
-	uint16_t inner_et = meta->l3 == PKT_L3_IP4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
+	uint16_t udp_len = (uint16_t)(sizeof(struct rte_udp_hdr) + GENEVE_ENCAP_HDR_SIZE + ip_len);
+	uint16_t inner_et = inner4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
 	uint16_t outer_et = peer->family == AF_INET ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
-	/* RFC 6040: copy DSCP and ECN to the outer header. */
-	uint8_t tos = ecn_tos_with(meta->tos, ecn_encap(ecn_of_tos(meta->tos)));
+	/* RFC 6040: copy DSCP and ECN (including the gateway's own mark) outward. */
+	uint8_t in_tos = inner4 ? inner[1] : (uint8_t)((inner[0] << 4) | (inner[1] >> 4));
+	uint8_t tos = ecn_tos_with(in_tos, ecn_encap(ecn_of_tos(in_tos)));
 	struct dp_peer_seq *ps = &w->seq[peer_idx];
+	struct rte_ether_addr dmac;
 	struct rte_ether_hdr *eth;
 	struct rte_udp_hdr *udp;
 	struct geneve_ls_opt *opt;
-	uint8_t *hdr;
-	uint8_t *g;
+	uint8_t *hdr, *g;
 
-	if ((uint32_t)l3 + udp_len > wan->mtu)
-		return LS_DROP_MTU_EXCEEDED;
-	/* Strip the inner Ethernet header and any Ethernet padding. */
-	rte_pktmbuf_adj(m, meta->l3_off);
-	if (m->pkt_len > meta->ip_len)
-		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - meta->ip_len));
+	memcpy(dmac.addr_bytes, mm->tm.dmac, RTE_ETHER_ADDR_LEN);
+	/* Headroom was checked when the packet entered the traffic manager. */
 	hdr = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(l2 + l3 + sizeof(*udp) + GENEVE_ENCAP_HDR_SIZE));
-	if (unlikely(hdr == NULL))
-		return LS_DROP_NO_HEADROOM;
 
 	eth = (struct rte_ether_hdr *)hdr;
-	rte_ether_addr_copy(dmac, &eth->dst_addr);
+	rte_ether_addr_copy(&dmac, &eth->dst_addr);
 	rte_ether_addr_copy(&wan->mac, &eth->src_addr);
 	if (wan->vlan) {
 		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
@@ -377,7 +430,387 @@ dp_encap(struct dp_worker *w, const struct dp_conf *c, uint32_t peer_idx, struct
 	}
 	m->l2_len = l2;
 	m->l3_len = l3;
+	w->counters.peer[peer_idx].tx_pkts++;
+	w->counters.peer[peer_idx].tx_bytes += ip_len;
+}
+
+/* Set the ECN field of the IP header at ip (checksum patched for IPv4). */
+static inline void
+dp_ip_set_ecn(uint8_t *ip, uint8_t ecn)
+{
+	if ((ip[0] >> 4) == 4) {
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+		uint8_t tos = ecn_tos_with(h->type_of_service, ecn);
+
+		h->hdr_checksum = rte_cpu_to_be_16(ecn_ipv4_csum_update_tos(
+			rte_be_to_cpu_16(h->hdr_checksum), h->type_of_service, tos));
+		h->type_of_service = tos;
+	} else {
+		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)ip;
+		uint32_t vtc = rte_be_to_cpu_32(h->vtc_flow);
+
+		vtc = (vtc & ~(ECN_MASK << 20)) | (uint32_t)(ecn & ECN_MASK) << 20;
+		h->vtc_flow = rte_cpu_to_be_32(vtc);
+	}
+}
+
+static inline uint8_t
+dp_ip_ecn(const uint8_t *ip)
+{
+	return (ip[0] >> 4) == 4 ? (ip[1] & ECN_MASK) : ((ip[1] >> 4) & ECN_MASK);
+}
+
+/* The flow key of the RoCE packet whose IP header is at ip. */
+static inline void
+dp_flow_key(const uint8_t *ip, uint8_t l3, uint16_t sport, uint32_t dqpn, struct flow_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (l3 == PKT_L3_IP4) {
+		k->family = AF_INET;
+		memcpy(k->src, ip + 12, 4);
+		memcpy(k->dst, ip + 16, 4);
+	} else {
+		k->family = AF_INET6;
+		memcpy(k->src, ip + 8, 16);
+		memcpy(k->dst, ip + 24, 16);
+	}
+	k->sport = sport;
+	k->dqpn = dqpn;
+}
+
+static inline void
+dp_learn_key(const struct flow_key *fk, struct qpn_learn_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->family = fk->family;
+	k->sport = fk->sport;
+	memcpy(k->src, fk->src, 16);
+	memcpy(k->dst, fk->dst, 16);
+	k->dest_qpn = fk->dqpn;
+}
+
+/*
+ * Per-QP accounting of one RoCE packet: the flow table entry (created on
+ * first sight) with its counters, PSN tracking and rate meter.
+ */
+static struct flow_entry *
+dp_flow_account(struct dp_worker *w, const uint8_t *ip, const struct pkt_meta *meta,
+		uint8_t dir, uint16_t peer, const struct dp_clock *clk, struct flow_key *key)
+{
+	struct flow_entry *fe;
+	uint8_t ecn = ecn_of_tos(meta->tos);
+	bool created;
+
+	dp_flow_key(ip, meta->l3, meta->sport, meta->dqpn, key);
+	fe = flow_table_get(&w->flows, key, clk->ns, &created);
+	if (unlikely(fe == NULL)) {
+		w->counters.flows_full++;
+		return NULL;
+	}
+	if (created) {
+		w->counters.flows_created++;
+		fe->dir = dir;
+		fe->peer = peer;
+		fe->next_psn = meta->psn;
+	}
+	fe->cls = meta->cls;
+	fe->pkts++;
+	fe->bytes += meta->ip_len;
+	if (ecn == ECN_CE)
+		fe->ce_in++;
+	else if (ecn != ECN_NOT_ECT)
+		fe->ect_in++;
+	if (meta->cls == DP_CLASS_ROCE_DATA) {
+		if (meta->psn != fe->next_psn)
+			fe->psn_ooo++;
+		fe->next_psn = (meta->psn + 1) & QPN_LEARN_PSN_MASK;
+	}
+	flow_entry_meter(fe, meta->ip_len, clk->ns);
+	return fe;
+}
+
+/* Send a gateway CNP to the local sender of flow fe (mechanism A). */
+static void
+dp_send_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_entry *fe,
+	    struct dp_tx *tx)
+{
+	const struct dp_port *dc = &c->ports[c->dc_port];
+	struct dp_mech_counters *mc = &w->counters.mech;
+	struct rte_ether_addr dmac;
+	const uint8_t *nh;
+	struct rte_mbuf *cnp;
+	uint8_t family;
+	uint8_t l3 = fe->key.family == AF_INET ? PKT_L3_IP4 : PKT_L3_IP6;
+	uint8_t hdr[40];
+
+	/* The sender's next hop in the DC, as for a packet addressed to it. */
+	memset(hdr, 0, sizeof(hdr));
+	if (l3 == PKT_L3_IP4)
+		memcpy(hdr + 16, fe->key.src, 4);
+	else
+		memcpy(hdr + 24, fe->key.src, 16);
+	if (dp_dc_nexthop(dc, hdr, l3, &family, &nh) != LS_DROP_NONE ||
+	    neigh_lookup(dc->neigh, family, nh, &dmac) != NEIGH_HIT) {
+		mc->cnp_no_neigh++;
+		return;
+	}
+	cnp = cnp_build(w->pool, dc, &dmac, fe->key.family, fe->key.dst, fe->key.src,
+			fe->key.sport, fe->sender_qpn, c->mech.cnp_dscp);
+	if (unlikely(cnp == NULL)) {
+		mc->cnp_no_mbuf++;
+		return;
+	}
+	mc->cnp_sent++;
+	w->counters.cls[DP_CLASS_ROCE_CNP]++;
+	if (tx->n[c->dc_port] < DP_TX_MAX)
+		dp_tx_add(tx, c->dc_port, cnp);
+	else
+		dp_drop(w, cnp, LS_DROP_TX_FULL);
+}
+
+/*
+ * The congestion signal of one packet leaving toward the WAN: the gateway's
+ * marker said mark, and/or it arrived CE-marked from the DC fabric.
+ * Mechanism A answers a signalled RoCE data packet with a CNP to its local
+ * sender and may clear CE (CE policy); otherwise the mark is written (ECT
+ * packets only).
+ */
+static void
+dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m, bool mark,
+	  struct flow_entry *fe, const struct dp_clock *clk, struct dp_tx *tx)
+{
+	uint8_t *ip = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t ecn = dp_ip_ecn(ip);
+	struct dp_mech_counters *mc = &w->counters.mech;
+
+	if (!mark && ecn != ECN_CE)
+		return;
+	if ((c->mech.mechanisms & LS_MECH_A) && fe != NULL) {
+		struct proxy_cnp_verdict v =
+			proxy_cnp_decide(&c->mech.cnp, &fe->cnp, fe->qpn_known, clk->ns);
+
+		switch (v.reason) {
+		case PROXY_CNP_SENT:
+			fe->cnp_sent++;
+			dp_send_cnp(w, c, fe, tx);
+			break;
+		case PROXY_CNP_SUPPRESSED_RATE:
+			fe->cnp_suppressed++;
+			mc->cnp_suppressed++;
+			break;
+		default:
+			fe->cnp_no_qpn++;
+			mc->cnp_no_qpn++;
+			break;
+		}
+		if (v.clear_ce) {
+			if (ecn == ECN_CE) {
+				/* RoCE NICs send ECT(0). */
+				dp_ip_set_ecn(ip, ECN_ECT0);
+				mc->ce_cleared++;
+			}
+			return;
+		}
+	}
+	if (mark && (ecn == ECN_ECT0 || ecn == ECN_ECT1)) {
+		dp_ip_set_ecn(ip, ECN_CE);
+		w->counters.ecn_marked++;
+		if (fe != NULL)
+			fe->marked++;
+	}
+}
+
+static inline enum dp_tm_class
+dp_tm_class_of(uint8_t cls)
+{
+	switch (cls) {
+	case DP_CLASS_ROCE_CNP:
+	case DP_CLASS_ROCE_ACK:
+		return DP_TM_CLASS_CONTROL;
+	case DP_CLASS_ROCE_DATA:
+		return DP_TM_CLASS_ROCE;
+	default:
+		return DP_TM_CLASS_OTHER;
+	}
+}
+
+/*
+ * Traffic manager, enqueue side: strip the inner Ethernet header, check
+ * the encapsulated size against the WAN MTU and the headroom, remember the
+ * encapsulation in the mbuf metadata, queue, and apply an enqueue-time mark.
+ */
+static enum ls_drop_reason
+dp_tm_in(struct dp_worker *w, const struct dp_conf *c, uint32_t peer_idx, struct rte_mbuf *m,
+	 const struct pkt_meta *meta, const struct rte_ether_addr *dmac, struct flow_entry *fe,
+	 const struct dp_clock *clk, struct dp_tx *tx)
+{
+	const struct dp_peer *peer = &c->peers[peer_idx];
+	uint16_t port = peer->port;
+	const struct dp_port *wan = &c->ports[port];
+	const struct dp_tm_conf *tc = &c->tm[port];
+	uint16_t l2 = sizeof(struct rte_ether_hdr) + (wan->vlan ? sizeof(struct rte_vlan_hdr) : 0);
+	uint16_t l3 = peer->family == AF_INET ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
+	uint32_t outer_ip = (uint32_t)l3 + sizeof(struct rte_udp_hdr) + GENEVE_ENCAP_HDR_SIZE + meta->ip_len;
+	/*
+	 * Without a link rate nothing is shaped and nothing queues beyond one
+	 * burst: one FIFO keeps the arrival order.
+	 */
+	enum dp_tm_class cls = tc->enabled ? dp_tm_class_of(meta->cls) : DP_TM_CLASS_ROCE;
+	struct dp_mbuf_meta *mm = dp_mbuf_meta(m);
+	const uint8_t *inner;
+	bool mark;
+
+	if (outer_ip > wan->mtu)
+		return LS_DROP_MTU_EXCEEDED;
+	if (rte_pktmbuf_headroom(m) + meta->l3_off < l2 + outer_ip - meta->ip_len)
+		return LS_DROP_NO_HEADROOM;
+	inner = rte_pktmbuf_mtod_offset(m, const uint8_t *, meta->l3_off);
+	mm->tm.hash = dp_flow_hash(inner, meta->l3, meta->proto, meta->sport, meta->dport);
+	mm->tm.peer = (uint8_t)peer_idx;
+	mm->tm.flags = meta->cls == DP_CLASS_ROCE_DATA ? DP_TM_F_ROCE_DATA : 0;
+	memcpy(mm->tm.dmac, dmac->addr_bytes, RTE_ETHER_ADDR_LEN);
+	/* Keep only the inner IP packet: no inner Ethernet, no padding. */
+	rte_pktmbuf_adj(m, meta->l3_off);
+	if (m->pkt_len > meta->ip_len)
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - meta->ip_len));
+	if (!tm_enqueue(&w->tm[port], tc, w->counters.tm[port], cls, m, l2 + outer_ip, clk->ns,
+			clk->tsc, &mark))
+		return LS_DROP_TM_QUEUE_FULL;
+	if (mark)
+		w->counters.tm[port][cls].marks++;
+	/* Enqueue-time verdict (RED, phantom) or a CE from upstream. */
+	if (cls != DP_TM_CLASS_CONTROL && !tc->mark_at_dequeue)
+		dp_signal(w, c, m, mark, fe, clk, tx);
+	else if (cls != DP_TM_CLASS_CONTROL && dp_ip_ecn(rte_pktmbuf_mtod(m, uint8_t *)) == ECN_CE)
+		dp_signal(w, c, m, false, fe, clk, tx);
 	return LS_DROP_NONE;
+}
+
+/*
+ * Traffic manager, dequeue side, then the egress deparser: send what the
+ * shaper allows on every WAN port, with dequeue-time (sojourn) marking.
+ */
+static void
+dp_tm_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
+	  struct dp_tx *tx)
+{
+	uint16_t p;
+
+	for (p = 0; p < c->n_ports; p++) {
+		const struct dp_tm_conf *tc = &c->tm[p];
+		struct tm_port *t = &w->tm[p];
+		struct rte_mbuf *out[DP_MAX_BURST];
+		uint8_t cls[DP_MAX_BURST];
+		uint64_t soj[DP_MAX_BURST];
+		unsigned int n, i, room;
+		uint64_t due;
+
+		if (c->ports[p].role != LS_PORT_WAN || tm_port_empty(t))
+			continue;
+		room = DP_TX_MAX - tx->n[p];
+		n = tm_dequeue(t, tc, w->counters.tm[p], clk->tsc, out, cls, soj,
+			       RTE_MIN(room, (unsigned int)DP_MAX_BURST));
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = out[i];
+
+			if (tc->mark_at_dequeue && cls[i] != DP_TM_CLASS_CONTROL &&
+			    ecn_marker_decide(&t->marker[cls[i]], t->q[cls[i]].bytes, soj[i],
+					      dp_mbuf_meta(m)->tm.frame_bytes,
+					      clk->ns) == ECN_VERDICT_MARK) {
+				struct flow_entry *fe = NULL;
+
+				w->counters.tm[p][cls[i]].marks++;
+				if (dp_mbuf_meta(m)->tm.flags & DP_TM_F_ROCE_DATA) {
+					const uint8_t *ip = rte_pktmbuf_mtod(m, const uint8_t *);
+					uint16_t l4 = (ip[0] >> 4) == 4 ? (uint16_t)((ip[0] & 0xf) * 4) :
+									  sizeof(struct rte_ipv6_hdr);
+					const struct roce_bth *bth =
+						(const struct roce_bth *)(ip + l4 + sizeof(struct rte_udp_hdr));
+					struct flow_key k;
+
+					dp_flow_key(ip, (ip[0] >> 4) == 4 ? PKT_L3_IP4 : PKT_L3_IP6,
+						    (uint16_t)(ip[l4] << 8 | ip[l4 + 1]),
+						    roce_u24(bth->dqpn), &k);
+					fe = flow_table_find(&w->flows, &k, clk->ns);
+				}
+				dp_signal(w, c, m, true, fe, clk, tx);
+			}
+			dp_encap(w, c, m, clk);
+			dp_tx_add(tx, p, m);
+		}
+		due = tm_next_due(t, tc, clk->tsc);
+		if (due != UINT64_MAX && clk->tsc + due < w->next_due_tsc)
+			w->next_due_tsc = clk->tsc + due;
+	}
+}
+
+/* Mechanism C, DC -> WAN: a local receiver's CNP starts shaping its QP. */
+static void
+dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_key *k,
+	      const struct dp_clock *clk)
+{
+	struct dp_mech_counters *mc = &w->counters.mech;
+	const struct qpn_learn_entry *le;
+	struct hold_entry *he;
+	struct flow_entry *data;
+	struct flow_key dk;
+
+	mc->trp_cnps++;
+	/* The CNP goes receiver -> sender; the data flow it is about goes back. */
+	le = qpn_learn_find_sender(&w->learn_dst, k->family, k->dst, k->src, k->dqpn, clk->ns);
+	if (le == NULL) {
+		mc->trp_no_flow++;
+		return;
+	}
+	he = hold_get(&w->hold, &le->key);
+	if (he == NULL) {
+		mc->trp_table_full++;
+		return;
+	}
+	memset(&dk, 0, sizeof(dk));
+	dk.family = le->key.family;
+	dk.sport = le->key.sport;
+	dk.dqpn = le->key.dest_qpn;
+	memcpy(dk.src, le->key.src, 16);
+	memcpy(dk.dst, le->key.dst, 16);
+	data = flow_table_find(&w->flows, &dk, clk->ns);
+	if (!trp_active(&c->mech.trp, &he->trp, clk->ns))
+		mc->trp_activations++;
+	trp_on_cnp(&c->mech.trp, &he->trp, clk->ns, data != NULL ? data->rate_bps : 0);
+}
+
+/* Mechanisms and flow accounting of a RoCE packet going DC -> WAN. */
+static struct flow_entry *
+dp_roce_dc(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
+	   const struct pkt_meta *meta, uint32_t peer, const struct dp_clock *clk)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, meta->l3_off);
+	unsigned int mech = c->mech.mechanisms;
+	struct dp_mech_counters *mc = &w->counters.mech;
+	struct flow_entry *fe;
+	struct flow_key k;
+
+	fe = dp_flow_account(w, ip, meta, FLOW_DC_TO_WAN, (uint16_t)peer, clk, &k);
+	if (meta->cls == DP_CLASS_ROCE_DATA && (mech & LS_MECH_A)) {
+		struct qpn_learn_key lk;
+		uint32_t qpn = 0;
+		enum qpn_learn_result r;
+
+		dp_learn_key(&k, &lk);
+		r = qpn_learn_on_data(&w->learn_src, &lk, meta->psn, clk->ns, &qpn);
+		mc->learn[r]++;
+		if (fe != NULL && r == QPN_LEARN_DATA_KNOWN) {
+			fe->qpn_known = 1;
+			fe->sender_qpn = qpn;
+		}
+	} else if (meta->cls == DP_CLASS_ROCE_ACK && (mech & LS_MECH_C)) {
+		/* A local receiver's ACK names the remote sender's QPN. */
+		mc->learn_dst[qpn_learn_on_ack(&w->learn_dst, k.family, k.src, k.dst, k.dqpn,
+					       meta->psn, clk->ns)]++;
+	} else if (meta->cls == DP_CLASS_ROCE_CNP && (mech & LS_MECH_C)) {
+		dp_mech_c_cnp(w, c, &k, clk);
+	}
+	return meta->cls == DP_CLASS_ROCE_DATA ? fe : NULL;
 }
 
 void
@@ -392,6 +825,7 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 		struct pkt_meta meta;
 		struct rte_ether_addr dmac;
 		const struct dp_peer *peer;
+		struct flow_entry *fe = NULL;
 		uint32_t peer_idx;
 		enum ls_drop_reason r;
 		bool consumed;
@@ -429,18 +863,26 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 			continue;
 		}
 
-		/* Traffic manager: the WAN queue, shaping and ECN marking hook here. */
+		/* Ingress match-action: the per-QP flow table, mechanisms A and C. */
+		if (meta.bth_off != 0)
+			fe = dp_roce_dc(w, c, m, &meta, peer_idx, clk);
 
-		/* Egress / deparser: GENEVE encapsulation. */
-		r = dp_encap(w, c, peer_idx, m, &meta, &dmac, clk);
+		/* Traffic manager: WAN queue, ECN marking, gateway CNPs. */
+		r = dp_tm_in(w, c, peer_idx, m, &meta, &dmac, fe, clk, tx);
 		if (unlikely(r != LS_DROP_NONE)) {
 			dp_drop(w, m, r);
 			continue;
 		}
-		ctr->peer[peer_idx].tx_pkts++;
-		ctr->peer[peer_idx].tx_bytes += meta.ip_len;
-		dp_tx_add(tx, peer->port, m);
 	}
+	/* Egress / deparser: what the shapers let out now, encapsulated. */
+	dp_tm_out(w, c, clk, tx);
+}
+
+void
+dp_pipeline_tm(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
+	       struct dp_tx *tx)
+{
+	dp_tm_out(w, c, clk, tx);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -572,35 +1014,6 @@ dp_decap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 	return LS_DROP_NONE;
 }
 
-/* Next hop on the DC port for an inner destination: on-link or gateway. */
-static inline enum ls_drop_reason
-dp_dc_nexthop(const struct dp_port *dc, const uint8_t *ip, uint8_t l3, uint8_t *family,
-	      const uint8_t **nh)
-{
-	if (l3 == PKT_L3_IP4) {
-		const uint8_t *dst = ip + 16;
-		uint32_t d;
-
-		memcpy(&d, dst, 4);
-		*family = AF_INET;
-		if (dc->has_ip4 && dp_prefix4_match(d, dc->ip4, dc->ip4_prefix_len))
-			*nh = dst;
-		else if (dc->has_gw4)
-			*nh = (const uint8_t *)&dc->gw4;
-		else
-			return LS_DROP_NO_ROUTE;
-		return LS_DROP_NONE;
-	}
-	*family = AF_INET6;
-	if (dc->has_ip6 && dp_prefix6_match(ip + 24, dc->ip6, dc->ip6_prefix_len))
-		*nh = ip + 24;
-	else if (dc->has_gw6)
-		*nh = dc->gw6;
-	else
-		return LS_DROP_NO_ROUTE;
-	return LS_DROP_NONE;
-}
-
 /* Egress toward the DC: prepend Ethernet [/ 802.1Q] for the inner packet. */
 static enum ls_drop_reason
 dp_dc_rewrite(const struct dp_port *dc, struct rte_mbuf *m, uint8_t l3,
@@ -628,6 +1041,84 @@ dp_dc_rewrite(const struct dp_port *dc, struct rte_mbuf *m, uint8_t l3,
 	return LS_DROP_NONE;
 }
 
+/*
+ * Mechanisms and flow accounting of a RoCE packet coming from the WAN, now
+ * decapsulated (its IP header at the start of the mbuf). Returns the hold
+ * slot when mechanism C shapes this QP.
+ */
+static struct hold_entry *
+dp_roce_wan(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
+	    const struct pkt_meta *meta, uint32_t peer, const struct dp_clock *clk)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod(m, const uint8_t *);
+	unsigned int mech = c->mech.mechanisms;
+	struct dp_mech_counters *mc = &w->counters.mech;
+	struct flow_key k;
+
+	dp_flow_account(w, ip, meta, FLOW_WAN_TO_DC, (uint16_t)peer, clk, &k);
+	if (meta->cls == DP_CLASS_ROCE_ACK && (mech & LS_MECH_A)) {
+		/* A remote receiver's ACK names the local sender's QPN. */
+		mc->learn[qpn_learn_on_ack(&w->learn_src, k.family, k.src, k.dst, k.dqpn,
+					   meta->psn, clk->ns)]++;
+	} else if (meta->cls == DP_CLASS_ROCE_DATA && (mech & LS_MECH_C)) {
+		struct qpn_learn_key lk;
+
+		dp_learn_key(&k, &lk);
+		mc->learn_dst[qpn_learn_on_data(&w->learn_dst, &lk, meta->psn, clk->ns, NULL)]++;
+		return hold_find(&w->hold, &lk);
+	}
+	return NULL;
+}
+
+/* Mechanism C: release held packets the QPs' reaction points allow now. */
+static void
+dp_hold_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
+	    struct dp_tx *tx)
+{
+	struct dp_mech_counters *mc = &w->counters.mech;
+	uint64_t active = 0;
+	unsigned int i;
+
+	if (w->hold.used == 0) {
+		mc->trp_active = 0;
+		return;
+	}
+	for (i = 0; i < HOLD_SLOTS; i++) {
+		struct hold_entry *he = &w->hold.e[i];
+
+		if (!he->used)
+			continue;
+		while (hold_count(he) != 0 && tx->n[c->dc_port] < DP_TX_MAX) {
+			struct rte_mbuf *m = he->ring[he->head & (HOLD_QUEUE - 1)];
+			struct trp_verdict v = trp_allow(&c->mech.trp, &he->trp, m->pkt_len, clk->ns);
+
+			if (v.action != TRP_SEND) {
+				uint64_t due = clk->tsc + (v.until_ns - clk->ns) * w->tsc_hz / 1000000000u;
+
+				if (due < w->next_due_tsc)
+					w->next_due_tsc = due;
+				break;
+			}
+			he->head++;
+			mc->trp_released++;
+			mc->trp_queued--;
+			dp_tx_add(tx, c->dc_port, m);
+		}
+		if (trp_active(&c->mech.trp, &he->trp, clk->ns))
+			active++;
+		else
+			hold_release(&w->hold, he);
+	}
+	mc->trp_active = active;
+}
+
+void
+dp_pipeline_hold(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
+		 struct dp_tx *tx)
+{
+	dp_hold_out(w, c, clk, tx);
+}
+
 void
 dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 		struct rte_mbuf **pkts, uint16_t n, const struct dp_clock *clk, struct dp_tx *tx)
@@ -637,11 +1128,11 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 	struct dp_counters *ctr = &w->counters;
 	uint16_t i;
 
-	RTE_SET_USED(clk);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct pkt_meta meta, imeta;
 		struct rte_ether_addr dmac;
+		struct hold_entry *he = NULL;
 		const uint8_t *nh;
 		uint32_t peer;
 		uint8_t family;
@@ -685,6 +1176,12 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 		ctr->peer[peer].rx_pkts++;
 		ctr->peer[peer].rx_bytes += imeta.ip_len;
 
+		/* The gateway's own DC addresses are not forwarded to. */
+		if (unlikely(dp_dc_is_local(dc, rte_pktmbuf_mtod(m, const uint8_t *), imeta.l3))) {
+			dp_drop(w, m, LS_DROP_LOCAL_DELIVER);
+			continue;
+		}
+
 		/* Next hop in the DC. */
 		r = dp_dc_nexthop(dc, rte_pktmbuf_mtod(m, const uint8_t *), imeta.l3, &family, &nh);
 		if (unlikely(r != LS_DROP_NONE)) {
@@ -702,7 +1199,9 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 			continue;
 		}
 
-		/* Traffic manager hook (WAN -> DC shaping, mechanism C) goes here. */
+		/* Ingress match-action: the per-QP flow table, mechanisms A and C. */
+		if (imeta.bth_off != 0)
+			he = dp_roce_wan(w, c, m, &imeta, peer, clk);
 
 		/* Egress / deparser. */
 		r = dp_dc_rewrite(dc, m, imeta.l3, &dmac);
@@ -710,6 +1209,20 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 			dp_drop(w, m, r);
 			continue;
 		}
+
+		/* Traffic manager, WAN -> DC: a QP shaped by mechanism C waits its turn. */
+		if (unlikely(he != NULL) &&
+		    (hold_count(he) != 0 ||
+		     trp_allow(&c->mech.trp, &he->trp, m->pkt_len, clk->ns).action != TRP_SEND)) {
+			if (!hold_push(he, m)) {
+				dp_drop(w, m, LS_DROP_TRP_QUEUE_FULL);
+				continue;
+			}
+			ctr->mech.trp_delayed++;
+			ctr->mech.trp_queued++;
+			continue;
+		}
 		dp_tx_add(tx, c->dc_port, m);
 	}
+	dp_hold_out(w, c, clk, tx);
 }

@@ -39,6 +39,16 @@ void dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port
 		     struct rte_mbuf **pkts, uint16_t n, const struct dp_clock *clk,
 		     struct dp_tx *tx);
 
+/*
+ * Packets queued in the traffic managers (WAN egress) and mechanism C hold
+ * queues (DC egress) that may leave now; called every poll, with or without
+ * received packets. Sets w->next_due_tsc.
+ */
+void dp_pipeline_tm(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
+		    struct dp_tx *tx);
+void dp_pipeline_hold(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
+		      struct dp_tx *tx);
+
 /* Flow hash of docs/wire-format.md over an inner IP packet's 5-tuple. */
 uint32_t dp_flow_hash(const uint8_t *ip, uint8_t l3, uint8_t proto, uint16_t sport,
 		      uint16_t dport);

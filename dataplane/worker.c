@@ -71,6 +71,22 @@ dp_tx_flush(struct dp_worker *w, const struct dp_conf *c, struct dp_tx *tx)
 	}
 }
 
+/* Rebuild per-worker state that depends on the config (shapers, markers, aging). */
+static void
+dp_worker_sync(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk)
+{
+	uint16_t p;
+
+	for (p = 0; p < c->n_ports; p++)
+		if (c->ports[p].role == LS_PORT_WAN)
+			tm_sync(&w->tm[p], &c->tm[p], c->generation,
+				(uint64_t)w->id << 16 | p, clk->ns, clk->tsc);
+	w->flows.idle_ns = c->mech.flow_idle_ns;
+	w->learn_src.idle_ns = c->mech.learn.idle_ns;
+	w->learn_dst.idle_ns = c->mech.learn.idle_ns;
+	w->generation = c->generation;
+}
+
 unsigned int
 dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk)
 {
@@ -83,7 +99,10 @@ dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk)
 	w->counters.polls++;
 	if (unlikely(c == NULL))
 		return 0;
+	if (unlikely(c->generation != w->generation))
+		dp_worker_sync(w, c, clk);
 	memset(tx.n, 0, sizeof(tx.n));
+	w->next_due_tsc = UINT64_MAX;
 
 	for (p = 0; p < c->n_ports; p++) {
 		n = rte_eth_rx_burst(c->ports[p].port_id, (uint16_t)w->id, pkts, c->burst);
@@ -96,6 +115,11 @@ dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk)
 			dp_pipeline_wan(w, c, p, pkts, n, clk, &tx);
 		dp_tx_flush(w, c, &tx);
 	}
+
+	/* Queued packets whose time has come: WAN shapers, mechanism C holds. */
+	dp_pipeline_tm(w, c, clk, &tx);
+	dp_pipeline_hold(w, c, clk, &tx);
+	dp_tx_flush(w, c, &tx);
 
 	/* Packets the control thread built (ARP/ND replies and requests, echo). */
 	n = (uint16_t)rte_ring_sc_dequeue_burst(w->inject, (void **)pkts, DP_MAX_BURST, NULL);
@@ -117,6 +141,35 @@ dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk)
 void
 dp_worker_reset(struct dp_worker *w)
 {
+	unsigned int p, q, i;
+
+	for (p = 0; p < LS_MAX_PORTS; p++) {
+		for (q = 0; q < DP_TM_CLASS_MAX; q++) {
+			struct tm_fifo *f = &w->tm[p].q[q];
+
+			while (tm_fifo_count(f) != 0)
+				rte_pktmbuf_free(f->ring[f->head++ & f->mask]);
+			f->head = f->tail = 0;
+			f->bytes = 0;
+		}
+		w->tm[p].generation = 0;
+	}
+	for (i = 0; i < HOLD_SLOTS; i++) {
+		struct hold_entry *he = &w->hold.e[i];
+
+		while (hold_count(he) != 0)
+			rte_pktmbuf_free(he->ring[he->head++ & (HOLD_QUEUE - 1)]);
+		he->used = false;
+		trp_init(&he->trp);
+	}
+	w->hold.used = 0;
+	if (w->flows.e != NULL)
+		flow_table_init(&w->flows, w->flows.e, w->flows.mask + 1, w->flows.idle_ns);
+	if (w->learn_src.slots != NULL)
+		memset(w->learn_src.slots, 0, qpn_learn_mem_size(w->learn_src.mask + 1));
+	if (w->learn_dst.slots != NULL)
+		memset(w->learn_dst.slots, 0, qpn_learn_mem_size(w->learn_dst.mask + 1));
+	w->generation = 0;
 	memset(w->seq, 0, sizeof(w->seq));
 	memset(&w->counters, 0, sizeof(w->counters));
 }
@@ -151,6 +204,21 @@ dp_worker_main(void *arg)
 		if (++idle < DP_IDLE_SPIN_POLLS) {
 			rte_pause();
 			continue;
+		}
+		/*
+		 * Packets wait in a shaper or hold queue: never sleep past their
+		 * time, and do not sleep at all when it is close.
+		 */
+		if (w->next_due_tsc != UINT64_MAX) {
+			uint64_t now = rte_rdtsc();
+			uint64_t wait_us = w->next_due_tsc > now ?
+						   (w->next_due_tsc - now) * 1000000 / w->tsc_hz : 0;
+
+			if (wait_us < DP_IDLE_SLEEP_MIN_US) {
+				rte_pause();
+				continue;
+			}
+			sleep_us = RTE_MIN(wait_us, max_sleep_us);
 		}
 		/*
 		 * Idle: give the core away so that gateways, the delay line and

@@ -17,7 +17,11 @@
 
 #include <rte_common.h>
 
+#include "congestion/qpn_learn.h"
 #include "dp_conf.h"
+#include "flow.h"
+#include "hold.h"
+#include "tm.h"
 
 struct rte_mbuf;
 
@@ -48,6 +52,14 @@ struct dp_worker {
 	uint64_t ns_base; /* CLOCK_REALTIME ns at tsc_base */
 	uint64_t tsc_base;
 	struct dp_peer_seq seq[LS_MAX_PEERS];
+	struct rte_mempool *pool; /* for packets the worker builds (CNPs) */
+	uint64_t generation; /* of the snapshot the state below was synced to */
+	uint64_t next_due_tsc; /* earliest queued packet due; UINT64_MAX = none */
+	struct tm_port tm[LS_MAX_PORTS]; /* WAN ports */
+	struct flow_table flows;
+	struct qpn_learn learn_src; /* mechanism A: local senders' QPNs */
+	struct qpn_learn learn_dst; /* mechanism C: remote senders' QPNs */
+	struct hold_table hold; /* mechanism C */
 	struct dp_counters counters;
 } __rte_cache_aligned;
 

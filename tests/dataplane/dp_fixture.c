@@ -31,6 +31,8 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_net_crc.h>
+#include <rte_cycles.h>
 #include <rte_ring.h>
 
 #include "control/config.h"
@@ -93,6 +95,7 @@ fx_setup(const char *cfg_path)
 		return -EINVAL;
 	pthread_mutex_init(&rt.cfg_lock, NULL);
 	rt.cfg = cfg;
+	rte_net_crc_set_alg(RTE_NET_CRC_SSE42);
 	rc = dp_mbuf_meta_register();
 	if (rc != 0)
 		return rc;
@@ -109,6 +112,11 @@ fx_setup(const char *cfg_path)
 	if (w == NULL)
 		return -ENOMEM;
 	w->conf = &rt.dp;
+	w->pool = rt.pool;
+	w->tsc_hz = rte_get_tsc_hz();
+	rc = runtime_worker_state_alloc(cfg, w, stderr);
+	if (rc != 0)
+		return rc;
 	w->punt = rte_ring_create("fx_punt", FX_RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	w->inject = rte_ring_create("fx_inject", FX_RING_SIZE, 0, RING_F_SC_DEQ);
 	if (w->punt == NULL || w->inject == NULL)

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "flow.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include <rte_hash_crc.h>
+
+#define FLOW_METER_NS 100000u /* rate window */
+
+static_assert(sizeof(struct flow_key) == 40, "flow_key is hashed as five 8-byte words");
+
+uint64_t
+flow_table_mem_size(uint32_t entries)
+{
+	return (uint64_t)entries * sizeof(struct flow_entry);
+}
+
+void
+flow_table_init(struct flow_table *t, void *mem, uint32_t entries, uint64_t idle_ns)
+{
+	memset(mem, 0, flow_table_mem_size(entries));
+	t->e = mem;
+	t->mask = entries - 1;
+	t->idle_ns = idle_ns;
+}
+
+static inline uint32_t
+flow_hash(const struct flow_key *k)
+{
+	uint32_t h = rte_hash_crc(k, sizeof(*k), 0x4c53);
+
+	return h != 0 ? h : 1; /* 0 marks an unused slot */
+}
+
+struct flow_entry *
+flow_table_get(struct flow_table *t, const struct flow_key *key, uint64_t now_ns, bool *created)
+{
+	uint32_t h = flow_hash(key);
+	struct flow_entry *reuse = NULL;
+	unsigned int i;
+
+	*created = false;
+	for (i = 0; i < FLOW_PROBE_MAX; i++) {
+		struct flow_entry *e = &t->e[(h + i) & t->mask];
+
+		if (e->hash == h && memcmp(&e->key, key, sizeof(*key)) == 0) {
+			if (!flow_entry_live(t, e, now_ns)) {
+				reuse = e; /* same key after a long silence: start afresh */
+				break;
+			}
+			e->last_ns = now_ns;
+			return e;
+		}
+		if (e->hash == 0) {
+			if (reuse == NULL)
+				reuse = e;
+			break; /* the key cannot be further along */
+		}
+		if (reuse == NULL && !flow_entry_live(t, e, now_ns))
+			reuse = e;
+	}
+	if (reuse == NULL)
+		return NULL;
+	memset(reuse, 0, sizeof(*reuse));
+	reuse->key = *key;
+	reuse->hash = h;
+	reuse->first_ns = now_ns;
+	reuse->last_ns = now_ns;
+	reuse->meter_start_ns = now_ns;
+	proxy_cnp_qp_init(&reuse->cnp);
+	*created = true;
+	return reuse;
+}
+
+struct flow_entry *
+flow_table_find(struct flow_table *t, const struct flow_key *key, uint64_t now_ns)
+{
+	uint32_t h = flow_hash(key);
+	unsigned int i;
+
+	for (i = 0; i < FLOW_PROBE_MAX; i++) {
+		struct flow_entry *e = &t->e[(h + i) & t->mask];
+
+		if (e->hash == 0)
+			return NULL;
+		if (e->hash == h && memcmp(&e->key, key, sizeof(*key)) == 0)
+			return flow_entry_live(t, e, now_ns) ? e : NULL;
+	}
+	return NULL;
+}
+
+void
+flow_entry_meter(struct flow_entry *e, uint32_t bytes, uint64_t now_ns)
+{
+	uint64_t dt = now_ns - e->meter_start_ns;
+
+	e->meter_bytes += bytes;
+	if (dt >= FLOW_METER_NS) {
+		e->rate_bps = e->meter_bytes * 8 * UINT64_C(1000000000) / dt;
+		e->meter_bytes = 0;
+		e->meter_start_ns = now_ns;
+	}
+}

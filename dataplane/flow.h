@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LONGSPAN_FLOW_H
+#define LONGSPAN_FLOW_H
+
+/*
+ * Per-worker RoCE flow table: one entry per QP direction, keyed by inner
+ * (source, destination, UDP source port, BTH DestQP), holding the counters
+ * operators read (`longspanctl show flows`) and what mechanism A needs per
+ * QP (gateway CNP rate limit).
+ *
+ * Ownership: written only by the owning worker. The control thread reads
+ * entries for reports without locks; a report may show an entry while it
+ * is being reused (counters of two flows mixed for one line), never a
+ * crash. Storage: fixed-capacity open addressing in memory the control
+ * thread allocates once; entries idle for longer than the idle time are
+ * reused in place (lazy aging, no sweeper on the fast path).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "congestion/proxy_cnp.h"
+
+#define FLOW_PROBE_MAX 16
+
+struct __attribute__((aligned(8))) flow_key {
+	uint8_t family; /* AF_INET / AF_INET6 */
+	uint8_t pad;
+	uint16_t sport; /* UDP source port, host order */
+	uint32_t dqpn; /* BTH DestQP */
+	uint8_t src[16]; /* IPv4 in the first 4 bytes, rest zero */
+	uint8_t dst[16];
+};
+
+enum flow_dir {
+	FLOW_DC_TO_WAN = 0,
+	FLOW_WAN_TO_DC = 1,
+};
+
+struct flow_entry {
+	struct flow_key key;
+	uint32_t hash; /* 0 = never used */
+	uint8_t dir; /* enum flow_dir */
+	uint8_t cls; /* enum dp_class of the last packet */
+	uint8_t qpn_known; /* mechanism A: sender QPN learned */
+	uint8_t pad;
+	uint16_t peer;
+	uint32_t sender_qpn; /* valid when qpn_known */
+	uint32_t next_psn; /* expected next data PSN */
+	uint64_t first_ns, last_ns;
+	uint64_t pkts, bytes;
+	uint64_t ect_in, ce_in; /* ECN as received */
+	uint64_t marked; /* CE written by the gateway */
+	uint64_t psn_ooo; /* data PSN other than the expected one */
+	uint64_t cnp_sent, cnp_suppressed, cnp_no_qpn; /* mechanism A */
+	struct proxy_cnp_qp cnp; /* mechanism A per-QP state */
+	uint64_t meter_start_ns, meter_bytes, rate_bps; /* measured rate */
+};
+
+struct flow_table {
+	struct flow_entry *e;
+	uint32_t mask; /* entries - 1 */
+	uint64_t idle_ns;
+};
+
+/* Bytes of memory for ENTRIES (a power of two) entries. */
+uint64_t flow_table_mem_size(uint32_t entries);
+
+/* Set up over MEM; entries must be a power of two. */
+void flow_table_init(struct flow_table *t, void *mem, uint32_t entries, uint64_t idle_ns);
+
+/*
+ * Find or create the entry for key at now. Returns NULL when every slot of
+ * the probe window holds a live flow (*full set). *created tells a new entry.
+ */
+struct flow_entry *flow_table_get(struct flow_table *t, const struct flow_key *key,
+				  uint64_t now_ns, bool *created);
+
+/* The live entry for key, or NULL; never creates. */
+struct flow_entry *flow_table_find(struct flow_table *t, const struct flow_key *key,
+				   uint64_t now_ns);
+
+/* True when the entry holds a flow seen within the idle time. */
+static inline bool
+flow_entry_live(const struct flow_table *t, const struct flow_entry *e, uint64_t now_ns)
+{
+	return e->hash != 0 && now_ns - e->last_ns <= t->idle_ns;
+}
+
+/* Update the measured rate of an entry with BYTES at now (window ~100 us). */
+void flow_entry_meter(struct flow_entry *e, uint32_t bytes, uint64_t now_ns);
+
+#endif /* LONGSPAN_FLOW_H */
