@@ -5,21 +5,28 @@
  *
  *   dp_fixture --config FILE --manifest FILE [--clock-ns N]
  *
- * Each manifest line is `NAME INGRESS_PORT INPUT.pcap OUTDIR`. For each
- * case the harness resets the worker (counters, sequence numbers) and the
- * neighbour tables (static entries only), feeds the input frames to the
- * ingress port's rx ring, polls the worker with a fixed clock, lets the
- * control thread handle what was punted, polls again to send what the
- * control thread injected, then writes OUTDIR/<port>.pcap for every port
- * that transmitted and OUTDIR/result.txt with one `drop REASON COUNT` line
- * per non-zero drop reason, `punted N`, `injected N` and `mbuf_leak N`
- * (mbufs not back in the pool after the case). The config's device strings
+ * Each manifest line is `NAME INGRESS_PORT INPUT.pcap OUTDIR [CLOCK_NS [+]]`.
+ * For each case the harness resets the worker (counters, sequence numbers,
+ * queues, flow and learner tables) and the neighbour tables (static entries
+ * only), feeds the input frames to the ingress port's rx ring, polls the
+ * worker with the case's clock (default --clock-ns; the TSC advances with
+ * it from that default), lets the control thread handle what was punted,
+ * polls again to send what the control thread injected, then writes
+ * OUTDIR/<port>.pcap for every port that transmitted and OUTDIR/result.txt
+ * with one `drop REASON COUNT` line per non-zero drop reason, `punted N`,
+ * `injected N`, traffic manager and mechanism counters (`tm ...`, `mech
+ * ...`, `learn ...`), `queued N` (packets waiting in WAN queues or hold
+ * queues) and `mbuf_leak N` (mbufs neither back in the pool nor queued). A
+ * trailing `+` makes the line a further step of the previous case: no
+ * reset, counters keep adding up, so multi-step scenarios (data, then the
+ * ACK that teaches the QPN, then a marked packet) can be written. The config's device strings
  * name the ring ports (net_ring_*), which the harness creates itself.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <pcap/pcap.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,12 +258,66 @@ fx_collect(const char *outdir)
 	return 0;
 }
 
+/* Packets legitimately held by the worker: WAN queues and mechanism C holds. */
+static unsigned int
+fx_queued(const struct dp_worker *w)
+{
+	unsigned int n = 0, p, q, i;
+
+	for (p = 0; p < LS_MAX_PORTS; p++)
+		for (q = 0; q < DP_TM_CLASS_MAX; q++)
+			n += tm_fifo_count(&w->tm[p].q[q]);
+	for (i = 0; i < HOLD_SLOTS; i++)
+		n += hold_count(&w->hold.e[i]);
+	return n;
+}
+
+static void
+fx_write_mech(FILE *f, const struct dp_worker *w)
+{
+	const struct dp_mech_counters *mc = &w->counters.mech;
+	unsigned int p, q, r;
+
+	for (p = 0; p < rt.cfg->n_ports; p++) {
+		if (rt.cfg->ports[p].role != LS_PORT_WAN)
+			continue;
+		for (q = 0; q < DP_TM_CLASS_MAX; q++) {
+			const struct dp_tm_counters *t = &w->counters.tm[p][q];
+
+			fprintf(f, "tm %s %u enq %" PRIu64 " deq %" PRIu64 " drops %" PRIu64
+				   " marks %" PRIu64 " depth_bytes %" PRIu64 " depth_pkts %" PRIu64 "\n",
+				rt.cfg->ports[p].name, q, t->enq_pkts, t->deq_pkts, t->drops, t->marks,
+				t->depth_bytes, t->depth_pkts);
+		}
+	}
+	fprintf(f, "mech cnp_sent %" PRIu64 " cnp_suppressed %" PRIu64 " cnp_no_qpn %" PRIu64
+		   " cnp_no_neigh %" PRIu64 " ce_cleared %" PRIu64 " trp_cnps %" PRIu64
+		   " trp_no_flow %" PRIu64 " trp_activations %" PRIu64 " trp_delayed %" PRIu64
+		   " trp_released %" PRIu64 "\n",
+		mc->cnp_sent, mc->cnp_suppressed, mc->cnp_no_qpn, mc->cnp_no_neigh, mc->ce_cleared,
+		mc->trp_cnps, mc->trp_no_flow, mc->trp_activations, mc->trp_delayed,
+		mc->trp_released);
+	for (r = 0; r < QPN_LEARN_RESULT_MAX; r++)
+		if (mc->learn[r] != 0 || mc->learn_dst[r] != 0)
+			fprintf(f, "learn %s src %" PRIu64 " dst %" PRIu64 "\n",
+				qpn_learn_result_name((enum qpn_learn_result)r), mc->learn[r],
+				mc->learn_dst[r]);
+}
+
+static uint64_t fx_clock_base;
+
 static int
 fx_run_case(const char *name, const char *ingress, const char *input, const char *outdir,
-	    uint64_t clock_ns, unsigned int base_in_use)
+	    uint64_t clock_ns, bool cont, unsigned int base_in_use)
 {
-	const struct dp_clock clk = { .tsc = 0, .ns = clock_ns };
+	/* The TSC follows the step clock, so shapers and sojourn times see it move. */
+	const struct dp_clock clk = {
+		.tsc = (uint64_t)((unsigned __int128)(clock_ns - fx_clock_base) * rte_get_tsc_hz() /
+				  1000000000u),
+		.ns = clock_ns,
+	};
 	struct dp_worker *w = rt.workers[0];
+	unsigned int queued;
 	char path[1024];
 	unsigned int i, in_use;
 	int port, n, rounds;
@@ -267,7 +328,8 @@ fx_run_case(const char *name, const char *ingress, const char *input, const char
 		fprintf(stderr, "%s: no port named '%s'\n", name, ingress);
 		return -EINVAL;
 	}
-	fx_reset();
+	if (!cont)
+		fx_reset();
 	n = fx_feed(input, (unsigned int)port);
 	if (n < 0)
 		return n;
@@ -307,7 +369,10 @@ fx_run_case(const char *name, const char *ingress, const char *input, const char
 		   " requests %" PRIu64 " learned %" PRIu64 " invalid %" PRIu64 "\n",
 		rt.l2.arp_replies, rt.l2.nd_adverts, rt.l2.echo_replies, rt.l2.requests,
 		rt.l2.learned, rt.l2.invalid);
-	fprintf(f, "mbuf_leak %d\n", (int)in_use - (int)base_in_use);
+	fx_write_mech(f, w);
+	queued = fx_queued(w);
+	fprintf(f, "queued %u\n", queued);
+	fprintf(f, "mbuf_leak %d\n", (int)in_use - (int)queued - (int)base_in_use);
 	fclose(f);
 	return 0;
 }
@@ -370,23 +435,29 @@ main(int argc, char **argv)
 		return 1;
 	}
 	base_in_use = rte_mempool_in_use_count(rt.pool);
+	fx_clock_base = clock_ns;
 	mf = fopen(manifest, "r");
 	if (mf == NULL) {
 		perror(manifest);
 		return 1;
 	}
 	while (fgets(line, sizeof(line), mf) != NULL) {
-		char name[256], ingress[64], input[768], outdir[768];
+		char name[256], ingress[64], input[768], outdir[768], cont[8] = "";
+		unsigned long long step_ns = clock_ns;
+		int fields;
 
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
-		if (sscanf(line, "%255s %63s %767s %767s", name, ingress, input, outdir) != 4) {
+		fields = sscanf(line, "%255s %63s %767s %767s %llu %7s", name, ingress, input, outdir,
+				&step_ns, cont);
+		if (fields < 4) {
 			fprintf(stderr, "%s: bad line: %s", manifest, line);
 			failed++;
 			continue;
 		}
 		cases++;
-		if (fx_run_case(name, ingress, input, outdir, clock_ns, base_in_use) != 0) {
+		if (fx_run_case(name, ingress, input, outdir, step_ns, strcmp(cont, "+") == 0,
+				base_in_use) != 0) {
 			fprintf(stderr, "case %s: harness error\n", name);
 			failed++;
 		}
