@@ -592,6 +592,8 @@ dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m, bool
 		switch (v.reason) {
 		case PROXY_CNP_SENT:
 			fe->cnp_sent++;
+			if (fe->first_cnp_ns == 0)
+				fe->first_cnp_ns = clk->ns;
 			dp_send_cnp(w, c, fe, tx);
 			break;
 		case PROXY_CNP_SUPPRESSED_RATE:
@@ -615,8 +617,11 @@ dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m, bool
 	if (mark && (ecn == ECN_ECT0 || ecn == ECN_ECT1)) {
 		dp_ip_set_ecn(ip, ECN_CE);
 		w->counters.ecn_marked++;
-		if (fe != NULL)
+		if (fe != NULL) {
 			fe->marked++;
+			if (fe->first_mark_ns == 0)
+				fe->first_mark_ns = clk->ns;
+		}
 	}
 }
 
