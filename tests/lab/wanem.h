@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LONGSPAN_WANEM_H
+#define LONGSPAN_WANEM_H
+
+/*
+ * longspan-wanem: a two-port DPDK delay line (the long-haul WAN link of the
+ * lab). Port 0 -> port 1 and port 1 -> port 0 each go through their own
+ * wanem_line (wanem_line.h): timestamped with the TSC at rx, released when
+ * due. This file is the polling loop around the two lines; wanem_main.c
+ * parses the command line. Tests run wanem_run() over net_ring ports.
+ *
+ * Threading: everything runs on the calling thread; the stats are read by
+ * the same thread (or by the caller after wanem_run() returned).
+ */
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lab.h"
+#include "wanem_line.h"
+
+struct rte_mempool;
+
+struct wanem_opts {
+	uint64_t delay_ns; /* one-way */
+	uint64_t rate_bps; /* 0 = no bottleneck */
+	uint32_t overhead_bytes;
+	uint64_t queue_bytes; /* 0 = default: one BDP (rate x 2 x delay) */
+	uint32_t queue_pkts; /* slots per direction; 0 = default */
+	double loss;
+	double reorder;
+	uint32_t reorder_gap;
+	uint64_t reorder_max_ns; /* 0 = default: the one-way delay, at least 1 ms */
+	uint64_t seed;
+	uint64_t stats_interval_ns; /* 0 = only at exit */
+	uint64_t max_sleep_ns; /* idle back-off cap */
+	uint64_t duration_ns; /* 0 = until a signal */
+	uint32_t mbufs; /* 0 = default from the slots and bytes held */
+	uint16_t mbuf_data_bytes;
+	const char *json_path; /* final counters, NULL = none */
+};
+
+/* Defaults for everything (delay 500 us, as 100 km of fibre). */
+void wanem_opts_default(struct wanem_opts *o);
+
+/*
+ * Fill in the derived defaults (queue bytes, slots, mbufs) for the options
+ * given; returns 0 or -EINVAL with a message on stderr.
+ */
+int wanem_opts_resolve(struct wanem_opts *o);
+
+struct wanem_dir {
+	uint16_t rx_port, tx_port;
+	struct wanem_line line;
+	struct wanem_line_slot *slots;
+	uint64_t tx_full; /* polls where the tx port took fewer than offered */
+	uint64_t last_tx_bytes; /* for per-interval rates */
+};
+
+struct wanem {
+	struct wanem_opts opts;
+	struct lab_clock clk;
+	struct lab_idle idle;
+	struct wanem_dir dir[2];
+	uint64_t polls, busy_polls;
+};
+
+/*
+ * Build the two lines between ports p0 and p1 (already started). Returns 0
+ * or a negative errno. Allocates the slots.
+ */
+int wanem_init(struct wanem *w, const struct wanem_opts *o, uint16_t p0, uint16_t p1);
+
+/* Poll until *stop or the duration ends. Prints stats lines to out. */
+void wanem_run(struct wanem *w, const volatile sig_atomic_t *stop, FILE *out);
+
+/* Free every held mbuf and the slots. */
+void wanem_fini(struct wanem *w);
+
+/* One stats line per direction (t = seconds since start). */
+void wanem_print_stats(struct wanem *w, FILE *out, const char *tag);
+
+/* The final counters as JSON. Returns 0 or -errno. */
+int wanem_write_json(const struct wanem *w, const char *path, unsigned int mbufs_in_use);
+
+#endif /* LONGSPAN_WANEM_H */
