@@ -261,6 +261,35 @@ def oncpu_ns(pid, tid):
         return None
 
 
+def proc_times():
+    """{pid: (command, utime + stime ticks)} of every process."""
+    out = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                head, tail = f.read().rsplit(")", 1)
+            v = tail.split()
+            out[int(d)] = (head.split("(", 1)[1], int(v[11]) + int(v[12]))
+        except (OSError, IndexError, ValueError):
+            pass
+    return out
+
+
+def top_consumers(p0, p1, dt, skip):
+    """Other processes that used >= 5% of a core between two proc_times()."""
+    hz = os.sysconf("SC_CLK_TCK")
+    use = {}
+    for pid, (comm, t) in p1.items():
+        if pid in skip:
+            continue
+        d = (t - p0[pid][1]) if pid in p0 else 0
+        use[comm] = use.get(comm, 0) + d
+    return sorted(((100.0 * t / hz / dt, c) for c, t in use.items() if 100.0 * t / hz / dt >= 5.0),
+                  reverse=True)[:4]
+
+
 def other_load(c1, c2):
     """CPU time of other processes during the window, in % of one core."""
     dt = c2[0] - c1[0]
@@ -288,6 +317,7 @@ class Sampler:
         time.sleep(a.warmup)
         s0 = sample()
         c0, r0 = cpu_sample(pid), oncpu_ns(pid, tid)
+        p_start, t_start = proc_times(), time.monotonic()
         out = []
         for _ in range(a.windows):
             time.sleep(a.window)
@@ -303,6 +333,8 @@ class Sampler:
                           if r0 is not None and r1 is not None else float("nan"))
             out.append(w)
             s0, c0, r0 = s1, c1, r1
+        out[-1]["others"] = top_consumers(p_start, proc_times(), time.monotonic() - t_start,
+                                          {pid, os.getpid()})
         return out
 
 
@@ -401,6 +433,20 @@ mechanisms = none
 """
 
 
+def write_config(path, sock, pcap, n_mbufs, prefix, rings=False):
+    """The benchmark's longspand config; with rings, net_ring_dc/net_ring_wan
+    device names for dp_cycles, which replaces the ports with its own rings."""
+    text = LONGSPAND_CONF.format(sock=sock, mbufs=n_mbufs, mbuf_data_size=MBUF_DATA_SIZE,
+                                 prefix=prefix, pcap=pcap, dc_mac=DC_MAC,
+                                 dc_router_mac=DC_ROUTER_MAC, wan_mac=WAN_MAC,
+                                 peer_mac=PEER_MAC, wan_mtu=WAN_MTU)
+    if rings:
+        text = text.replace("dev = net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap, "dev = net_ring_dc")
+        text = text.replace("dev = net_null0,no-rx=1", "dev = net_ring_wan")
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def ctl_stats(args, sock):
     t0 = time.monotonic()
     r = subprocess.run([args.longspanctl, "-s", sock, "--json", "-t", "5", "show", "stats"],
@@ -436,11 +482,7 @@ def run_longspand(args, pcap, n_mbufs, tag):
     prefix = "lsperf-%d-%s" % (os.getpid(), tag)
     sock = os.path.join(args.workdir, "bench.sock")
     conf = os.path.join(args.workdir, "bench-%s.conf" % tag)
-    with open(conf, "w") as f:
-        f.write(LONGSPAND_CONF.format(sock=sock, mbufs=n_mbufs, mbuf_data_size=MBUF_DATA_SIZE,
-                                      prefix=prefix, pcap=pcap, dc_mac=DC_MAC,
-                                      dc_router_mac=DC_ROUTER_MAC, wan_mac=WAN_MAC,
-                                      peer_mac=PEER_MAC, wan_mtu=WAN_MTU))
+    write_config(conf, sock, pcap, n_mbufs, prefix)
     r = subprocess.run([args.longspand, "--check-config", conf], capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError("bench config rejected:\n" + r.stdout + r.stderr)
@@ -559,6 +601,7 @@ def summarise(row, tsc_hz):
         "spread_pct": 100.0 * (max(w["pps"] for w in ls) - min(w["pps"] for w in ls)) / pps,
         "other_pct": other,
         "steal_pct": max(w["steal_pct"] for k in ("longspand", "io", "macswap") for w in row[k]),
+        "others": sorted({c for k in ("longspand", "io", "macswap") for _, c in row[k][-1].get("others", [])}),
     }
 
 
@@ -579,15 +622,23 @@ def table(summ):
     return "\n".join(lines)
 
 
-def git_rev(root):
+def source_rev(build):
+    """Which source the build came from: its git commit (and whether the hot
+    code has uncommitted changes), or the COMMIT file of a `git archive` export."""
     try:
-        rev = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
-                             capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--", "dataplane",
-                                "control"], capture_output=True, text=True).stdout.strip()
-        return rev + (" (dataplane/ or control/ modified)" if dirty else "")
-    except OSError:
-        return "unknown"
+        with open(os.path.join(build, "meson-info", "meson-info.json")) as f:
+            src = json.load(f)["directories"]["source"]
+    except (OSError, ValueError, KeyError):
+        return "unknown source"
+    if os.path.exists(os.path.join(src, "COMMIT")) and not os.path.exists(os.path.join(src, ".git")):
+        with open(os.path.join(src, "COMMIT")) as f:
+            return "%s (clean export in %s)" % (f.read().strip(), src)
+    r = subprocess.run(["git", "-C", src, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    if r.returncode != 0:
+        return "unknown (source %s)" % src
+    dirty = subprocess.run(["git", "-C", src, "status", "--porcelain", "--", "dataplane", "control"],
+                           capture_output=True, text=True).stdout.strip()
+    return r.stdout.strip() + (" + uncommitted changes in dataplane/ or control/" if dirty else "")
 
 
 def cpu_model():
@@ -717,6 +768,7 @@ def main():
 
     summ = [summarise(r, tsc_hz) for r in rows]
     max_other = max(s["other_pct"] for s in summ)
+    others_seen = sorted({c for s in summ for c in s["others"]})
     shared = max_other > 10.0
     ver = subprocess.run([args.longspand, "--version"], capture_output=True, text=True).stdout.strip()
     hdr = [
@@ -726,14 +778,15 @@ def main():
         "- command: `%s`" % " ".join(["/usr/bin/python3" if sys.executable == "/usr/bin/python3"
                                       else sys.executable] + [os.path.relpath(sys.argv[0], os.getcwd())]
                                      + sys.argv[1:]),
-        "- %s, git %s, build %s" % (ver, git_rev(root), args.build),
+        "- %s, source %s, build %s" % (ver, source_rev(args.build), args.build),
         "- CPU: %s, %d vCPUs, TSC %s MHz; forwarding on lcore 1, control/main on lcore 0"
         % (cpu_model(), os.cpu_count(), fmt(tsc_hz / 1e6 if tsc_hz else None, 0)),
         "- windows: warm-up %.1f s, %d x %.1f s, median; every run back to back: testpmd io, "
         "longspand, testpmd macswap" % (args.warmup, args.windows, args.window),
-        "- machine shared: %s (other processes used up to %.0f%% of a core during a window%s)"
+        "- machine shared: %s (other processes used up to %.0f%% of a core during a window%s%s)"
         % ("YES, read the ratios" if shared else "no", max_other,
-           "; busy at start: " + ", ".join(others_before) if others_before else ""),
+           "; busy at start: " + ", ".join(others_before) if others_before else "",
+           "; using >= 5%% of a core during runs: " + ", ".join(others_seen) if others_seen else ""),
         "",
         "",
     ]

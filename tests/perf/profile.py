@@ -85,8 +85,11 @@ def source_lines(text, pkts, top):
         m = re.match(r"^\s*([\d,]+)\s+(?:\([\s\d.]+%\)\s+)?(.*)$", line)
         if not m or "=>" in m.group(2):
             continue
+        src = m.group(2).strip()
+        if src.startswith("events annotated") or src.startswith("<"):
+            continue
         ir = int(m.group(1).replace(",", ""))
-        out.append((ir, cur, m.group(2).strip()))
+        out.append((ir, cur, src))
     out.sort(reverse=True)
     rows = []
     for ir, f, src in out[:top]:
@@ -183,9 +186,11 @@ def main():
         "| Ir/pkt | share | function |",
         "|---|---|---|",
     ]
+    seen = set()
     for ir, fn in incl:
-        if "PROGRAM TOTALS" in fn or ir < total * 0.01:
+        if "PROGRAM TOTALS" in fn or ir < total * 0.01 or fn in seen:
             continue
+        seen.add(fn)
         if any(k in fn for k in ("clone.S", "start_thread", "dp_worker_main", "librte_eal.so")):
             continue
         rep.append("| %.1f | %.1f%% | %s |" % (ir / pkts, 100.0 * ir / total, label(fn)))

@@ -1,0 +1,624 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dp_cycles: TSC cycles per packet of the gateway's own work, without a
+ * packet source's cost, and of the pieces that work is made of.
+ *
+ *   dp_cycles --config FILE --pcap FILE [--packets N] [--rounds R] [--components]
+ *
+ * Part 1 (always): the config's ports are replaced by net_ring ports (as in
+ * tests/dataplane/dp_fixture.c); every frame of the pcap goes into an mbuf
+ * on the DC port's rx ring; the harness then calls dp_worker_poll(), the
+ * worker's real per-poll function, and times each call with rte_rdtsc().
+ * What the worker sends to the WAN ring is restored to its original bytes
+ * (outside the timed region) and fed back, until --packets packets have
+ * been forwarded. The ring PMD's rx/tx are a few cycles per packet: the rest
+ * is the pipeline.
+ *
+ * Part 2 (--components): the same packets through individual stages, each
+ * timed the same way, next to cheaper alternatives, so that a suggested
+ * change comes with its measured cost. The alternatives live here only.
+ *
+ * Output is Markdown on stdout. Run it on an otherwise idle core: the
+ * numbers are cycles of a busy core (another process on the sibling vCPU
+ * slows it down).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+#include <rte_lpm.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "control/config.h"
+#include "control/eal_args.h"
+#include "control/ports.h"
+#include "control/runtime.h"
+#include "dataplane/mbuf_meta.h"
+#include "dataplane/neigh.h"
+#include "dataplane/parse.h"
+#include "dataplane/pipeline.h"
+#include "dataplane/worker.h"
+
+#define CY_BURST 32
+#define CY_RESTORE_BYTES 128 /* the pipeline rewrites only the headers */
+
+static struct ls_runtime rt;
+static struct rte_ring *cy_rx[LS_MAX_PORTS], *cy_tx[LS_MAX_PORTS];
+
+/*
+ * Each mbuf keeps its original frame length and first CY_RESTORE_BYTES at
+ * the end of its data room, which the pipeline never touches (it strips
+ * and prepends headers at the front), to undo the rewrite between passes.
+ */
+struct cy_stash {
+	uint16_t len;
+	uint8_t head[CY_RESTORE_BYTES];
+};
+
+static struct rte_mbuf **cy_mbufs;
+static unsigned int cy_n;
+static volatile uint64_t cy_sink; /* keeps measured results alive */
+
+static int
+cy_ports_create(const struct ls_config *cfg, unsigned int ring_size)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->n_ports; i++) {
+		char name[64], rname[RTE_RING_NAMESIZE];
+
+		if (eal_args_dev_name(cfg->ports[i].dev, name, sizeof(name)) < 0)
+			return -EINVAL;
+		snprintf(rname, sizeof(rname), "cy_rx_%u", i);
+		cy_rx[i] = rte_ring_create(rname, ring_size, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(rname, sizeof(rname), "cy_tx_%u", i);
+		cy_tx[i] = rte_ring_create(rname, ring_size, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (cy_rx[i] == NULL || cy_tx[i] == NULL)
+			return -ENOMEM;
+		/* rte_eth_from_rings() names the port "net_ring_" + its argument. */
+		if (strncmp(name, "net_ring_", 9) != 0) {
+			fprintf(stderr, "port %s: device must be named net_ring_*\n", name);
+			return -EINVAL;
+		}
+		if (rte_eth_from_rings(name + 9, &cy_rx[i], 1, &cy_tx[i], 1, 0) < 0) {
+			fprintf(stderr, "cannot create ring port %s\n", name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int
+cy_setup(const char *cfg_path, unsigned int ring_size)
+{
+	struct ls_config *cfg = calloc(1, sizeof(*cfg));
+	struct dp_conf *dp;
+	struct dp_worker *w;
+	unsigned int i, j;
+	int rc;
+
+	if (cfg == NULL || config_load(cfg_path, cfg, stderr) != 0)
+		return -EINVAL;
+	pthread_mutex_init(&rt.cfg_lock, NULL);
+	rt.cfg = cfg;
+	rc = dp_mbuf_meta_register();
+	if (rc != 0)
+		return rc;
+	rt.pool = ports_pool_create(cfg, stderr);
+	if (rt.pool == NULL)
+		return -ENOMEM;
+	for (i = 0; i < cfg->n_ports; i++) {
+		rt.neigh[i] = rte_zmalloc("cy_neigh", sizeof(struct neigh_table), 64);
+		if (rt.neigh[i] == NULL)
+			return -ENOMEM;
+		neigh_init(rt.neigh[i]);
+		for (j = 0; j < cfg->ports[i].n_neigh; j++) {
+			const struct ls_static_neigh *sn = &cfg->ports[i].neigh[j];
+			struct rte_ether_addr mac;
+
+			memcpy(mac.addr_bytes, sn->mac, 6);
+			neigh_update(rt.neigh[i], sn->ip.family, sn->ip.a, &mac, true, 0);
+		}
+	}
+	w = rte_zmalloc("cy_worker", sizeof(*w), 64);
+	if (w == NULL)
+		return -ENOMEM;
+	w->conf = &rt.dp;
+	w->tsc_hz = rte_get_tsc_hz();
+	w->punt = rte_ring_create("cy_punt", 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	w->inject = rte_ring_create("cy_inject", 1024, 0, RING_F_SC_DEQ);
+	if (w->punt == NULL || w->inject == NULL)
+		return -ENOMEM;
+#ifdef DP_CYCLES_WORKER_STATE
+	rc = runtime_worker_state_alloc(cfg, w, stderr);
+	if (rc != 0)
+		return rc;
+#endif
+	rt.workers[0] = w;
+	rt.n_workers = 1;
+	rc = cy_ports_create(cfg, ring_size);
+	if (rc != 0)
+		return rc;
+	rc = ports_setup(cfg, rt.pool, rt.port_ids, stderr);
+	if (rc != 0)
+		return rc;
+	rc = runtime_dp_build(&rt, cfg, &dp, stderr);
+	if (rc != 0)
+		return rc;
+	rt.cfg = NULL;
+	runtime_publish(&rt, cfg, dp);
+	return 0;
+}
+
+static inline struct cy_stash *
+cy_stash_of(struct rte_mbuf *m)
+{
+	return (struct cy_stash *)((uint8_t *)m->buf_addr + m->buf_len - sizeof(struct cy_stash));
+}
+
+static int
+cy_load(const char *path, unsigned int max)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	pcap_t *pc = pcap_open_offline(path, errbuf);
+
+	if (pc == NULL) {
+		fprintf(stderr, "%s: %s\n", path, errbuf);
+		return -EINVAL;
+	}
+	cy_mbufs = calloc(max, sizeof(*cy_mbufs));
+	if (cy_mbufs == NULL)
+		return -ENOMEM;
+	while (cy_n < max && pcap_next_ex(pc, &h, &data) == 1) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(rt.pool);
+		struct cy_stash *st;
+
+		if (m == NULL ||
+		    h->caplen + sizeof(struct cy_stash) > rte_pktmbuf_tailroom(m)) {
+			fprintf(stderr, "%s: frame %u does not fit an mbuf (or the pool is empty)\n",
+				path, cy_n);
+			pcap_close(pc);
+			return -ENOSPC;
+		}
+		memcpy(rte_pktmbuf_append(m, (uint16_t)h->caplen), data, h->caplen);
+		st = cy_stash_of(m);
+		st->len = (uint16_t)h->caplen;
+		memcpy(st->head, data, RTE_MIN(h->caplen, (uint32_t)CY_RESTORE_BYTES));
+		cy_mbufs[cy_n++] = m;
+	}
+	pcap_close(pc);
+	return cy_n > 0 ? 0 : -EINVAL;
+}
+
+/* Put an mbuf the pipeline rewrote back the way the pcap had it. */
+static inline void
+cy_restore(struct rte_mbuf *m)
+{
+	const struct cy_stash *st = cy_stash_of(m);
+
+	m->data_off = RTE_PKTMBUF_HEADROOM;
+	m->data_len = st->len;
+	m->pkt_len = st->len;
+	memcpy(rte_pktmbuf_mtod(m, void *), st->head, RTE_MIN(st->len, (uint16_t)CY_RESTORE_BYTES));
+}
+
+/* Part 1: dp_worker_poll() cycles per packet, after one untimed pass over every packet. */
+static int
+cy_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+cy_median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cy_cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int
+cy_pipeline(uint64_t target, unsigned int rounds, double *round_cyc, uint64_t *pkts_out)
+{
+	struct dp_worker *w = rt.workers[0];
+	const struct dp_conf *c = rt.dp;
+	uint16_t dc = c->dc_port, wan = c->peers[0].port;
+	struct dp_clock clk = { .tsc = rte_rdtsc(), .ns = 1700000000000000000ull };
+	uint64_t cyc = 0, pkts = 0, warm = 0, round_cyc0 = 0, round_pkts0 = 0;
+	unsigned int r = 0;
+	struct rte_mbuf *out[64];
+	unsigned int i, n;
+
+	for (i = 0; i < cy_n; i++)
+		if (rte_ring_enqueue(cy_rx[dc], cy_mbufs[i]) != 0)
+			return -ENOSPC;
+	uint64_t tsc0 = clk.tsc, ns0 = clk.ns, idle = 0;
+
+	while (r < rounds) {
+		uint64_t t0, t1;
+
+		/* The clock advances as in dp_worker_main() (shapers need it), untimed. */
+		clk.tsc = rte_rdtsc();
+		clk.ns = ns0 + (uint64_t)(((unsigned __int128)(clk.tsc - tsc0) * 1000000000u) /
+					  w->tsc_hz);
+		t0 = rte_rdtsc();
+		n = dp_worker_poll(w, &clk);
+		t1 = rte_rdtsc();
+		if (warm < cy_n) {
+			warm += n;
+		} else {
+			cyc += t1 - t0;
+			pkts += n;
+			if (pkts - round_pkts0 >= target / rounds && r < rounds) {
+				round_cyc[r++] = (double)(cyc - round_cyc0) / (double)(pkts - round_pkts0);
+				round_cyc0 = cyc;
+				round_pkts0 = pkts;
+			}
+		}
+		/* Nothing in or out for a long time: dropped, or held in a queue. */
+		idle = n == 0 && rte_ring_count(cy_tx[wan]) == 0 ? idle + 1 : 0;
+		if (idle > 1000000)
+			break;
+		while ((n = rte_ring_dequeue_burst(cy_tx[wan], (void **)out, RTE_DIM(out), NULL)) > 0) {
+			for (i = 0; i < n; i++)
+				cy_restore(out[i]);
+			rte_ring_enqueue_burst(cy_rx[dc], (void **)out, n, NULL);
+		}
+	}
+	for (i = 1; i < LS_DROP_MAX; i++)
+		if (w->counters.drops[i] != 0) {
+			fprintf(stderr, "dp_cycles: %" PRIu64 " packets dropped as %s: not the "
+				"forwarding path\n", w->counters.drops[i], ls_drop_reason_names[i]);
+			return -EIO;
+		}
+	if (r < rounds) {
+		fprintf(stderr, "dp_cycles: the pipeline stalled after %" PRIu64 " packets "
+			"(%u on the DC rx ring)\n", pkts, rte_ring_count(cy_rx[dc]));
+		return -EIO;
+	}
+	*pkts_out = pkts;
+	return 0;
+}
+
+/* ---- Part 2: stages and alternatives ------------------------------------- */
+
+struct cy_item {
+	const char *name;
+	const char *note;
+	double cycles; /* median of cy_rounds measurements */
+};
+
+static unsigned int cy_rounds = 5;
+
+static struct pkt_meta *cy_meta;
+
+/* Run FN over every packet, bursts of CY_BURST, until TARGET calls; cycles per call. */
+#define CY_MEASURE(target, ...)                                                   \
+	({                                                                         \
+		double _r[16];                                                     \
+		unsigned int _i;                                                   \
+		for (_i = 0; _i < cy_rounds; _i++)                                 \
+			_r[_i] = CY_MEASURE1((target) / cy_rounds, __VA_ARGS__);   \
+		cy_median(_r, cy_rounds);                                          \
+	})
+
+#define CY_MEASURE1(target, ...)                                                  \
+	({                                                                         \
+		uint64_t _cyc = 0, _done = 0;                                      \
+		while (_done < (target)) {                                         \
+			unsigned int _b;                                           \
+			for (_b = 0; _b + CY_BURST <= cy_n; _b += CY_BURST) {      \
+				uint64_t _t0 = rte_rdtsc();                        \
+				unsigned int k;                                    \
+				for (k = _b; k < _b + CY_BURST; k++) {             \
+					__VA_ARGS__;                               \
+				}                                                  \
+				_cyc += rte_rdtsc() - _t0;                         \
+				_done += CY_BURST;                                 \
+			}                                                          \
+		}                                                                  \
+		(double)_cyc / (double)_done;                                      \
+	})
+
+static inline const uint8_t *
+cy_pkt(unsigned int k)
+{
+	return rte_pktmbuf_mtod(cy_mbufs[k], const uint8_t *);
+}
+
+/* The IPv4 header checksum check as five 32-bit loads into a 64-bit sum. */
+static inline int
+cy_ip4_csum_ok_words(const void *hdr)
+{
+	const uint32_t *w = hdr;
+	uint64_t s = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+
+	s = (s & 0xffffffff) + (s >> 32);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff;
+}
+
+/* Flow hash over the IPv4 5-tuple with three CRC32-C instructions. */
+static inline uint32_t
+cy_flow_hash_words(const uint8_t *ip, uint8_t proto, uint16_t sport, uint16_t dport)
+{
+	uint64_t addrs;
+
+	memcpy(&addrs, ip + 12, 8);
+	return rte_hash_crc_4byte((uint32_t)sport << 16 | dport,
+				  rte_hash_crc_8byte(addrs, proto));
+}
+
+/* Outer IPv4 header checksum from a per-peer precomputed sum: only the length and TOS vary. */
+static inline uint16_t
+cy_outer_csum_incremental(uint32_t base_sum, uint16_t total_len, uint8_t tos)
+{
+	uint32_t s = base_sum + total_len + tos;
+
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+static void
+cy_components(uint64_t target, struct cy_item *items, unsigned int *n_items)
+{
+	const struct dp_conf *c = rt.dp;
+	const struct dp_peer *peer = &c->peers[0];
+	const struct neigh_table *nt = c->ports[peer->port].neigh;
+	uint32_t ips[CY_BURST], hops[CY_BURST];
+	struct rte_ipv4_hdr oh;
+	uint64_t acc = 0;
+	unsigned int n = 0, k;
+	uint32_t base;
+
+	/* Parse once to have the metadata the later stages take. */
+	for (k = 0; k < cy_n; k++) {
+		uint16_t et;
+
+		parse_l2(cy_pkt(k), cy_mbufs[k]->data_len, 0, &cy_meta[k], &et);
+		parse_ip(cy_pkt(k), cy_mbufs[k]->data_len, cy_meta[k].l3_off, et, &cy_meta[k]);
+	}
+
+	items[n++] = (struct cy_item){ "parse: parse_l2 + parse_ip (dataplane/parse.c)",
+		"includes the IPv4 header checksum check",
+		CY_MEASURE(target, {
+			struct pkt_meta mt;
+			uint16_t et;
+
+			parse_l2(cy_pkt(k), cy_mbufs[k]->data_len, 0, &mt, &et);
+			acc += parse_ip(cy_pkt(k), cy_mbufs[k]->data_len, mt.l3_off, et, &mt);
+			acc += mt.dport;
+		}) };
+	items[n++] = (struct cy_item){ "IPv4 header check: rte_raw_cksum(ip, 20) (current)",
+		"16-bit loop in DPDK's generic helper",
+		CY_MEASURE(target, { acc += rte_raw_cksum(cy_pkt(k) + 14, 20) == 0xffff; }) };
+	items[n++] = (struct cy_item){ "IPv4 header check: 5 x 32-bit adds (alternative)",
+		"fixed 20-byte header; options take the generic path",
+		CY_MEASURE(target, { acc += cy_ip4_csum_ok_words(cy_pkt(k) + 14); }) };
+	items[n++] = (struct cy_item){ "flow hash: dp_flow_hash() (current)",
+		"byte key copied to a stack buffer, rte_hash_crc over it",
+		CY_MEASURE(target, {
+			const struct pkt_meta *mt = &cy_meta[k];
+
+			acc += dp_flow_hash(cy_pkt(k) + mt->l3_off, mt->l3, mt->proto, mt->sport,
+					    mt->dport);
+		}) };
+	items[n++] = (struct cy_item){ "flow hash: crc32c 8 B addresses + 4 B ports (alternative)",
+		"IPv4; IPv6 would add four 8-byte steps",
+		CY_MEASURE(target, {
+			const struct pkt_meta *mt = &cy_meta[k];
+
+			acc += cy_flow_hash_words(cy_pkt(k) + mt->l3_off, mt->proto, mt->sport,
+						  mt->dport);
+		}) };
+	if (c->lpm4 != NULL) {
+		items[n++] = (struct cy_item){ "route: rte_lpm_lookup() per packet (current)", "",
+			CY_MEASURE(target, {
+				uint32_t hop, d;
+
+				memcpy(&d, cy_pkt(k) + 14 + 16, 4);
+				acc += rte_lpm_lookup(c->lpm4, rte_be_to_cpu_32(d), &hop) + hop;
+			}) };
+		double rr[16];
+		unsigned int ri;
+
+		for (ri = 0; ri < cy_rounds; ri++) {
+			uint64_t cyc = 0, done = 0;
+
+			while (done < target / cy_rounds) {
+				unsigned int b;
+
+				for (b = 0; b + CY_BURST <= cy_n; b += CY_BURST) {
+					uint64_t t0 = rte_rdtsc();
+
+					for (k = 0; k < CY_BURST; k++) {
+						uint32_t d;
+
+						memcpy(&d, cy_pkt(b + k) + 14 + 16, 4);
+						ips[k] = rte_be_to_cpu_32(d);
+					}
+					rte_lpm_lookup_bulk(c->lpm4, ips, hops, CY_BURST);
+					acc += hops[CY_BURST - 1];
+					cyc += rte_rdtsc() - t0;
+					done += CY_BURST;
+				}
+			}
+			rr[ri] = (double)cyc / (double)done;
+		}
+		items[n++] = (struct cy_item){
+			"route: rte_lpm_lookup_bulk() per burst of 32 (alternative)",
+			"gather destinations, one call", cy_median(rr, cy_rounds) };
+	}
+	items[n++] = (struct cy_item){ "next hop: neigh_lookup() per packet (current)",
+		"same peer next hop for every packet",
+		CY_MEASURE(target, {
+			struct rte_ether_addr mac;
+
+			acc += neigh_lookup(nt, peer->family, peer->nexthop, &mac) + mac.addr_bytes[5];
+		}) };
+
+	/* Outer IPv4 header, built as dp_encap() does, checksummed two ways. */
+	memset(&oh, 0, sizeof(oh));
+	oh.version_ihl = RTE_IPV4_VHL_DEF;
+	oh.fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	oh.time_to_live = 64;
+	oh.next_proto_id = IPPROTO_UDP;
+	memcpy(&oh.src_addr, peer->src, 4);
+	memcpy(&oh.dst_addr, peer->dst, 4);
+	base = rte_raw_cksum(&oh, sizeof(oh));
+	items[n++] = (struct cy_item){ "outer IPv4 checksum: rte_ipv4_cksum() (current)", "",
+		CY_MEASURE(target, {
+			oh.total_length = rte_cpu_to_be_16((uint16_t)(cy_mbufs[k]->data_len + 50));
+			oh.type_of_service = (uint8_t)k;
+			oh.hdr_checksum = 0;
+			acc += rte_ipv4_cksum(&oh);
+		}) };
+	items[n++] = (struct cy_item){ "outer IPv4 checksum: per-peer sum + length (alternative)",
+		"sum of the constant fields computed at config publish",
+		CY_MEASURE(target, {
+			acc += cy_outer_csum_incremental(base, (uint16_t)(cy_mbufs[k]->data_len + 50),
+							 (uint8_t)k);
+		}) };
+	items[n++] = (struct cy_item){ "worker clock: tsc to ns with a 128-bit divide, per poll", ""
+		" (divide by the burst for per packet)",
+		CY_MEASURE(target / CY_BURST, {
+			uint64_t d = rte_rdtsc() - k;
+
+			acc += (uint64_t)(((unsigned __int128)d * 1000000000u) / rt.workers[0]->tsc_hz);
+		}) };
+	cy_sink = acc;
+	*n_items = n;
+}
+
+static void
+usage(const char *prog)
+{
+	fprintf(stderr, "usage: %s --config FILE --pcap FILE [--packets N] [--rounds R (1..16)] "
+		"[--components]\n",
+		prog);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "pcap", required_argument, NULL, 'p' },
+		{ "packets", required_argument, NULL, 'n' },
+		{ "components", no_argument, NULL, 'C' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cfg_path = NULL, *pcap_path = NULL;
+	uint64_t target = 20000000;
+	bool components = false;
+	char prefix[64];
+	char *eal_argv[10];
+	struct cy_item items[16];
+	unsigned int n_items = 0, i, ring_size = 1;
+	double cyc, round_cyc[16];
+	uint64_t pkts;
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "c:p:n:Cr:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			cfg_path = optarg;
+			break;
+		case 'p':
+			pcap_path = optarg;
+			break;
+		case 'n':
+			target = strtoull(optarg, NULL, 0);
+			break;
+		case 'C':
+			components = true;
+			break;
+		case 'r':
+			cy_rounds = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		default:
+			usage(argv[0]);
+			return 2;
+		}
+	}
+	if (cfg_path == NULL || pcap_path == NULL || target == 0 || cy_rounds == 0 ||
+	    cy_rounds > 16) {
+		usage(argv[0]);
+		return 2;
+	}
+	snprintf(prefix, sizeof(prefix), "--file-prefix=dpcy%d", (int)getpid());
+	eal_argv[0] = argv[0];
+	eal_argv[1] = (char *)(uintptr_t)"--no-huge";
+	eal_argv[2] = (char *)(uintptr_t)"--no-shconf";
+	eal_argv[3] = (char *)(uintptr_t)"--no-pci";
+	eal_argv[4] = (char *)(uintptr_t)"-l1";
+	eal_argv[5] = prefix;
+	eal_argv[6] = (char *)(uintptr_t)"--log-level=*:warning";
+	eal_argv[7] = (char *)(uintptr_t)"-m1536"; /* 64k x 4.7 KB mbufs fit */
+	eal_argv[8] = NULL;
+	if (rte_eal_init(8, eal_argv) < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return 1;
+	}
+	/* Rings hold every packet: the config's mbufs must cover the pcap. */
+	{
+		struct ls_config *probe = calloc(1, sizeof(*probe));
+
+		if (probe == NULL || config_load(cfg_path, probe, stderr) != 0)
+			return 1;
+		while (ring_size <= ports_mbufs_needed(probe))
+			ring_size <<= 1;
+		free(probe);
+	}
+	rc = cy_setup(cfg_path, ring_size);
+	if (rc != 0) {
+		fprintf(stderr, "setup failed: %s\n", strerror(-rc));
+		return 1;
+	}
+	rc = cy_load(pcap_path, rt.cfg->gw.mbufs / 2);
+	if (rc != 0)
+		return 1;
+	rc = cy_pipeline(target, cy_rounds, round_cyc, &pkts);
+	if (rc != 0)
+		return 1;
+	cyc = cy_median(round_cyc, cy_rounds);
+	printf("| pipeline | packets | cycles/pkt (median) | min | ns/pkt | Mpps at this cost |\n"
+	       "|---|---|---|---|---|---|\n");
+	printf("| dp_worker_poll() over net_ring, %u frames of %u B | %" PRIu64
+	       " | %.1f | %.1f | %.1f | %.2f |\n",
+	       cy_n, (unsigned int)cy_stash_of(cy_mbufs[0])->len, pkts, cyc, round_cyc[0],
+	       cyc * 1e9 / (double)rte_get_tsc_hz(), (double)rte_get_tsc_hz() / cyc / 1e6);
+	if (components) {
+		cy_meta = calloc(cy_n, sizeof(*cy_meta));
+		if (cy_meta == NULL)
+			return 1;
+		cy_components(target, items, &n_items);
+		printf("\n| stage | cycles/pkt | note |\n|---|---|---|\n");
+		for (i = 0; i < n_items; i++)
+			printf("| %s | %.1f | %s |\n", items[i].name, items[i].cycles, items[i].note);
+	}
+	printf("\nTSC %.0f MHz\n", (double)rte_get_tsc_hz() / 1e6);
+	return 0;
+}
