@@ -265,6 +265,38 @@ struct sim_heap {
 	uint32_t peak;
 };
 
+/*
+ * Timing wheel for link events due within SIM_WHEEL_SLOTS ns: one FIFO list
+ * per nanosecond, so the events of one instant leave in insertion order
+ * exactly as the heap orders them (time, then sequence), and push and pop
+ * are O(1).  An occupancy bitmap finds the next busy slot.  Every event in
+ * the wheel is due in [cursor, cursor + SIM_WHEEL_SLOTS), so a slot never
+ * mixes two instants.  Link arrivals and port transmissions are ~98% of
+ * all events and almost all of them are due within a few microseconds; the
+ * rest (the WAN's 500 us) go to the heap.
+ */
+#define SIM_WHEEL_BITS 12
+#define SIM_WHEEL_SLOTS (1u << SIM_WHEEL_BITS)
+#define SIM_WHEEL_MASK (SIM_WHEEL_SLOTS - 1)
+
+struct sim_wheel_node {
+	uint64_t key;	/* as struct sim_ev */
+	uint32_t arg;
+	uint32_t next;
+};
+
+struct sim_wheel {
+	uint32_t head[SIM_WHEEL_SLOTS];
+	uint32_t tail[SIM_WHEEL_SLOTS];
+	uint64_t bits[SIM_WHEEL_SLOTS / 64];
+	struct sim_wheel_node *node;
+	uint32_t nnode;
+	uint32_t cap;
+	uint32_t free;
+	uint32_t n;	    /* events in the wheel */
+	uint64_t cursor_ns; /* no event in the wheel is due before this */
+};
+
 /* Queue-depth histogram in 1 KB buckets, like ns-3's QlenDistribution. */
 struct sim_hist {
 	uint64_t *cnt;
@@ -282,6 +314,7 @@ struct sim_stats {
 	uint64_t drops;
 	uint64_t pause_frames;
 	uint64_t pause_ns;
+	uint64_t pause_rx_role[SIM_ROLE_COUNT]; /* by the role of the paused node */
 	uint64_t cnp_host;
 	uint64_t cnp_gw;
 	uint64_t cnp_gw_suppressed;
@@ -334,6 +367,7 @@ struct sim {
 	 * one, so the hot heap stays a few levels deep.  One sequence counter
 	 * keeps equal-time events FIFO across both.
 	 */
+	struct sim_wheel wheel;
 	struct sim_heap heap;
 	struct sim_heap slow;
 	uint32_t seq;
@@ -366,13 +400,52 @@ sim_heap_min_key(const struct sim_heap *h)
 	return h->n ? h->ev[0].key : UINT64_MAX;
 }
 
+int sim_wheel_init(struct sim_wheel *w);
+void sim_wheel_free(struct sim_wheel *w);
+void sim_wheel_grow(struct sim_wheel *w);
+/* Earliest key in the wheel (advancing the cursor to it), or UINT64_MAX. */
+uint64_t sim_wheel_min_key(struct sim_wheel *w);
+/* Pops the event sim_wheel_min_key() found; the wheel must not be empty. */
+void sim_wheel_pop(struct sim_wheel *w, struct sim_ev *ev);
+struct sim;
+/* Pops the run's next event (wheel, far heap, timers); false when none is left. */
+bool sim_next_event(struct sim *s, struct sim_ev *ev);
+
+static inline void
+sim_wheel_push(struct sim_wheel *w, uint64_t t_ns, uint64_t key, uint32_t arg)
+{
+	uint32_t slot = (uint32_t)t_ns & SIM_WHEEL_MASK;
+	uint32_t i;
+
+	if (w->free == SIM_NONE)
+		sim_wheel_grow(w);
+	i = w->free;
+	w->free = w->node[i].next;
+	w->node[i].key = key;
+	w->node[i].arg = arg;
+	w->node[i].next = SIM_NONE;
+	if (w->head[slot] == SIM_NONE) {
+		w->head[slot] = i;
+		w->bits[slot / 64] |= UINT64_C(1) << (slot % 64);
+	} else {
+		w->node[w->tail[slot]].next = i;
+	}
+	w->tail[slot] = i;
+	w->n++;
+}
+
 static inline void
 sim_schedule(struct sim *s, uint64_t t_ns, uint32_t type, uint32_t idx)
 {
 	uint64_t key = t_ns << SIM_EV_SEQ_BITS | (s->seq++ & ((1u << SIM_EV_SEQ_BITS) - 1));
 	uint32_t arg = type << SIM_EV_IDX_BITS | (idx & SIM_EV_IDX_MASK);
 
-	sim_heap_push(type <= SIM_EV_PORT_TX ? &s->heap : &s->slow, key, arg);
+	if (type > SIM_EV_PORT_TX)
+		sim_heap_push(&s->slow, key, arg);
+	else if (t_ns - s->wheel.cursor_ns < SIM_WHEEL_SLOTS)
+		sim_wheel_push(&s->wheel, t_ns, key, arg);
+	else
+		sim_heap_push(&s->heap, key, arg);
 }
 
 /* sim_pkt (in sim_net.c) */
@@ -453,7 +526,7 @@ void sim_gw_on_enqueue(struct sim *s, struct sim_port *port, struct sim_pkt *pkt
 int sim_out_open(struct sim *s, const char *dir);
 void sim_out_flow_done(struct sim *s, struct sim_flow *f);
 void sim_out_sample(struct sim *s);
-int sim_out_finish(struct sim *s, double wall_s);
+int sim_out_finish(struct sim *s, double wall_s, double cpu_s);
 void sim_out_close(struct sim *s);
 
 #endif /* LONGSPAN_SIM_H */

@@ -128,3 +128,109 @@ sim_heap_pop(struct sim_heap *h, struct sim_ev *out)
 	ev[i] = last;
 	return true;
 }
+
+/* ------------------------------------------------------------ timing wheel */
+
+int
+sim_wheel_init(struct sim_wheel *w)
+{
+	uint32_t i;
+
+	memset(w, 0, sizeof(*w));
+	for (i = 0; i < SIM_WHEEL_SLOTS; i++)
+		w->head[i] = w->tail[i] = SIM_NONE;
+	w->free = SIM_NONE;
+	sim_wheel_grow(w);
+	return 0;
+}
+
+void
+sim_wheel_free(struct sim_wheel *w)
+{
+	free(w->node);
+	w->node = NULL;
+}
+
+/* Doubles the node pool; growth is rare (once per doubling), failure fatal. */
+void
+sim_wheel_grow(struct sim_wheel *w)
+{
+	uint32_t cap = w->cap ? w->cap * 2 : 1024;
+	struct sim_wheel_node *n = realloc(w->node, sizeof(*n) * cap);
+	uint32_t i;
+
+	if (n == NULL)
+		abort();
+	for (i = w->cap; i < cap; i++)
+		n[i].next = i + 1 < cap ? i + 1 : w->free;
+	w->free = w->cap;
+	w->node = n;
+	w->cap = cap;
+}
+
+uint64_t
+sim_wheel_min_key(struct sim_wheel *w)
+{
+	uint32_t slot, word, k;
+	uint64_t m;
+
+	if (w->n == 0)
+		return UINT64_MAX;
+	slot = (uint32_t)w->cursor_ns & SIM_WHEEL_MASK;
+	if (w->head[slot] != SIM_NONE)
+		return w->node[w->head[slot]].key;
+	/* Scan the bitmap from the cursor, wrapping once around the wheel. */
+	word = slot / 64;
+	m = w->bits[word] & (~UINT64_C(0) << (slot % 64));
+	for (k = 0; m == 0 && k < SIM_WHEEL_SLOTS / 64; k++) {
+		word = (word + 1) % (SIM_WHEEL_SLOTS / 64);
+		m = w->bits[word];
+	}
+	{
+		uint32_t next = word * 64 + (uint32_t)__builtin_ctzll(m);
+
+		w->cursor_ns += (next - slot) & SIM_WHEEL_MASK;
+		return w->node[w->head[next]].key;
+	}
+}
+
+void
+sim_wheel_pop(struct sim_wheel *w, struct sim_ev *ev)
+{
+	uint32_t slot = (uint32_t)w->cursor_ns & SIM_WHEEL_MASK;
+	uint32_t i = w->head[slot];
+
+	ev->key = w->node[i].key;
+	ev->arg = w->node[i].arg;
+	w->head[slot] = w->node[i].next;
+	if (w->head[slot] == SIM_NONE)
+		w->bits[slot / 64] &= ~(UINT64_C(1) << (slot % 64));
+	w->node[i].next = w->free;
+	w->free = i;
+	w->n--;
+}
+
+/*
+ * The next event of the run: the least (time, sequence) key of the wheel,
+ * the far heap and the timer heap.  Returns false when all three are empty.
+ */
+bool
+sim_next_event(struct sim *s, struct sim_ev *ev)
+{
+	uint64_t kw = sim_wheel_min_key(&s->wheel);
+	uint64_t kh = sim_heap_min_key(&s->heap);
+	uint64_t ks = sim_heap_min_key(&s->slow);
+	uint64_t t_ns;
+
+	if (kw < kh && kw < ks)
+		sim_wheel_pop(&s->wheel, ev);
+	else if (kh < ks)
+		sim_heap_pop(&s->heap, ev);
+	else if (!sim_heap_pop(&s->slow, ev))
+		return false;
+	/* Every pending event is due at or after this one: the wheel may start here. */
+	t_ns = ev->key >> SIM_EV_SEQ_BITS;
+	if (s->wheel.cursor_ns < t_ns)
+		s->wheel.cursor_ns = t_ns;
+	return true;
+}

@@ -40,11 +40,11 @@ sim_usage(FILE *f)
 }
 
 static double
-sim_wall_now(void)
+sim_clock_s(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -54,13 +54,7 @@ sim_run(struct sim *s)
 	struct sim_ev ev;
 	uint64_t events = 0;
 
-	for (;;) {
-		if (sim_heap_min_key(&s->heap) <= sim_heap_min_key(&s->slow)) {
-			if (!sim_heap_pop(&s->heap, &ev))
-				break; /* both empty */
-		} else {
-			sim_heap_pop(&s->slow, &ev);
-		}
+	while (sim_next_event(s, &ev)) {
 		uint32_t idx = ev.arg & SIM_EV_IDX_MASK;
 		uint64_t t_ns = ev.key >> SIM_EV_SEQ_BITS;
 
@@ -138,6 +132,7 @@ sim_free(struct sim *s)
 	sim_host_free(s);
 	sim_net_free(s);
 	sim_net_pool_free(s);
+	sim_wheel_free(&s->wheel);
 	sim_heap_free(&s->heap);
 	sim_heap_free(&s->slow);
 	free(s->nodes);
@@ -179,7 +174,7 @@ main(int argc, char **argv)
 	bool check = false, dump = false, quiet = false;
 	static struct sim sim;
 	struct sim *s = &sim;
-	double t0, wall;
+	double t0, c0, wall, cpu;
 	int errors = 0;
 	int opt;
 	uint32_t i;
@@ -299,7 +294,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 
-	t0 = sim_wall_now();
+	t0 = sim_clock_s(CLOCK_MONOTONIC);
+	c0 = sim_clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	rc = sim_topo_load(s, s->cfg.topology);
 	if (rc == 0)
 		rc = sim_flows_load(s, s->cfg.flows);
@@ -307,6 +303,8 @@ main(int argc, char **argv)
 		rc = sim_topo_routes(s);
 	if (rc == 0)
 		rc = sim_net_pool_init(s);
+	if (rc == 0)
+		rc = sim_wheel_init(&s->wheel);
 	if (rc == 0)
 		rc = sim_heap_init(&s->heap, 1024);
 	if (rc == 0)
@@ -337,13 +335,14 @@ main(int argc, char **argv)
 		sim_schedule(s, s->flows[0].start_ns, SIM_EV_SAMPLE, 0);
 	}
 	sim_run(s);
-	wall = sim_wall_now() - t0;
-	rc = sim_out_finish(s, wall);
+	wall = sim_clock_s(CLOCK_MONOTONIC) - t0;
+	cpu = sim_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	rc = sim_out_finish(s, wall, cpu);
 	if (!quiet) {
-		printf("longspan-sim: %u/%u flows finished, %llu events in %.2f s (%.2f M events/s), "
-		       "simulated %.6f s; out: %s\n", s->flows_done, s->nflows,
-		       (unsigned long long)s->st.events, wall,
-		       wall > 0 ? (double)s->st.events / wall / 1e6 : 0.0, (double)s->now_ns * 1e-9,
+		printf("longspan-sim: %u/%u flows finished, %llu events in %.2f s wall, %.2f s CPU "
+		       "(%.2f M events/s of CPU), simulated %.6f s; out: %s\n", s->flows_done,
+		       s->nflows, (unsigned long long)s->st.events, wall, cpu,
+		       cpu > 0 ? (double)s->st.events / cpu / 1e6 : 0.0, (double)s->now_ns * 1e-9,
 		       s->cfg.out_dir);
 	}
 	sim_out_close(s);

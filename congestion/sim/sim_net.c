@@ -405,6 +405,7 @@ sim_net_pfc_rx(struct sim *s, uint32_t pi, const struct sim_pkt *pkt)
 	if (pkt->flags & SIM_PKTF_PAUSE) {
 		port->pause_rx++;
 		s->st.pause_frames++;
+		s->st.pause_rx_role[s->nodes[port->node].role]++;
 		if (!port->paused[q]) {
 			port->paused[q] = 1;
 			port->pause_since_ns[q] = s->now_ns;

@@ -324,7 +324,7 @@ sim_json_gw(const struct sim *s, FILE *j, const struct sim_gw *gw, bool last)
 }
 
 int
-sim_out_finish(struct sim *s, double wall_s)
+sim_out_finish(struct sim *s, double wall_s, double cpu_s)
 {
 	static const struct {
 		const char *name;
@@ -397,8 +397,13 @@ sim_out_finish(struct sim *s, double wall_s)
 		fprintf(j, "}%s\n", b + 1 < sizeof(bins) / sizeof(bins[0]) ? "," : "");
 	}
 	fprintf(j, "  ],\n");
-	fprintf(j, "  \"pfc\": {\"pause_count\": %llu, \"pause_ns_total\": %llu},\n",
-		(unsigned long long)s->st.pause_frames, (unsigned long long)s->st.pause_ns);
+	fprintf(j, "  \"pfc\": {\"pause_count\": %llu, \"pause_ns_total\": %llu, "
+		"\"pause_count_by_paused_role\": {", (unsigned long long)s->st.pause_frames,
+		(unsigned long long)s->st.pause_ns);
+	for (i = 0; i < SIM_ROLE_COUNT; i++)
+		fprintf(j, "%s\"%s\": %llu", i ? ", " : "", sim_role_names[i],
+			(unsigned long long)s->st.pause_rx_role[i]);
+	fprintf(j, "}},\n");
 	fprintf(j, "  \"drops\": %llu,\n  \"nacks\": %llu,\n", (unsigned long long)s->st.drops,
 		(unsigned long long)s->st.nacks);
 	fprintf(j, "  \"wan\": [");
@@ -446,9 +451,10 @@ sim_out_finish(struct sim *s, double wall_s)
 		"  \"heap_peak\": [%u, %u],\n", (unsigned long long)s->now_ns,
 		(unsigned long long)span, (unsigned long long)s->st.pkts_alloc_peak, s->heap.peak,
 		s->slow.peak);
-	fprintf(j, "  \"events\": %llu,\n  \"events_per_s\": %.0f,\n  \"wall_s\": %.3f\n}\n",
-		(unsigned long long)s->st.events,
-		wall_s > 0 ? (double)s->st.events / wall_s : 0.0, wall_s);
+	/* events_per_s is per CPU second: wall time also counts other load. */
+	fprintf(j, "  \"events\": %llu,\n  \"events_per_s\": %.0f,\n  \"wall_s\": %.3f,\n"
+		"  \"cpu_s\": %.3f\n}\n", (unsigned long long)s->st.events,
+		cpu_s > 0 ? (double)s->st.events / cpu_s : 0.0, wall_s, cpu_s);
 	fclose(j);
 	free(fct);
 	free(sd);

@@ -59,31 +59,66 @@ test_heap_order(void **state)
 	sim_heap_free(&s.slow);
 }
 
-/* Interleaved push and pop, as the event loop does, against a sorted model. */
+/*
+ * The event loop's queues together (timing wheel, far heap, timer heap):
+ * interleaved pushes and pops, as a run does, with delays both inside and
+ * beyond the wheel's span, never go back in time, keep equal times in push
+ * order across the three queues, and match a brute-force model exactly.
+ */
+#define MODEL_MAX 4096
+
 static void
-test_heap_interleaved(void **state)
+test_event_queues(void **state)
 {
 	static struct sim s;
+	static uint64_t model[MODEL_MAX]; /* pending keys */
+	uint32_t nmodel = 0;
 	struct sim_ev ev;
 	uint64_t rng = 99;
 	uint64_t now = 0;
+	uint32_t wheel_peak = 0;
 	int i;
 
 	(void)state;
 	memset(&s, 0, sizeof(s));
+	assert_int_equal(sim_wheel_init(&s.wheel), 0);
 	assert_int_equal(sim_heap_init(&s.heap, 64), 0);
-	sim_schedule(&s, 0, SIM_EV_ARRIVE, 0);
-	for (i = 0; i < 100000; i++) {
-		uint32_t k, pushes = (uint32_t)(sim_rng_next(&rng) % 3);
+	assert_int_equal(sim_heap_init(&s.slow, 64), 0);
+	for (i = 0; i < 200000; i++) {
+		/* Fill to ~2000 pending first, then push as many as pop on average. */
+		uint32_t k, pushes = i < 2000 ? 2 : (uint32_t)(sim_rng_next(&rng) % 3);
+		uint32_t best = 0;
 
-		assert_true(sim_heap_pop(&s.heap, &ev));
-		assert_true(ev_time(&ev) >= now); /* never back in time */
+		if (nmodel == 0 && pushes == 0)
+			pushes = 1;
+		for (k = 0; k < pushes && nmodel < MODEL_MAX; k++) {
+			uint64_t r = sim_rng_next(&rng);
+			/* Mostly near (wheel), some far (heap), some timers; many ties. */
+			uint64_t dt = r % 8 == 0 ? 4000 + r % 600000 : r % 4 == 0 ? 0 : r % 2000;
+			uint32_t type = (r >> 20) % 5 == 0 ? SIM_EV_RP : SIM_EV_ARRIVE;
+
+			model[nmodel++] = (now + dt) << SIM_EV_SEQ_BITS |
+					  (s.seq & ((1u << SIM_EV_SEQ_BITS) - 1));
+			sim_schedule(&s, now + dt, type, k);
+		}
+		if (s.wheel.n > wheel_peak)
+			wheel_peak = s.wheel.n;
+		assert_true(sim_next_event(&s, &ev));
+		for (k = 1; k < nmodel; k++)
+			if (model[k] < model[best])
+				best = k;
+		assert_int_equal(ev.key, model[best]);
+		model[best] = model[--nmodel];
+		assert_true(ev_time(&ev) >= now);
 		now = ev_time(&ev);
-		for (k = 0; k < pushes || s.heap.n == 0; k++)
-			sim_schedule(&s, now + sim_rng_next(&rng) % 1000, SIM_EV_ARRIVE, k);
+		s.now_ns = now;
 	}
-	assert_true(s.heap.peak < 2000);
+	assert_int_equal(s.wheel.n + s.heap.n + s.slow.n, nmodel);
+	/* All three queues took part. */
+	assert_true(wheel_peak > 10 && s.heap.peak > 10 && s.slow.peak > 10);
+	sim_wheel_free(&s.wheel);
 	sim_heap_free(&s.heap);
+	sim_heap_free(&s.slow);
 }
 
 static void
@@ -178,7 +213,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_heap_order),
-		cmocka_unit_test(test_heap_interleaved),
+		cmocka_unit_test(test_event_queues),
 		cmocka_unit_test(test_parse_rate),
 		cmocka_unit_test(test_parse_time_bytes),
 		cmocka_unit_test(test_tx_time),
