@@ -35,6 +35,7 @@ that as a skip.
 
 import argparse
 import datetime
+import importlib.util
 import json
 import os
 import platform
@@ -147,7 +148,8 @@ def check_frames_with_scapy(payload_size):
                   / BTH(opcode=ROCE_OP_RC_SEND_ONLY, pkey=0xFFFF, dqpn=0x100 + flow, psn=psn)
                   / bytes(payload_size))
         if mine != ref:
-            raise SystemExit("bench: internal error: frame template differs from scapy's (payload %d)" % payload_size)
+            raise SystemExit("bench: internal error: frame template differs from scapy's "
+                             "(payload %d)" % payload_size)
 
 
 def write_pcap(path, flows, payload_size):
@@ -559,6 +561,35 @@ def run_longspand(args, pcap, n_mbufs, tag):
     return ws, tsc_hz_from_log(logf.name)
 
 
+def run_dp_cycles(args, pcap, n_mbufs, tag, components=False):
+    """dp_cycles on the same packets: the pipeline's rdtsc cycles per packet
+    over net_ring ports (no pcap copy, no null PMD), and optionally its stages."""
+    conf = os.path.join(args.workdir, "cycles-%s.conf" % tag)
+    write_config(conf, os.path.join(args.workdir, "cycles.sock"), pcap, n_mbufs,
+                 "lsperf-%d-cy" % os.getpid(), rings=True)
+    cmd = [args.dp_cycles, "--config", conf, "--pcap", pcap,
+           "--packets", str(args.cycles_packets), "--rounds", "5"]
+    if components:
+        cmd.append("--components")
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    with open(os.path.join(args.workdir, "cycles-%s.log" % tag), "w") as f:
+        f.write(r.stdout + r.stderr)
+    if r.returncode != 0:
+        raise RuntimeError("dp_cycles failed: " + r.stderr.strip().splitlines()[-1]
+                           if r.stderr.strip() else "dp_cycles exit %d" % r.returncode)
+    out = {"stages": []}
+    for line in r.stdout.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| dp_worker_poll()"):
+            out["pipeline_cycles"] = float(cells[2])
+            out["pipeline_cycles_min"] = float(cells[3])
+        elif len(cells) == 3 and cells[1].replace(".", "", 1).isdigit():
+            out["stages"].append({"stage": cells[0], "cycles": float(cells[1]), "note": cells[2]})
+    if "pipeline_cycles" not in out:
+        raise RuntimeError("dp_cycles printed no result")
+    return out
+
+
 # ---------------------------------------------------------------------------
 # Report
 
@@ -592,6 +623,7 @@ def summarise(row, tsc_hz):
                                  if tsc_hz else float("nan")),
         "io_oncpu_cycles_per_pkt": (median([w["oncpu"] * tsc_hz / w["pps"] for w in row["io"]])
                                     if tsc_hz else float("nan")),
+        "pipeline_cycles": row.get("cycles", {}).get("pipeline_cycles", float("nan")),
         "io_mpps": io / 1e6, "ratio_io": pps / io,
         "macswap_mpps": ms / 1e6, "ratio_macswap": pps / ms,
         "gbps": pps * row["frame_bytes"] * 8 / 1e9,
@@ -601,20 +633,23 @@ def summarise(row, tsc_hz):
         "spread_pct": 100.0 * (max(w["pps"] for w in ls) - min(w["pps"] for w in ls)) / pps,
         "other_pct": other,
         "steal_pct": max(w["steal_pct"] for k in ("longspand", "io", "macswap") for w in row[k]),
-        "others": sorted({c for k in ("longspand", "io", "macswap") for _, c in row[k][-1].get("others", [])}),
+        "others": sorted({c for k in ("longspand", "io", "macswap")
+                          for _, c in row[k][-1].get("others", [])}),
     }
 
 
 def table(summ):
     cols = ["flows", "frame", "longspand Mpps", "ns/pkt", "cycles/pkt (TSC/pps)",
-            "busy cycles/pkt", "on-CPU cycles/pkt", "worker on-CPU", "Gbit/s",
+            "busy cycles/pkt", "on-CPU cycles/pkt", "worker on-CPU", "pipeline cycles/pkt (dp_cycles)",
+            "Gbit/s",
             "testpmd io Mpps", "longspand/io", "longspand/io on-CPU",
             "testpmd macswap Mpps", "longspand/macswap", "other load"]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for s in summ:
         v = [str(s["flows"]), "%d B" % s["frame_bytes"], fmt(s["mpps"], 2), fmt(s["ns_per_pkt"], 1),
              fmt(s["cycles_per_pkt"], 0), fmt(s["busy_cycles_per_pkt"], 0),
-             fmt(s["oncpu_cycles_per_pkt"], 0), fmt(s["oncpu_pct"], 0) + "%", fmt(s["gbps"], 1),
+             fmt(s["oncpu_cycles_per_pkt"], 0), fmt(s["oncpu_pct"], 0) + "%",
+             fmt(s["pipeline_cycles"], 0), fmt(s["gbps"], 1),
              fmt(s["io_mpps"], 2), fmt(s["ratio_io"], 2),
              fmt(s["io_oncpu_cycles_per_pkt"] / s["oncpu_cycles_per_pkt"], 2),
              fmt(s["macswap_mpps"], 2), fmt(s["ratio_macswap"], 2), fmt(s["other_pct"], 0) + "%"]
@@ -673,6 +708,10 @@ def main():
     ap.add_argument("--window", type=float, default=None, help="seconds per window")
     ap.add_argument("--windows", type=int, default=None, help="windows per run (median taken)")
     ap.add_argument("--start-timeout", type=float, default=60.0)
+    ap.add_argument("--no-cycles", action="store_true",
+                    help="skip dp_cycles (the pipeline's cycles without a packet source)")
+    ap.add_argument("--cycles-packets", type=int, default=None,
+                    help="packets per dp_cycles run (default 20M, --quick 5M)")
     ap.add_argument("--workdir", default="/tmp/longspan-perf",
                     help="pcaps (kept between runs), configs and logs")
     ap.add_argument("--out", default=None,
@@ -700,6 +739,11 @@ def main():
     args.build = os.path.abspath(args.build)
     args.longspand = os.path.join(args.build, "longspand")
     args.longspanctl = os.path.join(args.build, "control", "longspanctl")
+    args.dp_cycles = os.path.join(args.build, "tests", "perf", "dp_cycles")
+    if args.no_cycles or not os.access(args.dp_cycles, os.X_OK):
+        args.dp_cycles = None
+    if args.cycles_packets is None:
+        args.cycles_packets = 5000000 if args.quick else 20000000
     out = os.path.abspath(args.out or os.path.join(args.build, "perf-results.md"))
 
     # Prerequisites: a skip, not a failure.
@@ -712,7 +756,8 @@ def main():
     if shutil.which(args.testpmd) is None:
         missing.append("dpdk-testpmd (Debian package dpdk)")
     try:
-        import scapy.contrib.roce  # noqa: F401  (used to check the frame template)
+        if importlib.util.find_spec("scapy.contrib.roce") is None:
+            raise ImportError
     except ImportError:
         missing.append("scapy (python3-scapy; run with /usr/bin/python3)")
     try:
@@ -733,7 +778,7 @@ def main():
         flows, sizes, args.warmup, args.windows, args.window, args.workdir))
     others_before = top_others({os.getpid()})
 
-    rows, tsc_hz = [], None
+    rows, tsc_hz, stages = [], None, None
     try:
         for size in sizes:
             payload = SIZES[size]
@@ -755,6 +800,14 @@ def main():
                 tsc_hz = tsc_hz or hz
                 log("bench: %s flows, %s B frames: testpmd macswap" % (nf, row["frame_bytes"]))
                 row["macswap"] = run_testpmd(args, "macswap", pcap, n_mbufs, tag + "-macswap")
+                if args.dp_cycles:
+                    log("bench: %s flows, %s B frames: dp_cycles" % (nf, row["frame_bytes"]))
+                    stage_flows = 1024 if 1024 in flows else flows[0]
+                    want_stages = stages is None and size == sizes[0] and nf == stage_flows
+                    row["cycles"] = run_dp_cycles(args, pcap, n_mbufs, tag, want_stages)
+                    if want_stages:
+                        stages = {"flows": nf, "frame_bytes": row["frame_bytes"],
+                                  "stages": row["cycles"]["stages"]}
                 rows.append(row)
                 s = summarise(row, tsc_hz)
                 log("bench:   longspand %.2f Mpps, testpmd io %.2f, macswap %.2f, ratio %.2f" % (
@@ -798,20 +851,29 @@ def main():
         "(struct dp_counters busy_tsc); on-CPU cycles/pkt counts only the time the forwarding "
         "thread was on a CPU (/proc schedstat), which removes preemption by other processes "
         "but not the slowdown from a busy sibling vCPU; longspand/io on-CPU compares the two "
-        "programs' on-CPU cycles per packet. longspand Mpps is the WAN port's tx rate "
+        "programs' on-CPU cycles per packet; pipeline cycles/pkt is dp_cycles: dp_worker_poll() "
+        "timed with rdtsc over net_ring ports (no pcap copy, no null PMD), median of 5 rounds. "
+        "longspand Mpps is the WAN port's tx rate "
         "(longspanctl show stats); the ethdev telemetry counter agreed within %s%%; "
         "worker idle polls %s%%, packets per busy poll %s."
         % (fmt(max(abs(s["ethdev_check"] - 1) * 100 for s in summ), 2),
            fmt(max(s["idle_poll_pct"] for s in summ), 2),
            fmt(min(s["pkts_per_poll"] for s in summ), 1)),
     ]
+    if stages:
+        notes += ["", "Stages of the pipeline (dp_cycles --components, %d flows, %d B frames; "
+                  "rdtsc per burst of 32, median of 5; hot caches, so a lower bound):"
+                  % (stages["flows"], stages["frame_bytes"]), "",
+                  "| stage | cycles/pkt | note |", "|---|---|---|"]
+        notes += ["| %s | %.1f | %s |" % (x["stage"], x["cycles"], x["note"]) for x in stages["stages"]]
     text = "\n".join(hdr) + tab + "\n" + "\n".join(notes) + "\n"
     print(text)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as f:
         f.write(text)
     with open(os.path.splitext(out)[0] + ".json", "w") as f:
-        json.dump({"tsc_hz": tsc_hz, "summary": summ, "runs": rows, "shared": shared}, f, indent=1)
+        json.dump({"tsc_hz": tsc_hz, "summary": summ, "runs": rows, "shared": shared,
+                   "stages": stages}, f, indent=1)
     log("bench: results in %s" % out)
     return 0
 

@@ -48,6 +48,7 @@
 #include "control/eal_args.h"
 #include "control/ports.h"
 #include "control/runtime.h"
+#include "dataplane/geneve.h"
 #include "dataplane/mbuf_meta.h"
 #include "dataplane/neigh.h"
 #include "dataplane/parse.h"
@@ -380,6 +381,82 @@ cy_outer_csum_incremental(uint32_t base_sum, uint16_t total_len, uint8_t tos)
 	return (uint16_t)~s;
 }
 
+/*
+ * The common DC packet in one pass: untagged Ethernet, IPv4 without options
+ * or fragmentation, UDP to 4791 with a BTH, lengths consistent, header
+ * checksum right. Anything else would go to parse_l2()/parse_ip() (not
+ * timed here: the benchmark traffic is all common case). Returns 1 when the
+ * fast path took the packet.
+ */
+static inline int
+cy_parse_fast(const uint8_t *p, uint32_t len, struct pkt_meta *mt)
+{
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(p + 14);
+	const struct rte_udp_hdr *udp = (const struct rte_udp_hdr *)(ip + 1);
+	const uint8_t *bth = (const uint8_t *)(udp + 1);
+	uint16_t et, tot, ulen;
+
+	if (len < 14 + 20 + 8 + 12 + 4)
+		return 0;
+	memcpy(&et, p + 12, 2);
+	tot = rte_be_to_cpu_16(ip->total_length);
+	ulen = rte_be_to_cpu_16(udp->dgram_len);
+	if (et != RTE_BE16(RTE_ETHER_TYPE_IPV4) || ip->version_ihl != 0x45 ||
+	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK | RTE_IPV4_HDR_MF_FLAG)) ||
+	    ip->next_proto_id != IPPROTO_UDP || udp->dst_port != RTE_BE16(4791) ||
+	    14u + tot > len || ulen != tot - 20 || ulen < 8 + 12 + 4 ||
+	    !cy_ip4_csum_ok_words(ip))
+		return 0;
+	mt->l3_off = 14;
+	mt->l4_off = 34;
+	mt->ip_len = tot;
+	mt->vlan = 0;
+	mt->l3 = PKT_L3_IP4;
+	mt->proto = IPPROTO_UDP;
+	mt->tos = ip->type_of_service;
+	mt->first_frag = 1;
+	mt->sport = rte_be_to_cpu_16(udp->src_port);
+	mt->dport = 4791;
+	mt->bth_off = 42;
+	mt->opcode = bth[0];
+	mt->dqpn = rte_be_to_cpu_32(*(const uint32_t *)(bth + 4)) & 0xffffff;
+	mt->psn = rte_be_to_cpu_32(*(const uint32_t *)(bth + 8)) & 0xffffff;
+	return 1;
+}
+
+/* Outer headers toward one peer, built once: Ethernet, IPv4, UDP, GENEVE, option. */
+struct cy_encap_tmpl {
+	uint8_t hdr[14 + 20 + 8 + GENEVE_ENCAP_HDR_SIZE];
+	uint32_t ip_sum; /* one's-complement sum of the constant IPv4 fields */
+};
+
+/* Encapsulation from the template: copy, then patch the per-packet fields. */
+static inline void
+cy_encap_tmpl(const struct cy_encap_tmpl *t, struct rte_mbuf *m, const struct pkt_meta *mt,
+	      uint32_t hash, uint32_t seq, uint64_t now_ns)
+{
+	uint8_t *h;
+	struct rte_ipv4_hdr *ip;
+	struct rte_udp_hdr *udp;
+	struct geneve_ls_opt *opt;
+	uint16_t udp_len = (uint16_t)(8 + GENEVE_ENCAP_HDR_SIZE + mt->ip_len);
+
+	rte_pktmbuf_adj(m, mt->l3_off);
+	h = (uint8_t *)rte_pktmbuf_prepend(m, sizeof(t->hdr));
+	rte_memcpy(h, t->hdr, sizeof(t->hdr));
+	ip = (struct rte_ipv4_hdr *)(h + 14);
+	udp = (struct rte_udp_hdr *)(ip + 1);
+	opt = (struct geneve_ls_opt *)((uint8_t *)(udp + 1) + GENEVE_HDR_SIZE);
+	ip->type_of_service = mt->tos;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(20 + udp_len));
+	ip->hdr_checksum = rte_cpu_to_be_16(cy_outer_csum_incremental(
+		t->ip_sum, (uint16_t)(20 + udp_len), mt->tos));
+	udp->src_port = rte_cpu_to_be_16((uint16_t)(0xc000 | (hash & 0x3fff)));
+	udp->dgram_len = rte_cpu_to_be_16(udp_len);
+	opt->seq = rte_cpu_to_be_32(seq);
+	opt->tx_ns = rte_cpu_to_be_64(now_ns);
+}
+
 static void
 cy_components(uint64_t target, struct cy_item *items, unsigned int *n_items)
 {
@@ -409,6 +486,14 @@ cy_components(uint64_t target, struct cy_item *items, unsigned int *n_items)
 			parse_l2(cy_pkt(k), cy_mbufs[k]->data_len, 0, &mt, &et);
 			acc += parse_ip(cy_pkt(k), cy_mbufs[k]->data_len, mt.l3_off, et, &mt);
 			acc += mt.dport;
+		}) };
+	items[n++] = (struct cy_item){ "parse: one-pass common case, fall back otherwise (alternative)",
+		"Eth/IPv4 ihl 5/UDP 4791/BTH, checksum by 32-bit adds",
+		CY_MEASURE(target, {
+			struct pkt_meta mt;
+
+			if (cy_parse_fast(cy_pkt(k), cy_mbufs[k]->data_len, &mt))
+				acc += mt.dqpn;
 		}) };
 	items[n++] = (struct cy_item){ "IPv4 header check: rte_raw_cksum(ip, 20) (current)",
 		"16-bit loop in DPDK's generic helper",
@@ -478,6 +563,21 @@ cy_components(uint64_t target, struct cy_item *items, unsigned int *n_items)
 			acc += neigh_lookup(nt, peer->family, peer->nexthop, &mac) + mac.addr_bytes[5];
 		}) };
 
+	{
+		struct rte_ether_addr mac;
+		uint64_t t0, cyc = 0, done = 0;
+
+		while (done < target) {
+			t0 = rte_rdtsc();
+			acc += neigh_lookup(nt, peer->family, peer->nexthop, &mac) + mac.addr_bytes[5];
+			cyc += rte_rdtsc() - t0;
+			done += CY_BURST;
+		}
+		items[n++] = (struct cy_item){ "next hop: neigh_lookup() once per burst (alternative)",
+			"the peer's next hop, looked up once for its packets in a burst",
+			(double)cyc / (double)done };
+	}
+
 	/* Outer IPv4 header, built as dp_encap() does, checksummed two ways. */
 	memset(&oh, 0, sizeof(oh));
 	oh.version_ihl = RTE_IPV4_VHL_DEF;
@@ -507,6 +607,32 @@ cy_components(uint64_t target, struct cy_item *items, unsigned int *n_items)
 
 			acc += (uint64_t)(((unsigned __int128)d * 1000000000u) / rt.workers[0]->tsc_hz);
 		}) };
+	{
+		struct cy_encap_tmpl t;
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(t.hdr + 14);
+		uint32_t seq = 0;
+
+		memset(&t, 0, sizeof(t));
+		memcpy(t.hdr + 14, &oh, sizeof(oh));
+		ip->total_length = 0;
+		ip->type_of_service = 0;
+		ip->hdr_checksum = 0;
+		t.ip_sum = rte_raw_cksum(ip, sizeof(*ip));
+		items[n++] = (struct cy_item){ "encap: per-peer header template, copy + patch (alternative)",
+			"66 B copy, then TOS, lengths, checksum, UDP port, seq, timestamp; "
+			"restoring the mbuf is inside the timing",
+			CY_MEASURE(target, {
+				struct rte_mbuf *m = cy_mbufs[k];
+
+				cy_encap_tmpl(&t, m, &cy_meta[k], k, seq++, 12345);
+				acc += rte_pktmbuf_mtod(m, uint8_t *)[30];
+				m->data_off = RTE_PKTMBUF_HEADROOM;
+				m->data_len = cy_stash_of(m)->len;
+				m->pkt_len = m->data_len;
+			}) };
+		for (k = 0; k < cy_n; k++)
+			cy_restore(cy_mbufs[k]);
+	}
 	cy_sink = acc;
 	*n_items = n;
 }
@@ -535,7 +661,7 @@ main(int argc, char **argv)
 	bool components = false;
 	char prefix[64];
 	char *eal_argv[10];
-	struct cy_item items[16];
+	struct cy_item items[24];
 	unsigned int n_items = 0, i, ring_size = 1;
 	double cyc, round_cyc[16];
 	uint64_t pkts;

@@ -98,6 +98,89 @@ def source_lines(text, pkts, top):
     return rows
 
 
+def line_costs(cg_out):
+    """Self Ir per (source file, line) from a callgrind.out file (positions:
+    line), the way callgrind_annotate reads it: inlined code is charged to the
+    file and line it is written at (fi=/fe=), call costs are skipped."""
+    names = {}
+    costs = {}
+    cur_file, line_no, pending_call = "", 0, False
+
+    def name(ns, v):
+        m = re.match(r"\((\d+)\)\s*(.*)$", v)
+        if not m:
+            return v
+        if m.group(2):
+            names[(ns, m.group(1))] = m.group(2)
+        return names.get((ns, m.group(1)), "")
+
+    with open(cg_out, errors="replace") as f:
+        for line in f:
+            c = line[0] if line else ""
+            if c.isdigit() or c in "+-*":
+                pos, _, rest = line.partition(" ")
+                if pos == "*":
+                    n = line_no
+                elif pos[0] in "+-":
+                    n = line_no + int(pos)
+                else:
+                    n = int(pos)
+                line_no = n
+                if pending_call:
+                    pending_call = False
+                    continue
+                ir = int(rest.split()[0]) if rest.strip() else 0
+                costs[(cur_file, n)] = costs.get((cur_file, n), 0) + ir
+            elif line.startswith(("fl=", "fi=", "fe=")):
+                cur_file = name("fl", line[3:].strip())
+            elif line.startswith(("cfi=", "cfl=")):
+                name("fl", line[4:].strip())
+            elif line.startswith(("fn=", "ob=")):
+                name(line[:2], line[3:].strip())
+            elif line.startswith(("cfn=", "cob=")):
+                name(line[1:3], line[4:].strip())
+            elif line.startswith("calls="):
+                pending_call = True
+    return costs
+
+
+# A function definition starts at column 0 with its name (Longspan and DPDK
+# .c style) or with its return type and name on one line (DPDK headers).
+FUNC_DEF_RE = re.compile(r"^(?:[A-Za-z_][\w\s\*]*?[\s\*])?([A-Za-z_]\w*)\(")
+NOT_FUNC = {"if", "for", "while", "switch", "return", "sizeof", "defined"}
+
+
+def by_source_function(costs):
+    """Sum line costs over the C function each line is written in, found by
+    the DPDK/Longspan style of a definition: the name at column 0."""
+    out = {}
+    for (path, n), ir in costs.items():
+        if not path.endswith((".c", ".h")) or not os.path.exists(path):
+            key = (os.path.basename(path) or "??", "(no source)")
+        else:
+            if path not in by_source_function.cache:
+                starts = []
+                with open(path, errors="replace") as f:
+                    for i, text in enumerate(f, 1):
+                        m = FUNC_DEF_RE.match(text)
+                        if (m and m.group(1) not in NOT_FUNC and ";" not in text
+                                and "=" not in text.split("(")[0]):
+                            starts.append((i, m.group(1)))
+                by_source_function.cache[path] = starts
+            fn = "(file scope)"
+            for start, fname in by_source_function.cache[path]:
+                if start <= n:
+                    fn = fname
+                else:
+                    break
+            key = (os.path.basename(path), fn)
+        out[key] = out.get(key, 0) + ir
+    return out
+
+
+by_source_function.cache = {}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -200,6 +283,15 @@ def main():
         if "PROGRAM TOTALS" in fn or ir < total * 0.005:
             continue
         rep.append("| %.1f | %.1f%% | %s |" % (ir / pkts, 100.0 * ir / total, label(fn)))
+    funcs = by_source_function(line_costs(cg_out))
+    rep += ["", "## By source function (inlined code charged where it is written)", "",
+            "Self instructions of each C function's own lines, wherever the compiler inlined "
+            "them; DPDK's inline helpers appear under their header.", "",
+            "| Ir/pkt | share | file | function |", "|---|---|---|---|"]
+    for (fname, fn), ir in sorted(funcs.items(), key=lambda kv: -kv[1]):
+        if ir < total * 0.004:
+            continue
+        rep.append("| %.1f | %.1f%% | %s | `%s` |" % (ir / pkts, 100.0 * ir / total, fname, fn))
     rep += ["", "## Hottest source lines (self)", "", "| Ir/pkt | file | line |", "|---|---|---|"]
     rep += source_lines(self_text, pkts, args.top)
     text = "\n".join(rep) + "\n"
