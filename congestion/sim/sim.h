@@ -201,6 +201,7 @@ struct sim_flow {
 	uint32_t hash_ack;
 	uint32_t sqpn;		/* sender and receiver QP numbers */
 	uint32_t dqpn;
+	uint32_t ipsn;		/* initial PSN, random per QP as NICs choose it */
 	uint64_t rp_event_ns;	/* pending SIM_EV_RP time, or SIM_NEVER */
 	const struct dcqcn_rp_config *rp_cfg;
 	struct dcqcn_rp rp;	/* sender NIC reaction point (congestion/dcqcn.h) */

@@ -114,10 +114,11 @@ sim_gw_sites(struct sim *s)
 	return 0;
 }
 
+/* The BTH PSN of the packet carrying byte seq (NICs start QPs at a random PSN). */
 static uint32_t
-sim_gw_psn(const struct sim *s, uint32_t seq)
+sim_gw_psn(const struct sim *s, const struct sim_flow *f, uint32_t seq)
 {
-	return (seq / s->cfg.payload_bytes) & QPN_LEARN_PSN_MASK;
+	return (f->ipsn + seq / s->cfg.payload_bytes) & QPN_LEARN_PSN_MASK;
 }
 
 static void
@@ -507,7 +508,7 @@ sim_gw_ingress(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t out
 			memcpy(src, &a, 4);
 			memcpy(dst, &b, 4);
 			r = qpn_learn_on_ack(&gw->learn, AF_INET, src, dst, f->sqpn,
-					     sim_gw_psn(s, seq), s->now_ns);
+					     sim_gw_psn(s, f, seq), s->now_ns);
 			gw->learn_results[r]++;
 		}
 		return false;
@@ -570,7 +571,8 @@ sim_gw_egress(struct sim *s, struct sim_node *n, struct sim_port *port, uint32_t
 	f = &s->flows[pkt->flow];
 	fs = &gw->fs[pkt->flow];
 	sim_gw_key(s, f, &key);
-	r = qpn_learn_on_data(&gw->learn, &key, sim_gw_psn(s, pkt->seq), s->now_ns, NULL);
+	r = qpn_learn_on_data(&gw->learn, &key, sim_gw_psn(s, &s->flows[pkt->flow], pkt->seq), s->now_ns,
+			      NULL);
 	gw->learn_results[r]++;
 
 	if ((s->cfg.mechanisms & SIM_MECH_A) && pkt->ecn == SIM_ECN_CE &&

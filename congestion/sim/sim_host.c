@@ -106,6 +106,12 @@ sim_host_setup(struct sim *s)
 		/* Same QPN space as a NIC: 24 bits, never 0 or 1. */
 		f->sqpn = 0x100 + 2 * i;
 		f->dqpn = 0x101 + 2 * i;
+		{
+			/* Seeded per flow, so it does not depend on event order. */
+			uint64_t st = s->cfg.seed * 0x9e3779b97f4a7c15ull + f->id;
+
+			f->ipsn = (uint32_t)sim_rng_next(&st) & 0xffffff;
+		}
 		/* third.cc's qp_finish(): base RTT + bytes with headers at the bottleneck. */
 		total = f->size + (uint64_t)((f->size - 1) / s->cfg.payload_bytes + 1) *
 					  SIM_HDR_BYTES;
