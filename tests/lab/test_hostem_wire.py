@@ -1,0 +1,486 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+longspan-hostem on the wire, checked by tools that are not hostem.
+
+    test_hostem_wire.py wire --hostem BIN --workdir DIR
+    test_hostem_wire.py config --hostem BIN --workdir DIR
+
+wire: hostem runs on a net_pcap port (no hugepages needed) whose rx file
+holds data, CNPs, ACKs and junk built here with scapy, and whose tx file
+collects what hostem sends. Every frame hostem sent must dissect cleanly in
+tshark (no malformed frame, no expert warning), carry an ICRC that scapy's
+RoCE layer (IPv4) and scripts/lspkt.py (IPv4 and IPv6) agree with, and
+follow RC rules: PSNs in sequence, WRITE FIRST/MIDDLE/LAST/ONLY with RETH
+on FIRST/ONLY, AckReq on the last packet of a message, ECT(0). The ACKs,
+NAKs and CNPs hostem's receivers answer the rx file with are checked one by
+one, and the JSON summary's counters must match the rx file.
+
+config: bad files are rejected with FILE:LINE: [section] key messages, and
+--dump-config output loads back to itself.
+"""
+
+import argparse
+import json
+import os
+import struct
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "dataplane"))
+
+from scapy.all import IP, UDP, Ether, IPv6, Raw, raw, rdpcap, wrpcap  # noqa: E402
+from scapy.contrib.roce import BTH  # noqa: E402
+
+from lspkt import roce_icrc  # noqa: E402
+import tshark_check  # noqa: E402
+
+MAC = "02:00:00:00:0a:fe"
+GW_MAC = "02:00:00:00:0a:01"
+PEER_MAC = GW_MAC  # frames from the gateway come from its DC port MAC
+OP_FIRST, OP_MIDDLE, OP_LAST, OP_ONLY, OP_ACK, OP_CNP = 0x06, 0x07, 0x08, 0x0A, 0x11, 0x81
+ECT0, CE = 2, 3
+CNP_TAG = 0x4C53
+STAMP_MAGIC = 0x4C534845
+
+CONFIG = """
+[host]
+name = wire
+mac = {mac}
+gateway_mac = {gw}
+local = 10.1.0.0/16
+local = fd00:1::/48
+line_rate = 5M
+duration = 300ms
+stats_interval = 0
+csv_interval = 50ms
+dscp = 26
+cnp_dscp = 48
+json = {dir}/hostem.json
+csv = {dir}/hostem.csv
+cnp_log = {dir}/cnp.csv
+
+[qp w4]
+role = send
+local = 10.1.0.1
+remote = 10.2.0.1
+local_qpn = 0x100
+remote_qpn = 0x200
+sport = 50001
+message = 10002
+psn = 0xfffffe
+
+[qp o4]
+role = send
+local = 10.1.0.3
+remote = 10.2.0.3
+local_qpn = 0x102
+remote_qpn = 0x202
+sport = 50003
+message = 1000
+mtu = 1024
+
+[qp w6]
+role = send
+local = fd00:1::1
+remote = fd00:2::1
+local_qpn = 0x101
+remote_qpn = 0x201
+sport = 50002
+message = 600
+mtu = 256
+
+[qp r4]
+role = recv
+local = 10.1.0.2
+remote = 10.2.0.2
+local_qpn = 0x300
+remote_qpn = 0x400
+sport = 50004
+ack_every = 4
+cnp_interval = 1s
+
+[qp r6]
+role = recv
+local = fd00:1::2
+remote = fd00:2::2
+local_qpn = 0x301
+remote_qpn = 0x401
+sport = 50005
+cnp_interval = 0
+"""
+
+SENDERS = {
+    "w4": {"local": "10.1.0.1", "remote": "10.2.0.1", "lqpn": 0x100, "rqpn": 0x200,
+           "sport": 50001, "message": 10002, "mtu": 4096, "psn": 0xFFFFFE},
+    "o4": {"local": "10.1.0.3", "remote": "10.2.0.3", "lqpn": 0x102, "rqpn": 0x202,
+           "sport": 50003, "message": 1000, "mtu": 1024, "psn": 0},
+    "w6": {"local": "fd00:1::1", "remote": "fd00:2::1", "lqpn": 0x101, "rqpn": 0x201,
+           "sport": 50002, "message": 600, "mtu": 256, "psn": 0},
+}
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+# ------------------------------------------------------------------ building
+
+def bth(opcode, dqpn, psn, pad=0, ackreq=False, becn=False):
+    return struct.pack("!BBHB3sB3s", opcode, pad << 4, 0xFFFF, 0x40 if becn else 0,
+                       dqpn.to_bytes(3, "big"), 0x80 if ackreq else 0, psn.to_bytes(3, "big"))
+
+
+def reth(va, rkey, length):
+    return struct.pack("!QII", va, rkey, length)
+
+
+def aeth(syndrome, msn):
+    return bytes([syndrome]) + msn.to_bytes(3, "big")
+
+
+def roce(src, dst, sport, l4_payload, ecn=ECT0, dscp=26, ident=0, bad_icrc=False,
+         dst_mac=MAC):
+    """An Ethernet frame with a RoCEv2 packet; l4_payload = BTH onwards, no ICRC."""
+    body = l4_payload + b"\0\0\0\0"
+    if ":" in src:
+        ip = IPv6(src=src, dst=dst, tc=dscp << 2 | ecn, fl=ident, hlim=64) / \
+            UDP(sport=sport, dport=4791, chksum=0) / Raw(body)
+    else:
+        ip = IP(src=src, dst=dst, tos=dscp << 2 | ecn, id=ident, flags="DF", ttl=64) / \
+            UDP(sport=sport, dport=4791, chksum=0) / Raw(body)
+    b = raw(ip)
+    icrc = roce_icrc(b[:-4])
+    if bad_icrc:
+        icrc = bytes(x ^ 0x5A for x in icrc)
+    b = b[:-4] + icrc
+    if ":" in src:  # RFC 8200: a real UDP checksum over IPv6
+        p = IPv6(b)
+        p[UDP].chksum = None
+        b = raw(p)
+    return raw(Ether(src=PEER_MAC, dst=dst_mac, type=0x86DD if ":" in src else 0x0800) /
+               Raw(b))
+
+
+def data(src, dst, dqpn, psn, opcode, payload_len, ecn=ECT0, ackreq=False, **kw):
+    pad = (4 - payload_len % 4) % 4
+    ext = reth(0x1000, 7, payload_len) if opcode in (OP_FIRST, OP_ONLY) else b""
+    return roce(src, dst, 60000, bth(opcode, dqpn, psn, pad, ackreq) + ext +
+                bytes(payload_len + pad), ecn=ecn, **kw)
+
+
+def rx_frames():
+    """What the rx pcap holds, and the responses expected from it."""
+    frames = []
+    r4 = ("10.2.0.2", "10.1.0.2", 0x300)
+    # r4: one 8-packet WRITE, CE on PSN 2 and 3 (cnp_interval 1 s: one CNP).
+    for psn in range(8):
+        op = OP_FIRST if psn == 0 else OP_LAST if psn == 7 else OP_MIDDLE
+        frames.append(data(*r4, psn, op, 512, ecn=CE if psn in (2, 3) else ECT0,
+                           ackreq=psn == 7))
+    # PSN 8 lost: 9 (a WRITE ONLY) gets a NAK for 8, then is accepted and ACKed.
+    frames.append(data(*r4, 9, OP_ONLY, 100, ackreq=True))
+    frames.append(data(*r4, 5, OP_MIDDLE, 512))  # duplicate
+    frames.append(data(*r4, 10, OP_ONLY, 64, ackreq=True, bad_icrc=True))
+    # r6: three WRITE ONLY, all CE, cnp_interval 0: three CNPs, three ACKs.
+    for psn in range(3):
+        frames.append(data("fd00:2::2", "fd00:1::2", 0x301, psn, OP_ONLY, 333, ecn=CE,
+                           ackreq=True))
+    # CNPs for the senders: one from a hostem NP (tagged), one from elsewhere.
+    cnp = bth(OP_CNP, 0x100, 0, becn=True) + bytes(16)
+    frames.append(roce("10.2.0.1", "10.1.0.1", 60001, cnp, ecn=0, dscp=48, ident=CNP_TAG))
+    frames.append(roce("10.2.0.1", "10.1.0.1", 60001, cnp, ecn=0, dscp=48, ident=0))
+    frames.append(roce("fd00:2::1", "fd00:1::1", 60001, bth(OP_CNP, 0x101, 0, becn=True) +
+                       bytes(16), ecn=0, dscp=48, ident=CNP_TAG))
+    # Junk: an ACK for no QP, plain UDP, a frame for another MAC.
+    frames.append(roce("10.2.0.9", "10.1.0.9", 60002, bth(OP_ACK, 0x999, 0) + aeth(0x1F, 0)))
+    frames.append(raw(Ether(src=PEER_MAC, dst=MAC) / IP(src="10.2.0.1", dst="10.1.0.1") /
+                      UDP(sport=1, dport=9) / Raw(b"x" * 20)))
+    frames.append(data(*r4, 11, OP_ONLY, 64, dst_mac="02:00:00:00:0a:77"))
+    return frames
+
+
+# ------------------------------------------------------------------ checking
+
+def parse(frame):
+    """Fields of a RoCEv2 frame hostem sent, from the bytes (not from scapy)."""
+    et = struct.unpack("!H", frame[12:14])[0]
+    ip = frame[14:]
+    f = {"dst_mac": frame[0:6], "src_mac": frame[6:12]}
+    if et == 0x0800:
+        ihl = (ip[0] & 0xF) * 4
+        f.update(v=4, tos=ip[1], ttl=ip[8], ident=struct.unpack("!H", ip[4:6])[0],
+                 df=bool(ip[6] & 0x40), src=".".join(map(str, ip[12:16])),
+                 dst=".".join(map(str, ip[16:20])))
+        l4 = ihl
+        f["iplen"] = struct.unpack("!H", ip[2:4])[0]
+    elif et == 0x86DD:
+        vtc = struct.unpack("!I", ip[0:4])[0]
+        f.update(v=6, tos=(vtc >> 20) & 0xFF, flow=vtc & 0xFFFFF, ttl=ip[7],
+                 src=str(IPv6(ip).src), dst=str(IPv6(ip).dst))
+        l4 = 40
+        f["iplen"] = 40 + struct.unpack("!H", ip[4:6])[0]
+    else:
+        return None
+    udp = ip[l4:]
+    f["sport"], f["dport"], f["ulen"], f["ucsum"] = struct.unpack("!HHHH", udp[:8])
+    b = udp[8:]
+    f.update(op=b[0], pad=(b[1] >> 4) & 3, pkey=struct.unpack("!H", b[2:4])[0], becn=b[4] >> 6,
+             dqpn=int.from_bytes(b[5:8], "big"), ackreq=b[8] >> 7,
+             psn=int.from_bytes(b[9:12], "big"))
+    rest = b[12:f["ulen"] - 8 - 4]
+    f["rest"] = rest
+    f["ip_bytes"] = ip[:f["iplen"]]
+    f["ecn"], f["dscp"] = f["tos"] & 3, f["tos"] >> 2
+    return f
+
+
+def check_icrc(frames):
+    """ICRC of every frame: lspkt for all, scapy's RoCE layer for IPv4."""
+    n4 = 0
+    for i, fr in enumerate(frames):
+        f = parse(fr)
+        want = roce_icrc(f["ip_bytes"][:-4])
+        check(f["ip_bytes"][-4:] == want, "frame %d: ICRC %s, lspkt says %s" %
+              (i, f["ip_bytes"][-4:].hex(), want.hex()))
+        if f["v"] == 4:
+            p = Ether(fr)
+            check(BTH in p, "frame %d: scapy does not see a BTH" % i)
+            got = p[BTH].icrc
+            p[BTH].icrc = None
+            rebuilt = Ether(raw(p))
+            check(rebuilt[BTH].icrc == got, "frame %d: scapy computes ICRC %#x, frame has %#x"
+                  % (i, rebuilt[BTH].icrc, got))
+            n4 += 1
+        else:
+            # IPv6: the UDP checksum must be valid (scapy recomputes it).
+            p = IPv6(f["ip_bytes"])
+            c = p[UDP].chksum
+            p[UDP].chksum = None
+            check(IPv6(raw(p))[UDP].chksum == c, "frame %d: bad IPv6 UDP checksum" % i)
+    return n4
+
+
+def check_sender(name, frames):
+    """Data of one sender QP: PSNs, opcodes, RETH, AckReq, lengths, ECN, stamp."""
+    s = SENDERS[name]
+    mine = [f for f in frames if f["op"] in (OP_FIRST, OP_MIDDLE, OP_LAST, OP_ONLY) and
+            f["src"] == s["local"] and f["dqpn"] == s["rqpn"]]
+    check(len(mine) >= 3, "%s: only %d data packets" % (name, len(mine)))
+    k = (s["message"] + s["mtu"] - 1) // s["mtu"]
+    for i, f in enumerate(mine):
+        j = i % k
+        want_op = OP_ONLY if k == 1 else OP_FIRST if j == 0 else OP_LAST if j == k - 1 \
+            else OP_MIDDLE
+        length = s["mtu"] if j < k - 1 else s["message"] - (k - 1) * s["mtu"]
+        pad = (4 - length % 4) % 4
+        where = "%s packet %d (psn %#x)" % (name, i, f["psn"])
+        check(f["psn"] == (s["psn"] + i) & 0xFFFFFF, where + ": PSN out of sequence")
+        check(f["op"] == want_op, where + ": opcode %#x, want %#x" % (f["op"], want_op))
+        check(f["ackreq"] == (1 if j == k - 1 else 0), where + ": AckReq")
+        check(f["pad"] == pad, where + ": PadCnt %d, want %d" % (f["pad"], pad))
+        check(f["pkey"] == 0xFFFF and f["becn"] == 0, where + ": P_Key or BECN")
+        check(f["ecn"] == ECT0 and f["dscp"] == 26, where + ": not ECT(0) DSCP 26")
+        check(f["sport"] == s["sport"] and f["dport"] == 4791, where + ": UDP ports")
+        check(f["dst"] == s["remote"], where + ": destination")
+        check(f["dst_mac"] == bytes.fromhex(GW_MAC.replace(":", "")) and
+              f["src_mac"] == bytes.fromhex(MAC.replace(":", "")), where + ": MACs")
+        check(f["ttl"] == 64, where + ": TTL/hop limit")
+        payload = f["rest"]
+        if want_op in (OP_FIRST, OP_ONLY):
+            va, rkey, dma = struct.unpack("!QII", payload[:16])
+            check(dma == s["message"], where + ": RETH DMA length %d" % dma)
+            check(rkey == s["lqpn"], where + ": R_Key")
+            payload = payload[16:]
+        check(len(payload) == length + pad, where + ": payload %d, want %d" %
+              (len(payload), length + pad))
+        if length >= 16:
+            magic, qpn = struct.unpack("!II", payload[:8])
+            check(magic == STAMP_MAGIC and qpn == s["lqpn"], where + ": stamp")
+        if f["v"] == 4:
+            check(f["ucsum"] == 0 and f["df"], where + ": IPv4 UDP checksum 0 and DF")
+    return len(mine)
+
+
+def check_responses(frames):
+    """ACKs, NAKs and CNPs the receivers sent for the rx file."""
+    def of(src, dqpn):
+        return [f for f in frames if f["src"] == src and f["dqpn"] == dqpn and
+                f["op"] in (OP_ACK, OP_CNP)]
+
+    r4 = of("10.1.0.2", 0x400)
+    acks = [(f["psn"], f["rest"][0], int.from_bytes(f["rest"][1:4], "big"))
+            for f in r4 if f["op"] == OP_ACK]
+    # ACK after 4 packets (PSN 3), after the AckReq on PSN 7 (MSN 1), the NAK
+    # for the lost PSN 8 (PSN sequence error), then the ACK of WRITE ONLY 9.
+    want = [(3, 0x1F, 0), (7, 0x1F, 1), (8, 0x60, 1), (9, 0x1F, 2)]
+    check(acks == want, "r4 ACK/NAKs %s, want %s" % (acks, want))
+    cnps = [f for f in r4 if f["op"] == OP_CNP]
+    check(len(cnps) == 1, "r4: %d CNPs, want 1 (1 s interval)" % len(cnps))
+    r6 = of("fd00:1::2", 0x401)
+    check([f["psn"] for f in r6 if f["op"] == OP_ACK] == [0, 1, 2], "r6 ACKs")
+    check(sum(f["op"] == OP_CNP for f in r6) == 3, "r6: want 3 CNPs (interval 0)")
+    for f in r4 + r6:
+        where = "response %s op %#x psn %d" % (f["src"], f["op"], f["psn"])
+        check(f["dst"] in ("10.2.0.2", "fd00:2::2"), where + ": destination")
+        check(f["ecn"] == 0, where + ": not Not-ECT")
+        if f["op"] == OP_CNP:
+            check(f["dscp"] == 48 and f["becn"] == 1 and f["pkey"] == 0xFFFF and
+                  f["psn"] == 0 and f["rest"] == bytes(16), where + ": CNP fields")
+            tag = f["ident"] if f["v"] == 4 else f["flow"]
+            check(tag == CNP_TAG, where + ": CNP tag")
+        else:
+            check(f["dscp"] == 26 and len(f["rest"]) == 4, where + ": ACK fields")
+    return len(r4) + len(r6)
+
+
+def run_wire(args):
+    d = args.workdir
+    os.makedirs(d, exist_ok=True)
+    for f in ("rx.pcap", "tx.pcap", "hostem.json", "hostem.csv", "cnp.csv"):
+        if os.path.exists(os.path.join(d, f)):
+            os.unlink(os.path.join(d, f))
+    conf = os.path.join(d, "wire.ini")
+    with open(conf, "w") as f:
+        f.write(CONFIG.format(mac=MAC, gw=GW_MAC, dir=d))
+    wrpcap(os.path.join(d, "rx.pcap"), [Ether(x) for x in rx_frames()])
+    cmd = [args.hostem, "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
+           "--file-prefix", "lab-wire-%d" % os.getpid(), "-l", "0",
+           "--log-level=*:warning",
+           "--vdev=net_pcap0,rx_pcap=%s/rx.pcap,tx_pcap=%s/tx.pcap" % (d, d),
+           "--", "--config", conf]
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=60)
+    print(r.stdout)
+    check(r.returncode == 0, "hostem exited with %d" % r.returncode)
+    check("mbufs in use at exit: 0" in r.stdout, "mbufs leaked")
+
+    out = [raw(p) for p in rdpcap(os.path.join(d, "tx.pcap"))]
+    check(len(out) > 20, "only %d frames sent" % len(out))
+    problems = tshark_check.check_file(os.path.join(d, "tx.pcap"))
+    check(not problems, "tshark: " + "; ".join("frame %d [%s]: %s" % p for p in problems[:5]))
+    n4 = check_icrc(out)
+    frames = [parse(x) for x in out]
+    counts = {n: check_sender(n, frames) for n in SENDERS}
+    nresp = check_responses(frames)
+    check(len(frames) == sum(counts.values()) + nresp, "frames that are neither data nor "
+          "responses: %d" % (len(frames) - sum(counts.values()) - nresp))
+
+    j = json.load(open(os.path.join(d, "hostem.json")))
+    port = j["port"]
+    for key, want in (("bad_icrc", 1), ("no_sender", 1), ("not_roce", 1), ("not_for_us", 1),
+                      ("malformed", 0), ("rx_pkts", len(rx_frames()))):
+        check(port[key] == want, "json port.%s = %d, want %d" % (key, port[key], want))
+    recv = {x["qp"]: x for x in j["receivers"]}
+    r4 = recv["r4"]
+    for key, want in (("pkts", 10), ("ce", 2), ("cnps_sent", 1), ("cnps_suppressed", 1),
+                      ("gaps", 1), ("missing", 1), ("dups", 1), ("naks_sent", 1),
+                      ("acks_sent", 3), ("msgs", 2), ("payload_bytes", 8 * 512 + 100)):
+        check(r4[key] == want, "json r4.%s = %d, want %d" % (key, r4[key], want))
+    check(recv["r6"]["cnps_sent"] == 3 and recv["r6"]["ce"] == 3, "json r6 CNPs")
+    send = {x["qp"]: x for x in j["senders"]}
+    w4 = send["w4"]
+    check(w4["cnps"] == 2 and w4["cnps_tagged"] == 1 and w4["cnps_other"] == 1,
+          "json w4 CNPs: %s" % {k: w4[k] for k in ("cnps", "cnps_tagged", "cnps_other")})
+    check(w4["rp"]["cuts"] >= 1 and w4["rate_min_bps"] < 5_000_000, "w4 did not cut its rate")
+    check(w4["first_cut_ns"] is not None and w4["cnp_to_cut_ns"] < 1_000_000,
+          "w4 first cut missing or late")
+    check(len(w4["cnp_rx_ns"]) == 2, "w4 CNP times")
+    check(send["w6"]["cnps"] == 1 and send["o4"]["cnps"] == 0, "w6/o4 CNPs")
+    for name, n in counts.items():
+        check(send[name]["sent_pkts"] == n, "%s: json says %d packets, pcap has %d" %
+              (name, send[name]["sent_pkts"], n))
+    csv_rows = open(os.path.join(d, "hostem.csv")).read().splitlines()
+    check(csv_rows[0].startswith("time_s,qp,role,rate_bps") and len(csv_rows) >= 1 + 5 * 5,
+          "CSV has %d rows" % len(csv_rows))
+    log = open(os.path.join(d, "cnp.csv")).read().splitlines()
+    check(len(log) == 1 + 3 + 4, "CNP log: %d lines, want header + 3 rx + 4 tx" % len(log))
+    print("wire: %d frames (%d IPv4 checked by scapy), senders %s, %d responses: all good"
+          % (len(out), n4, counts, nresp))
+
+
+# ------------------------------------------------------------------ config
+
+GOOD = CONFIG.format(mac=MAC, gw=GW_MAC, dir="/tmp")
+
+BAD = [
+    # (description, file text, expected message fragments)
+    ("unknown key", "[host]\nmac = %s\ngateway_mac = %s\nbogus = 1\n" % (MAC, GW_MAC),
+     [":4: [host] bogus: unknown key"]),
+    ("bad MAC", "[host]\nmac = 02:00\n", [":2: [host] mac: '02:00': not a MAC"]),
+    ("rate range", GOOD.replace("line_rate = 5M", "line_rate = 1K"),
+     ["[host] line_rate: 1K is out of range 1M..400G"]),
+    ("mtu", GOOD.replace("mtu = 256", "mtu = 1000"),
+     ["[qp w6] mtu: 1000 is not a power of two"]),
+    ("required", GOOD.replace("role = recv\nlocal = fd00:1::2", "local = fd00:1::2"),
+     ["[qp r6] role: required"]),
+    ("family", GOOD.replace("remote = fd00:2::1", "remote = 10.2.0.1"),
+     ["[qp w6] remote: not the family of local"]),
+    ("duplicate", GOOD + "\n[qp w4]\nrole = send\n", ["[qp w4]: QP 'w4' already defined"]),
+    ("twice", GOOD.replace("sport = 50001", "sport = 50001\nsport = 50002"),
+     ["[qp w4] sport: given twice"]),
+    ("intra without receiver", GOOD.replace("remote = 10.2.0.3", "remote = 10.1.0.9"),
+     ["[qp o4] remote: intra-DC QP without its receiver"]),
+    ("not local", GOOD.replace("local = 10.1.0.3", "local = 10.7.0.3"),
+     ["[qp o4] local: not in this site's prefixes"]),
+    ("tor thresholds", GOOD.replace("[qp w4]", "tor_rate = 1G\ntor_kmin = 500kB\n[qp w4]"),
+     ["[host] tor_kmin: must be below tor_kmax"]),
+    ("section", GOOD + "\n[gateway]\nx = 1\n", ["[gateway]: unknown section"]),
+]
+
+
+def run_config(args):
+    d = args.workdir
+    os.makedirs(d, exist_ok=True)
+    bad = 0
+    for desc, text, wants in BAD:
+        p = os.path.join(d, "bad.ini")
+        with open(p, "w") as f:
+            f.write(text)
+        r = subprocess.run([args.hostem, "--check-config", p], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=30)
+        for w in wants:
+            if r.returncode == 0 or w not in r.stderr:
+                print("FAIL: %s: rc %d, stderr %r lacks %r" % (desc, r.returncode, r.stderr, w))
+                bad += 1
+        print("config %-24s -> %s" % (desc, r.stderr.strip().splitlines()[0]
+                                      if r.stderr.strip() else "(accepted)"))
+    p = os.path.join(d, "good.ini")
+    with open(p, "w") as f:
+        f.write(GOOD)
+    d1 = subprocess.run([args.hostem, "--dump-config", p], stdout=subprocess.PIPE, text=True,
+                        check=True).stdout
+    with open(p, "w") as f:
+        f.write(d1)
+    d2 = subprocess.run([args.hostem, "--dump-config", p], stdout=subprocess.PIPE, text=True,
+                        check=True).stdout
+    if d1 != d2 or "cnp_interval = 4us" not in d1 or "sport = 50001" not in d1:
+        print("FAIL: --dump-config does not round-trip")
+        bad += 1
+    check(bad == 0, "%d config checks failed" % bad)
+    print("config: %d bad files rejected with their messages, dump round-trips" % len(BAD))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["wire", "config"])
+    ap.add_argument("--hostem", required=True)
+    ap.add_argument("--workdir", required=True)
+    args = ap.parse_args()
+    if args.mode == "wire":
+        run_wire(args)
+    else:
+        run_config(args)
+
+
+if __name__ == "__main__":
+    main()
