@@ -464,17 +464,18 @@ def worker0(st):
     return ws.get("0") or next(iter(ws.values()))
 
 
-def pin_start(args, sock, timeout=5.0):
+def pin_start(args, sock, timeout=6.0, max_err=0.05):
     """Monotonic time of longspand's start_tsc, from the moment `uptime_s`
     steps: show stats reports busy % of the time since then, not busy_tsc,
-    so the window's busy TSC is busy% x uptime differenced."""
+    so the window's busy TSC is busy% x uptime differenced. Only a step seen
+    between two replies less than 2 x max_err apart counts; (None, None)
+    when the machine is too busy to see one."""
     t_prev, st = ctl_stats(args, sock)
     u_prev = st["uptime_s"]
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        time.sleep(0.02)
         t, st = ctl_stats(args, sock)
-        if st["uptime_s"] != u_prev:
+        if st["uptime_s"] != u_prev and t - t_prev <= 2 * max_err:
             return (t_prev + t) / 2 - st["uptime_s"], (t - t_prev) / 2
         t_prev, u_prev = t, st["uptime_s"]
     return None, None
@@ -537,7 +538,9 @@ def run_longspand(args, pcap, n_mbufs, tag):
                 w["busy_tsc"] = bw1["busy_tsc"] - bw0["busy_tsc"]
             elif start is not None and bw0.get("busy_pct") is not None:
                 e0, e1 = s0["t"] - start, s1["t"] - start
-                w["busy_frac"] = (bw1["busy_pct"] * e1 - bw0["busy_pct"] * e0) / 100.0 / (e1 - e0)
+                frac = (bw1["busy_pct"] * e1 - bw0["busy_pct"] * e0) / 100.0 / (e1 - e0)
+                if 0.0 <= frac <= 1.02:  # else the start time was not pinned well enough
+                    w["busy_frac"] = min(frac, 1.0)
             polls = bw1["polls"] - bw0["polls"]
             idle = b["idle_polls"] - a["idle_polls"]
             w["idle_poll_pct"] = 100.0 * idle / polls if polls else float("nan")
@@ -559,6 +562,25 @@ def run_longspand(args, pcap, n_mbufs, tag):
     if m is None or int(m.group(1)) != 0:
         log("bench: warning: longspand did not return every mbuf (log %s)" % logf.name)
     return ws, tsc_hz_from_log(logf.name)
+
+
+def wait_quiet(args):
+    """Wait up to --quiet-wait seconds for the other processes' load (all
+    CPUs, from /proc/stat, nothing of ours running) to fall below
+    --quiet-below % of a core. Returns the seconds waited."""
+    if args.quiet_wait <= 0:
+        return 0.0
+    t0 = time.monotonic()
+    while True:
+        c0 = cpu_sample(os.getpid())
+        time.sleep(1.0)
+        load, _ = other_load(c0, cpu_sample(os.getpid()))
+        waited = time.monotonic() - t0
+        if load < args.quiet_below or waited >= args.quiet_wait:
+            if waited > 1.5:
+                log("bench: waited %.0f s for a quieter machine (other load now %.0f%%)"
+                    % (waited, load))
+            return waited
 
 
 def run_dp_cycles(args, pcap, n_mbufs, tag, components=False):
@@ -633,8 +655,9 @@ def summarise(row, tsc_hz):
         "spread_pct": 100.0 * (max(w["pps"] for w in ls) - min(w["pps"] for w in ls)) / pps,
         "other_pct": other,
         "steal_pct": max(w["steal_pct"] for k in ("longspand", "io", "macswap") for w in row[k]),
-        "others": sorted({c for k in ("longspand", "io", "macswap")
-                          for _, c in row[k][-1].get("others", [])}),
+        "others": sorted({c for k in ("longspand", "io", "macswap") for w in row[k]
+                          for _, c in w.get("others", [])}),
+        "windows": len(ls),
     }
 
 
@@ -708,6 +731,14 @@ def main():
     ap.add_argument("--window", type=float, default=None, help="seconds per window")
     ap.add_argument("--windows", type=int, default=None, help="windows per run (median taken)")
     ap.add_argument("--start-timeout", type=float, default=60.0)
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="repeat testpmd io, longspand, testpmd macswap this many times per "
+                         "case, interleaved, and take the medians over every window")
+    ap.add_argument("--quiet-wait", type=float, default=0.0,
+                    help="before each round, wait up to this many seconds for other processes' "
+                         "load to fall below --quiet-below")
+    ap.add_argument("--quiet-below", type=float, default=30.0,
+                    help="%% of a core (default 30)")
     ap.add_argument("--no-cycles", action="store_true",
                     help="skip dp_cycles (the pipeline's cycles without a packet source)")
     ap.add_argument("--cycles-packets", type=int, default=None,
@@ -791,15 +822,22 @@ def main():
                 n_pkts = max(nf, MIN_PCAP_PKTS)
                 n_mbufs = n_pkts + MBUF_SLACK
                 tag = "%d-%s" % (nf, size)
-                row = {"flows": nf, "size": size, "frame_bytes": payload + ROCE_OVERHEAD}
-                log("bench: %s flows, %s B frames: testpmd io" % (nf, row["frame_bytes"]))
-                row["io"] = run_testpmd(args, "io", pcap, n_mbufs, tag + "-io")
-                tsc_hz = tsc_hz or tsc_hz_from_log(os.path.join(args.workdir, "testpmd-%s-io.log" % tag))
-                log("bench: %s flows, %s B frames: longspand" % (nf, row["frame_bytes"]))
-                row["longspand"], hz = run_longspand(args, pcap, n_mbufs, tag)
-                tsc_hz = tsc_hz or hz
-                log("bench: %s flows, %s B frames: testpmd macswap" % (nf, row["frame_bytes"]))
-                row["macswap"] = run_testpmd(args, "macswap", pcap, n_mbufs, tag + "-macswap")
+                row = {"flows": nf, "size": size, "frame_bytes": payload + ROCE_OVERHEAD,
+                       "io": [], "longspand": [], "macswap": [], "quiet_wait_s": 0.0}
+                what = "%s flows, %s B frames" % (nf, row["frame_bytes"])
+                for rnd in range(args.rounds):
+                    row["quiet_wait_s"] += wait_quiet(args)
+                    sfx = "" if args.rounds == 1 else " (round %d/%d)" % (rnd + 1, args.rounds)
+                    log("bench: %s: testpmd io%s" % (what, sfx))
+                    row["io"] += run_testpmd(args, "io", pcap, n_mbufs, tag + "-io")
+                    tsc_hz = tsc_hz or tsc_hz_from_log(
+                        os.path.join(args.workdir, "testpmd-%s-io.log" % tag))
+                    log("bench: %s: longspand%s" % (what, sfx))
+                    ws, hz = run_longspand(args, pcap, n_mbufs, tag)
+                    row["longspand"] += ws
+                    tsc_hz = tsc_hz or hz
+                    log("bench: %s: testpmd macswap%s" % (what, sfx))
+                    row["macswap"] += run_testpmd(args, "macswap", pcap, n_mbufs, tag + "-macswap")
                 if args.dp_cycles:
                     log("bench: %s flows, %s B frames: dp_cycles" % (nf, row["frame_bytes"]))
                     stage_flows = 1024 if 1024 in flows else flows[0]
@@ -834,12 +872,15 @@ def main():
         "- %s, source %s, build %s" % (ver, source_rev(args.build), args.build),
         "- CPU: %s, %d vCPUs, TSC %s MHz; forwarding on lcore 1, control/main on lcore 0"
         % (cpu_model(), os.cpu_count(), fmt(tsc_hz / 1e6 if tsc_hz else None, 0)),
-        "- windows: warm-up %.1f s, %d x %.1f s, median; every run back to back: testpmd io, "
-        "longspand, testpmd macswap" % (args.warmup, args.windows, args.window),
+        "- windows: warm-up %.1f s, %d x %.1f s per run, %d round(s) of testpmd io, longspand, "
+        "testpmd macswap back to back per case; medians over all windows%s"
+        % (args.warmup, args.windows, args.window, args.rounds,
+           "; each round waited up to %.0f s for other load < %.0f%% of a core"
+           % (args.quiet_wait, args.quiet_below) if args.quiet_wait > 0 else ""),
         "- machine shared: %s (other processes used up to %.0f%% of a core during a window%s%s)"
         % ("YES, read the ratios" if shared else "no", max_other,
            "; busy at start: " + ", ".join(others_before) if others_before else "",
-           "; using >= 5%% of a core during runs: " + ", ".join(others_seen) if others_seen else ""),
+           "; using >= 5% of a core during runs: " + ", ".join(others_seen) if others_seen else ""),
         "",
         "",
     ]

@@ -104,7 +104,7 @@ def line_costs(cg_out):
     file and line it is written at (fi=/fe=), call costs are skipped."""
     names = {}
     costs = {}
-    cur_file, line_no, pending_call = "", 0, False
+    cur_file, cur_obj, line_no, pending_call = "", "", 0, False
 
     def name(ns, v):
         m = re.match(r"\((\d+)\)\s*(.*)$", v)
@@ -130,13 +130,17 @@ def line_costs(cg_out):
                     pending_call = False
                     continue
                 ir = int(rest.split()[0]) if rest.strip() else 0
-                costs[(cur_file, n)] = costs.get((cur_file, n), 0) + ir
+                # No debug info: charge the object (a PMD, libc) instead.
+                key = (cur_file, n) if cur_file not in ("", "???") else ("@" + cur_obj, 0)
+                costs[key] = costs.get(key, 0) + ir
             elif line.startswith(("fl=", "fi=", "fe=")):
                 cur_file = name("fl", line[3:].strip())
             elif line.startswith(("cfi=", "cfl=")):
                 name("fl", line[4:].strip())
-            elif line.startswith(("fn=", "ob=")):
-                name(line[:2], line[3:].strip())
+            elif line.startswith("ob="):
+                cur_obj = name("ob", line[3:].strip())
+            elif line.startswith("fn="):
+                name("fn", line[3:].strip())
             elif line.startswith(("cfn=", "cob=")):
                 name(line[1:3], line[4:].strip())
             elif line.startswith("calls="):
@@ -155,7 +159,9 @@ def by_source_function(costs):
     the DPDK/Longspan style of a definition: the name at column 0."""
     out = {}
     for (path, n), ir in costs.items():
-        if not path.endswith((".c", ".h")) or not os.path.exists(path):
+        if path.startswith("@"):
+            key = (os.path.basename(path[1:]), "(object without debug info)")
+        elif not path.endswith((".c", ".h")) or not os.path.exists(path):
             key = (os.path.basename(path) or "??", "(no source)")
         else:
             if path not in by_source_function.cache:
@@ -191,6 +197,9 @@ def main():
                     help="time under valgrind after start-up (about 50x slower than native)")
     ap.add_argument("--workdir", default="/tmp/longspan-perf")
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--reuse", action="store_true",
+                    help="report on the callgrind output and log of an earlier run with the "
+                         "same --flows/--size instead of running valgrind again")
     ap.add_argument("--out", default=None, help="Markdown report (default BUILD/perf-profile.md)")
     args = ap.parse_args()
     longspand = os.path.join(os.path.abspath(args.build), "longspand")
@@ -220,6 +229,8 @@ def main():
             wan_mac=bench.WAN_MAC, peer_mac=bench.PEER_MAC, wan_mtu=bench.WAN_MTU))
     cg_out = os.path.join(args.workdir, "callgrind-%s.out" % tag)
     logp = os.path.join(args.workdir, "callgrind-%s.log" % tag)
+    if args.reuse and os.path.exists(cg_out) and os.path.exists(logp):
+        return report(args, cg_out, logp, payload)
     if os.path.exists(sock):
         os.unlink(sock)
     cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + cg_out,
@@ -240,6 +251,10 @@ def main():
             if p.poll() is None:
                 p.send_signal(signal.SIGINT)
             p.wait(600)
+    return report(args, cg_out, logp, payload)
+
+
+def report(args, cg_out, logp, payload):
     with open(logp, errors="replace") as f:
         log = f.read()
     m = re.findall(r"dc rx (\d+) tx \d+; wan rx \d+ tx (\d+);.*drops (\d+)", log)
