@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fmt.h"
+#include "congestion/cc_params.h"
 
 /* ---- nesting checks shared by every backend ---- */
 
@@ -51,6 +52,7 @@ fmt_open(struct fmt *f, const char *key, enum fmt_node node)
 	f->depth++;
 	f->node[f->depth] = node;
 	f->count[f->depth] = 0;
+	f->key_width[f->depth] = 0;
 	f->ops->open(f, key, node);
 	f->count[f->depth - 1]++;
 }
@@ -75,6 +77,7 @@ fmt_u64(struct fmt *f, const char *key, uint64_t v)
 		return;
 	f->ops->u64(f, key, v);
 	f->count[f->depth]++;
+	f->width = 0;
 }
 
 void
@@ -87,6 +90,7 @@ fmt_f64(struct fmt *f, const char *key, double v)
 	else
 		f->ops->null(f, key);
 	f->count[f->depth]++;
+	f->width = 0;
 }
 
 void
@@ -96,6 +100,7 @@ fmt_str(struct fmt *f, const char *key, const char *s)
 		return;
 	f->ops->str(f, key, s != NULL ? s : "");
 	f->count[f->depth]++;
+	f->width = 0;
 }
 
 void
@@ -117,6 +122,32 @@ fmt_null(struct fmt *f, const char *key)
 		return;
 	f->ops->null(f, key);
 	f->count[f->depth]++;
+	f->width = 0;
+}
+
+void
+fmt_none(struct fmt *f, const char *key)
+{
+	if (!fmt_member_ok(f, key, false))
+		return;
+	if (f->ops->none != NULL)
+		f->ops->none(f, key);
+	else
+		f->ops->null(f, key);
+	f->count[f->depth]++;
+	f->width = 0;
+}
+
+void
+fmt_width(struct fmt *f, unsigned int width)
+{
+	f->width = width;
+}
+
+void
+fmt_key_width(struct fmt *f, unsigned int width)
+{
+	f->key_width[f->depth] = width;
 }
 
 void
@@ -126,6 +157,7 @@ fmt_bool(struct fmt *f, const char *key, bool v)
 		return;
 	f->ops->boolean(f, key, v);
 	f->count[f->depth]++;
+	f->width = 0;
 }
 
 void
@@ -191,7 +223,12 @@ text_open(struct fmt *f, const char *key, enum fmt_node node)
 		break;
 	case FMT_ROW:
 	case FMT_LIST:
-		text_key(f, parent, key);
+		if (node == FMT_ROW && f->key_width[parent] != 0) {
+			text_indent(f, parent);
+			fprintf(f->out, "%-*s", (int)f->key_width[parent], key);
+		} else {
+			text_key(f, parent, key);
+		}
 		break;
 	}
 	f->any_output = true;
@@ -223,9 +260,10 @@ text_scalar(struct fmt *f, const char *key, const char *value, bool numeric)
 		break;
 	case FMT_ROW:
 		if (numeric)
-			fprintf(f->out, " %*s", FMT_NUM_WIDTH, value);
+			fprintf(f->out, " %*s", f->width != 0 ? (int)f->width : FMT_NUM_WIDTH,
+				value);
 		else
-			fprintf(f->out, "  %s", value);
+			fprintf(f->out, "  %-*s", (int)f->width, value);
 		break;
 	case FMT_LIST:
 		fprintf(f->out, " %s", value);
@@ -265,6 +303,12 @@ text_null(struct fmt *f, const char *key)
 }
 
 static void
+text_none(struct fmt *f, const char *key)
+{
+	text_scalar(f, key, "-", true);
+}
+
+static void
 text_boolean(struct fmt *f, const char *key, bool v)
 {
 	text_scalar(f, key, v ? "yes" : "no", true);
@@ -292,6 +336,7 @@ static const struct fmt_ops fmt_text_ops = {
 	.str = text_str,
 	.null = text_null,
 	.boolean = text_boolean,
+	.none = text_none,
 	.note = text_note,
 	.finish = text_finish,
 };
@@ -303,6 +348,31 @@ fmt_text_init(struct fmt *f, FILE *out)
 	f->ops = &fmt_text_ops;
 	f->out = out;
 	f->node[0] = FMT_OBJ;
+}
+
+/* ---- shared reports ---- */
+
+void
+fmt_cc_derived(struct fmt *f, const struct cc_derived *d)
+{
+	fmt_u64(f, "rate_bps", d->rate_bps);
+	fmt_u64(f, "rtt_ns", d->rtt_ns);
+	fmt_u64(f, "dc_rtt_ns", d->dc_rtt_ns);
+	fmt_u64(f, "loop_rtt_ns", d->loop_rtt_ns);
+	fmt_bool(f, "near_source_cnp", d->near_source_cnp);
+	fmt_u64(f, "mtu_bytes", d->mtu_bytes);
+	fmt_u64(f, "bdp_bytes", d->bdp_bytes);
+	fmt_u64(f, "kmin_bytes", d->kmin_bytes);
+	fmt_u64(f, "kmax_bytes", d->kmax_bytes);
+	fmt_u64(f, "pmax_ppm", d->pmax_ppm);
+	fmt_u64(f, "target_delay_ns", d->target_delay_ns);
+	fmt_u64(f, "sojourn_interval_ns", d->sojourn_interval_ns);
+	fmt_u64(f, "phantom_ratio_ppm", d->phantom_ratio_ppm);
+	fmt_u64(f, "phantom_threshold_bytes", d->phantom_threshold_bytes);
+	fmt_u64(f, "buffer_bytes", d->buffer_bytes);
+	fmt_u64(f, "cnp_interval_ns", d->cnp_interval_ns);
+	fmt_u64(f, "hold_ns", d->hold_ns);
+	fmt_u64(f, "flow_idle_ns", d->flow_idle_ns);
 }
 
 /* ---- JSON (RFC 8259) ---- */
@@ -418,6 +488,7 @@ static const struct fmt_ops fmt_json_ops = {
 	.str = json_str,
 	.null = json_null,
 	.boolean = json_boolean,
+	.none = NULL,
 	.note = NULL,
 	.finish = json_finish,
 };

@@ -54,6 +54,7 @@ struct fmt_ops {
 	void (*str)(struct fmt *f, const char *key, const char *s);
 	void (*null)(struct fmt *f, const char *key);
 	void (*boolean)(struct fmt *f, const char *key, bool v);
+	void (*none)(struct fmt *f, const char *key); /* may be NULL: null() */
 	void (*note)(struct fmt *f, const char *line); /* may be NULL */
 	void (*finish)(struct fmt *f);
 };
@@ -64,6 +65,8 @@ struct fmt {
 	unsigned int depth; /* 0 = the implicit root object */
 	enum fmt_node node[FMT_MAX_DEPTH];
 	unsigned int count[FMT_MAX_DEPTH]; /* members emitted so far per level */
+	unsigned int key_width[FMT_MAX_DEPTH]; /* text: row key column; 0 = default */
+	unsigned int width; /* text: column of the next row scalar; 0 = default */
 	bool any_output; /* text: something was printed (blank line rules) */
 	int error; /* first misuse (-EINVAL) or backend failure, sticky */
 };
@@ -82,11 +85,30 @@ void fmt_strf(struct fmt *f, const char *key, const char *format, ...)
 	__attribute__((format(printf, 3, 4)));
 /* A value that is not available (an ethdev call failed): "n/a" or null. */
 void fmt_null(struct fmt *f, const char *key);
+/* A value that does not exist (yet), e.g. a QPN not learned: "-" or null. */
+void fmt_none(struct fmt *f, const char *key);
 void fmt_bool(struct fmt *f, const char *key, bool v);
+/*
+ * Text tables: the next scalar of a row takes WIDTH characters (numbers
+ * right-aligned, strings left-aligned; default FMT_NUM_WIDTH for numbers,
+ * no padding for strings). JSON and telemetry ignore it.
+ */
+void fmt_width(struct fmt *f, unsigned int width);
+/* Text tables: rows opened at the current level get a WIDTH key column. */
+void fmt_key_width(struct fmt *f, unsigned int width);
 /* A text-only line (table header, hint); JSON and telemetry skip it. */
 void fmt_notef(struct fmt *f, const char *format, ...) __attribute__((format(printf, 2, 3)));
 /* Close every open level and end the document; returns f->error. */
 int fmt_finish(struct fmt *f);
+
+struct cc_derived;
+
+/*
+ * The members of a congestion parameter set (congestion/cc_params.h), one
+ * per field with its unit in the key. Shared by the gateway's `tune` and
+ * `longspanctl tune --offline` so the two print the same JSON.
+ */
+void fmt_cc_derived(struct fmt *f, const struct cc_derived *d);
 
 /*
  * Write S as a JSON string literal (with quotes) to OUT: escapes quotes,

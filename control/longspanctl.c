@@ -3,9 +3,12 @@
  * longspanctl: send one request to a running longspand over its UNIX API
  * socket and print the reply (protocol in control/api.h).
  *
+ * `tune --offline ...` needs no gateway: it runs the congestion core's
+ * parameter derivation here (the gateway's `tune` runs the same one).
+ *
  * Exit status: 0 the gateway answered "ok"; 1 it answered "error:" (the
- * message goes to stderr) or the reply was missing or malformed; 2 usage;
- * 3 cannot connect to the socket.
+ * message goes to stderr) or the reply was missing or malformed, or tune
+ * --offline rejected the link; 2 usage; 3 cannot connect to the socket.
  */
 
 #include <errno.h>
@@ -24,6 +27,8 @@
 
 #include "api.h"
 #include "config.h"
+#include "fmt.h"
+#include "congestion/cc_params.h"
 
 #define CTL_EXIT_OK 0
 #define CTL_EXIT_ERROR 1
@@ -44,7 +49,12 @@ ctl_usage(FILE *out)
 		"  show stats\n"
 		"  show drops [--nonzero]\n"
 		"  show peers [NAME] [--page N] [--limit N]\n"
+		"  show flows [--page N] [--limit N] [--sort bytes|pkts|rate|ce|cnp]\n"
+		"             [--dir dc|wan] [--peer NAME]\n"
+		"  show tm [PORT] [--page N] [--limit N]   (also: show queues)\n"
 		"  show config [--summary]\n"
+		"  tune [--rate R (--rtt T | --distance D) [--mtu M] [--mechanisms none|A|C|A,C]]\n"
+		"  tune --offline --rate R (--rtt T | --distance D) [...]   (no gateway needed)\n"
 		"  reload [FILE]\n"
 		"  help\n"
 		"  version\n"
@@ -56,7 +66,8 @@ ctl_usage(FILE *out)
 		"  -t, --timeout SECONDS wait at most this long for the reply (default %d)\n"
 		"  -h, --help            this text\n"
 		"\n"
-		"exit status: 0 ok, 1 the gateway reported an error, 2 usage, 3 cannot connect\n",
+		"exit status: 0 ok, 1 the gateway (or tune --offline) reported an error, 2 usage,\n"
+		"3 cannot connect\n",
 		API_SOCKET_ENV, API_SOCKET_DEFAULT, CTL_TIMEOUT_S_DEFAULT);
 }
 
@@ -87,6 +98,99 @@ ctl_socket_from_config(const char *config, char *socket, size_t size)
 	snprintf(socket, size, "%s", cfg->gw.socket_path);
 	free(cfg);
 	return 0;
+}
+
+/* ---- tune --offline ---- */
+
+/*
+ * tune --offline [--json] --rate R (--rtt T | --distance D) [--mtu M]
+ * [--mechanisms M]: the gateway's `tune` for a given link, computed here
+ * with the same parser (api_tune_link_parse), derivation and output, so
+ * that a link can be planned without a running gateway. ARGV starts with
+ * "tune"; options take "--name VALUE" or "--name=VALUE" as in the API.
+ */
+static int
+ctl_tune_offline(int argc, char **argv, bool json)
+{
+	const char *text[API_TUNE_OPTS] = { NULL };
+	const char *why = NULL;
+	char msg[128], buf[4096];
+	struct cc_derived d;
+	struct cc_link link;
+	size_t length;
+	struct fmt f;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *arg = argv[i], *eq = strchr(arg, '=');
+		size_t name_length = eq != NULL ? (size_t)(eq - arg) : strlen(arg);
+		unsigned int k;
+
+		if (strcmp(arg, "--offline") == 0)
+			continue;
+		if (strcmp(arg, "--json") == 0 || strcmp(arg, "-j") == 0) {
+			json = true;
+			continue;
+		}
+		for (k = 0; k < API_TUNE_OPTS; k++)
+			if (strlen(api_tune_opt_names[k]) == name_length &&
+			    strncmp(api_tune_opt_names[k], arg, name_length) == 0)
+				break;
+		if (k == API_TUNE_OPTS) {
+			fprintf(stderr, "longspanctl: tune: %s '%.*s'\n",
+				arg[0] == '-' ? "unknown option" : "unexpected argument",
+				(int)name_length, arg);
+			return CTL_EXIT_USAGE;
+		}
+		text[k] = eq != NULL ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
+		if (text[k] == NULL) {
+			fprintf(stderr, "longspanctl: tune: %s needs a value\n",
+				api_tune_opt_names[k]);
+			return CTL_EXIT_USAGE;
+		}
+	}
+	if (api_tune_link_parse(text, &link, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "longspanctl: tune: %s\n", msg);
+		return CTL_EXIT_USAGE;
+	}
+	/* cc_params_derive() with its reason on failure. */
+	if (cc_params_resolve(&link, NULL, &d, &why) < 0) {
+		fprintf(stderr, "longspanctl: tune: %s\n",
+			why != NULL ? why : "parameters rejected");
+		return CTL_EXIT_ERROR;
+	}
+	if (json) {
+		fmt_json_init(&f, stdout);
+		fmt_cc_derived(&f, &d);
+		fmt_finish(&f);
+	} else {
+		length = cc_params_explain(&d, buf, sizeof(buf));
+		/* 4096 bytes suffice (cc_params.h); say so rather than cut. */
+		if (length >= sizeof(buf)) {
+			fprintf(stderr, "longspanctl: tune: explanation longer than %zu bytes\n",
+				sizeof(buf));
+			return CTL_EXIT_ERROR;
+		}
+		fputs(buf, stdout);
+	}
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "longspanctl: writing the output failed: %s\n", strerror(errno));
+		return CTL_EXIT_ERROR;
+	}
+	return CTL_EXIT_OK;
+}
+
+static bool
+ctl_is_offline_tune(int argc, char **argv)
+{
+	int i;
+
+	if (strcmp(argv[0], "tune") != 0)
+		return false;
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--offline") == 0)
+			return true;
+	return false;
 }
 
 /* ---- the request line ---- */
@@ -409,6 +513,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "longspanctl: give -s or -c, not both\n");
 		return CTL_EXIT_USAGE;
 	}
+	if (ctl_is_offline_tune(argc - optind, argv + optind))
+		return ctl_tune_offline(argc - optind, argv + optind, json);
 
 	if (socket_opt != NULL) {
 		snprintf(socket_path, sizeof(socket_path), "%s", socket_opt);

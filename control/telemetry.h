@@ -5,9 +5,11 @@
 /*
  * rte_telemetry commands under /longspan/, read with dpdk-telemetry.py:
  * every API command that names a telemetry path (control/api.h), e.g.
- * /longspan/stats, /longspan/drops, /longspan/ports, /longspan/peers and
- * /longspan/config (a summary). Each reply is a dict; paged commands take
- * "PAGE[,LIMIT]" (pages count from 1), e.g. "/longspan/peers,2".
+ * /longspan/stats, /longspan/drops, /longspan/ports, /longspan/peers,
+ * /longspan/flows (per-QP flows, largest first), /longspan/tm (WAN queues
+ * and mechanisms) and /longspan/config (a summary). Each reply is a dict;
+ * paged commands take "PAGE[,LIMIT]" (pages count from 1), e.g.
+ * "/longspan/peers,2" or "/longspan/flows,1,20".
  *
  * Replies stay under DPDK 22.11's 16 KB: page sizes are capped per command,
  * and a reply that would still grow past TELEMETRY_REPLY_BUDGET is cut

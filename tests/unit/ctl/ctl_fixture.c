@@ -9,6 +9,8 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 
+#include "congestion/cc_params.h"
+
 static void
 ctl_addr(struct ls_addr *a, const char *text)
 {
@@ -145,6 +147,272 @@ ctl_fill_workers(struct ctl_fixture *fx)
 	b->busy_tsc = CTL_UPTIME_S * CTL_TSC_HZ / 10;
 }
 
+/* ---- flows ---- */
+
+struct ctl_flow {
+	unsigned int worker, slot;
+	const char *src, *dst;
+	uint16_t sport;
+	uint32_t dqpn, sender_qpn; /* sender 0 = not learned */
+	uint8_t dir, cls;
+	uint16_t peer;
+	uint64_t pkts, bytes, rate_bps, ce_in, cnp_sent, cnp_no_qpn;
+	uint64_t age_ns, idle_ns; /* first and last packet this long before CTL_NOW_NS */
+};
+
+/*
+ * By bytes: A and F tie at 4 MB (worker 0 first), then D, B, E; C is idle.
+ * By packets E, D, A, B, F; by rate B, A, D, E, F; by CE B, A, then the
+ * others in worker and slot order; by CNPs E, A, then the others.
+ */
+static const struct ctl_flow ctl_flows[] = {
+	/* A */ { 0, 3, "10.1.0.1", "10.2.0.1", 49152, 17, 33, FLOW_DC_TO_WAN,
+		  DP_CLASS_ROCE_DATA, 0, 1000, 4000000, 8000000000, 10, 5, 0,
+		  5000000000, 1000000 },
+	/* B */ { 0, 5, "10.1.0.2", "10.3.0.1", 49153, 18, 0, FLOW_DC_TO_WAN,
+		  DP_CLASS_ROCE_DATA, 1, 500, 2000000, 9000000000, 40, 0, 4,
+		  2000000000, 2000000 },
+	/* C */ { 0, 9, "10.1.0.9", "10.2.0.9", 49154, 19, 0, FLOW_DC_TO_WAN,
+		  DP_CLASS_ROCE_DATA, 0, 99000, 99000000, 1, 0, 0, 0,
+		  9000000000000, 7200000000000 },
+	/* D */ { 0, 12, "fd00:2::5", "fd00:1::7", 4791, 20, 0, FLOW_WAN_TO_DC,
+		  DP_CLASS_ROCE_ACK, 0, 3000, 3000000, 1000000000, 0, 0, 0,
+		  60000000000, 500000000 },
+	/* E */ { 1, 0, "10.1.0.3", "10.2.0.9", 49155, 21, 77, FLOW_DC_TO_WAN,
+		  DP_CLASS_ROCE_DATA, 0, 4000, 1000000, 500000000, 0, 9, 0,
+		  1000000000, 1000000 },
+	/* F */ { 1, 7, "10.2.0.4", "10.1.0.4", 49156, 22, 0, FLOW_WAN_TO_DC,
+		  DP_CLASS_ROCE_DATA, 0, 100, 4000000, 200000000, 0, 0, 0,
+		  1000000000, 1000000 },
+};
+
+static void
+ctl_flow_key_addr(const char *text, uint8_t *family, uint8_t *out)
+{
+	struct ls_addr a;
+
+	ctl_addr(&a, text);
+	*family = (uint8_t)a.family;
+	memcpy(out, a.a, a.family == AF_INET ? 4 : 16);
+}
+
+static void
+ctl_fill_flow(struct flow_entry *e, const struct ctl_flow *c)
+{
+	memset(e, 0, sizeof(*e));
+	ctl_flow_key_addr(c->src, &e->key.family, e->key.src);
+	ctl_flow_key_addr(c->dst, &e->key.family, e->key.dst);
+	e->key.sport = c->sport;
+	e->key.dqpn = c->dqpn;
+	e->hash = 0x1000u + c->slot; /* any non-zero value */
+	e->dir = c->dir;
+	e->cls = c->cls;
+	e->qpn_known = c->sender_qpn != 0;
+	e->sender_qpn = c->sender_qpn;
+	e->peer = c->peer;
+	e->first_ns = CTL_NOW_NS - c->age_ns;
+	e->last_ns = CTL_NOW_NS - c->idle_ns;
+	e->pkts = c->pkts;
+	e->bytes = c->bytes;
+	e->ect_in = c->pkts - c->ce_in;
+	e->ce_in = c->ce_in;
+	e->marked = c->ce_in / 2;
+	e->psn_ooo = c->pkts / 500;
+	e->cnp_sent = c->cnp_sent;
+	e->cnp_suppressed = c->cnp_sent / 2;
+	e->cnp_no_qpn = c->cnp_no_qpn;
+	e->rate_bps = c->rate_bps;
+}
+
+static void
+ctl_fill_flows(struct ctl_fixture *fx)
+{
+	size_t size = sizeof(struct flow_entry) * CTL_FLOW_SLOTS;
+	unsigned int w, i;
+
+	for (w = 0; w < 2; w++) {
+		struct dp_worker *wk = &fx->workers[w];
+
+		fx->flow_mem[w] = aligned_alloc(64, size);
+		if (fx->flow_mem[w] == NULL)
+			abort();
+		memset(fx->flow_mem[w], 0, size);
+		wk->flows.e = fx->flow_mem[w];
+		wk->flows.mask = CTL_FLOW_SLOTS - 1;
+		wk->flows.idle_ns = CTL_FLOW_IDLE_NS;
+		/* The worker's clock reads CTL_NOW_NS now (dp_clock_now). */
+		wk->tsc_hz = CTL_TSC_HZ;
+		wk->tsc_base = rte_rdtsc();
+		wk->ns_base = CTL_NOW_NS;
+	}
+	for (i = 0; i < RTE_DIM(ctl_flows); i++)
+		ctl_fill_flow(&fx->flow_mem[ctl_flows[i].worker][ctl_flows[i].slot], &ctl_flows[i]);
+	/* A slot never used (hash 0) with leftovers: never shown. */
+	fx->flow_mem[1][8].bytes = 1000000000000ull;
+	fx->flow_mem[1][8].last_ns = CTL_NOW_NS;
+	fx->workers[0].counters.flows_created = 6;
+	fx->workers[1].counters.flows_created = 3;
+	fx->workers[0].counters.flows_full = CTL_FLOWS_FULL;
+}
+
+void
+ctl_fixture_worst_flows(struct ctl_fixture *fx)
+{
+	static const struct ctl_flow worst = {
+		0, 0, "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe",
+		"ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+		65535, 16777215, 16777214, FLOW_DC_TO_WAN, DP_CLASS_ROCE_DATA, 2,
+		UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, 0, 0,
+	};
+	struct ls_peer_conf *p = &fx->cfg.peers[2];
+	unsigned int w, i;
+
+	/* A third peer with the longest name the config allows. */
+	memset(p, 0, sizeof(*p));
+	memset(p->name, 'p', LS_NAME_MAX - 1);
+	snprintf(p->port, sizeof(p->port), "wan-1");
+	fx->cfg.n_peers = 3;
+	fx->dp.n_peers = 3;
+	memcpy(fx->dp.peers[2].name, p->name, sizeof(p->name));
+	for (w = 0; w < 2; w++) {
+		for (i = 0; i < CTL_FLOW_SLOTS; i++) {
+			struct flow_entry *e = &fx->flow_mem[w][i];
+
+			ctl_fill_flow(e, &worst);
+			e->hash = 0x2000u + i;
+			e->key.sport = (uint16_t)(10000 + i);
+			/* As old as possible: 20-digit ages in ms cannot happen. */
+			e->first_ns = 1;
+			e->psn_ooo = e->marked = e->ect_in = e->cnp_suppressed = UINT64_MAX;
+		}
+	}
+}
+
+/* ---- traffic manager and mechanisms ---- */
+
+void
+ctl_fixture_wan_link(struct cc_link *link, struct cc_overrides *ov)
+{
+	memset(link, 0, sizeof(*link));
+	memset(ov, 0, sizeof(*ov));
+	link->rate_bps = 10000000000ull;
+	link->rtt_ns = 4000000; /* site-c, the largest of the port's peers */
+	link->mtu_bytes = 9000;
+	link->near_source_cnp = true;
+	ov->pmax_ppm = 100000;
+	ov->flow_idle_ns = 1000000000;
+}
+
+static void
+ctl_fill_tm(struct ctl_fixture *fx)
+{
+	struct dp_tm_counters *a = &fx->workers[0].counters.tm[1][DP_TM_CLASS_ROCE];
+	struct dp_tm_counters *b = &fx->workers[1].counters.tm[1][DP_TM_CLASS_ROCE];
+	struct dp_tm_counters *ctl = &fx->workers[0].counters.tm[1][DP_TM_CLASS_CONTROL];
+	struct dp_mech_counters *ma = &fx->workers[0].counters.mech;
+	struct dp_mech_counters *mb = &fx->workers[1].counters.mech;
+	struct dp_tm_conf *tm = &fx->dp.tm[1];
+	struct cc_overrides ov;
+	struct cc_link link;
+
+	fx->cfg.cong.pmax_ppm = 100000;
+	fx->cfg.cong.flow_idle_ns = 1000000000;
+	ctl_fixture_wan_link(&link, &ov);
+	if (cc_params_resolve(&link, &ov, &tm->derived, NULL) != 0)
+		abort();
+	tm->enabled = true;
+	tm->buffer_bytes = tm->derived.buffer_bytes;
+	cc_params_marker(&tm->derived, ECN_MARKER_RED, false, &tm->marker);
+
+	fx->dp.mech.mechanisms = LS_MECH_A;
+	fx->dp.mech.cnp.interval_ns = tm->derived.cnp_interval_ns;
+	fx->dp.mech.cnp_dscp = 48;
+	fx->dp.mech.trp.hold_ns = tm->derived.hold_ns;
+	fx->dp.mech.flow_idle_ns = 1000000000;
+
+	/*
+	 * Sojourn: 600 samples in [1024, 2048), 390 in [4096, 8192), 10 in
+	 * [2^20, 2^21): p50 <= 2048, p99 <= 8192. Depth: 500 in [2^14, 2^15),
+	 * 480 in [2^16, 2^17), 20 in [2^20, 2^21): p99 in the last bucket,
+	 * so its bound 2^21 is capped at the max, 1.5 MB.
+	 */
+	a->enq_pkts = 980;
+	a->enq_bytes = 3920000;
+	a->deq_pkts = 980;
+	a->deq_bytes = 3920000;
+	a->drops = 3;
+	a->marks = 20;
+	a->depth_bytes = 60000;
+	a->depth_pkts = 15;
+	a->depth_max_bytes = 100000;
+	a->sojourn_ns_sum = 980 * 2000;
+	a->sojourn_ns_max = 6000;
+	a->sojourn_hist[10] = 600;
+	a->sojourn_hist[12] = 380;
+	a->depth_hist[14] = 500;
+	a->depth_hist[16] = 480;
+	b->enq_pkts = 20;
+	b->enq_bytes = 80000;
+	b->deq_pkts = 20;
+	b->deq_bytes = 80000;
+	b->drops = 1;
+	b->marks = 5;
+	b->depth_bytes = 30000;
+	b->depth_pkts = 7;
+	b->depth_max_bytes = CTL_TM_ROCE_DEPTH_MAX;
+	b->sojourn_ns_sum = 20 * 500000;
+	b->sojourn_ns_max = CTL_TM_ROCE_SOJOURN_MAX;
+	b->sojourn_hist[12] = 10;
+	b->sojourn_hist[20] = 10;
+	b->depth_hist[20] = 20;
+	/* Control class: 50 packets of ~200 ns, all in [128, 256): p50 <= 256. */
+	ctl->enq_pkts = ctl->deq_pkts = 50;
+	ctl->enq_bytes = ctl->deq_bytes = 3200;
+	ctl->sojourn_ns_sum = 50 * 200;
+	ctl->sojourn_ns_max = 300;
+	ctl->sojourn_hist[7] = 50;
+	ctl->depth_hist[0] = 50;
+
+	ma->cnp_sent = 14;
+	ma->cnp_suppressed = 3;
+	ma->cnp_no_qpn = 4;
+	ma->cnp_no_neigh = 1;
+	ma->ce_cleared = 6;
+	ma->learn[QPN_LEARN_DATA_KNOWN] = 900;
+	ma->learn[QPN_LEARN_ACK_LEARNED] = 5;
+	ma->trp_cnps = 2;
+	ma->trp_activations = 1;
+	ma->trp_active = 1;
+	ma->learn_dst[QPN_LEARN_DATA_UNKNOWN] = 7;
+	mb->cnp_sent = 9;
+}
+
+void
+ctl_fixture_many_wan_ports(struct ctl_fixture *fx)
+{
+	unsigned int i, w, c;
+
+	for (i = 2; i < LS_MAX_PORTS; i++) {
+		fx->cfg.ports[i] = fx->cfg.ports[1];
+		snprintf(fx->cfg.ports[i].name, sizeof(fx->cfg.ports[i].name), "wan-%u", i);
+		fx->dp.tm[i] = fx->dp.tm[1];
+	}
+	fx->cfg.n_ports = LS_MAX_PORTS;
+	fx->dp.n_ports = LS_MAX_PORTS;
+	/* 20-digit sums: 9 x 10^18 per worker. */
+	for (w = 0; w < 2; w++) {
+		for (i = 1; i < LS_MAX_PORTS; i++) {
+			for (c = 0; c < DP_TM_CLASS_MAX; c++) {
+				uint64_t *v = (uint64_t *)&fx->workers[w].counters.tm[i][c];
+				size_t n = sizeof(struct dp_tm_counters) / sizeof(uint64_t), k;
+
+				for (k = 0; k < n; k++)
+					v[k] = 9000000000000000000ull;
+			}
+		}
+	}
+}
+
 struct ctl_fixture *
 ctl_fixture_new(void)
 {
@@ -157,12 +425,18 @@ ctl_fixture_new(void)
 	memset(fx, 0, size);
 	ctl_fill_config(&fx->cfg);
 	ctl_fill_workers(fx);
+	ctl_fill_flows(fx);
+	ctl_fill_tm(fx);
 
 	fx->dp.generation = CTL_GENERATION;
 	fx->dp.n_ports = 2;
 	fx->dp.n_peers = 2;
 	memcpy(fx->dp.ports[0].mac.addr_bytes, "\x02\x00\x00\x00\x0a\x01", 6);
 	memcpy(fx->dp.ports[1].mac.addr_bytes, "\x02\x00\x00\x00\x0a\x02", 6);
+	fx->dp.ports[0].role = LS_PORT_DC;
+	fx->dp.ports[1].role = LS_PORT_WAN;
+	memcpy(fx->dp.peers[0].name, fx->cfg.peers[0].name, LS_NAME_MAX);
+	memcpy(fx->dp.peers[1].name, fx->cfg.peers[1].name, LS_NAME_MAX);
 
 	pthread_mutex_init(&fx->rt.cfg_lock, NULL);
 	fx->rt.cfg = &fx->cfg;
@@ -185,6 +459,8 @@ void
 ctl_fixture_free(struct ctl_fixture *fx)
 {
 	pthread_mutex_destroy(&fx->rt.cfg_lock);
+	free(fx->flow_mem[0]);
+	free(fx->flow_mem[1]);
 	free(fx);
 }
 

@@ -3,6 +3,8 @@
  * The control API without EAL: every command's numbers against the fixture
  * (sums over workers), JSON that python's json module accepts, one-line
  * errors, the request size limit, the extension table, and the formatters.
+ * show flows, show tm and tune read fake workers' flow tables, traffic
+ * manager counters and a snapshot derived by congestion/cc_params.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,11 +13,13 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "congestion/cc_params.h"
 #include "control/api.h"
 #include "control/fmt.h"
 #include "ctl_check.h"
@@ -401,9 +405,10 @@ test_errors(void **state)
 		{ "", -EINVAL, "empty request (try 'help')" },
 		{ "   --json ", -EINVAL, "empty request (try 'help')" },
 		{ "frobnicate", -ENOENT, "unknown command 'frobnicate' (try 'help')" },
-		{ "show", -ENOENT, "'show' needs one of: ports stats drops peers config" },
+		{ "show", -ENOENT, "'show' needs one of: ports stats drops peers flows tm queues config" },
 		{ "show bogus", -ENOENT,
-		  "unknown command 'show bogus'; 'show' takes one of: ports stats drops peers config" },
+		  "unknown command 'show bogus'; 'show' takes one of: ports stats drops peers flows tm"
+		  " queues config" },
 		{ "show drops --bogus", -EINVAL, "show drops: unknown option '--bogus' (see 'help')" },
 		{ "show drops --nonzero=yes", -EINVAL, "show drops: --nonzero takes no value" },
 		{ "show stats extra", -EINVAL, "show stats: unexpected argument 'extra'" },
@@ -478,10 +483,459 @@ test_split(void **state)
 	assert_int_equal(api_split(open, argv, 8), -EINVAL);
 }
 
-/* ---- extensions: how "show flows" and "tune" plug in ---- */
+/* ---- show flows ---- */
+
+static void
+test_flows_text(void **state)
+{
+	struct ctl_out o = ctl_run(*state, "show flows");
+
+	assert_int_equal(o.rc, 0);
+	assert_true(CTL_HAS_LINE(o.text, "live", "5"));
+	assert_true(CTL_HAS_LINE(o.text, "created", "9"));
+	assert_true(CTL_HAS_LINE(o.text, "table_full", "2"));
+	assert_true(CTL_HAS_LINE(o.text, "#", "w", "dir", "class", "src", "dst", "sport", "dqpn",
+				 "sqpn", "peer", "pkts", "bytes", "rate_bps"));
+	/* rank worker dir class src dst sport dqpn sqpn peer pkts bytes rate ect ce marked ooo ... */
+	assert_true(CTL_HAS_LINE(o.text, "1", "0", "dc->wan", "roce_data", "10.1.0.1", "10.2.0.1",
+				 "49152", "17", "33", "site-b", "1000", "4000000", "8000000000",
+				 "990", "10", "5", "2", "5", "2", "0"));
+	/* Not learned: '-'. */
+	assert_true(CTL_HAS_LINE(o.text, "2", "1", "wan->dc", "roce_data", "10.2.0.4", "10.1.0.4",
+				 "49156", "22", "-", "site-b", "100", "4000000"));
+	assert_true(CTL_HAS_LINE(o.text, "3", "0", "wan->dc", "roce_ack", "fd00:2::5", "fd00:1::7"));
+	assert_true(CTL_HAS_LINE(o.text, "4", "0", "dc->wan", "roce_data", "10.1.0.2", "10.3.0.1",
+				 "49153", "18", "-", "site-c"));
+	assert_true(CTL_HAS_LINE(o.text, "5", "1"));
+	/* The idle flow and the never-used slot are not shown; one page: no hint. */
+	assert_null(strstr(o.text, "10.1.0.9"));
+	assert_false(CTL_HAS_LINE(o.text, "6"));
+	assert_null(strstr(o.text, "--page"));
+	free(o.text);
+}
+
+static void
+test_flows_json(void **state)
+{
+	ctl_json(*state, "show flows --json",
+		 "d['live'] == 5 and d['matching'] == 5 and d['created'] == 9"
+		 " and d['table_full'] == 2 and d['capacity'] == 128 and d['sort'] == 'bytes'"
+		 " and d['total'] == 5 and d['page'] == 1 and d['pages'] == 1 and d['limit'] == 16"
+		 " and list(d['flows']) == ['1', '2', '3', '4', '5']"
+		 " and [f['bytes'] for f in d['flows'].values()] == [4000000, 4000000, 3000000,"
+		 " 2000000, 1000000]"
+		 " and [f['worker'] for f in d['flows'].values()] == [0, 1, 0, 0, 1]"
+		 " and {k: v for k, v in d['flows']['1'].items() if k not in ('age_ms', 'idle_ms')}"
+		 " == {'worker': 0, 'dir': 'dc->wan', 'class': 'roce_data', 'src': '10.1.0.1',"
+		 " 'dst': '10.2.0.1', 'sport': 49152, 'dest_qpn': 17, 'sender_qpn': 33,"
+		 " 'peer': 'site-b', 'pkts': 1000, 'bytes': 4000000, 'rate_bps': 8000000000,"
+		 " 'ect_in': 990, 'ce_in': 10, 'marked': 5, 'psn_ooo': 2, 'cnp_sent': 5,"
+		 " 'cnp_suppressed': 2, 'cnp_no_qpn': 0}"
+		 " and 5000 <= d['flows']['1']['age_ms'] < 5000 + 60000"
+		 " and 1 <= d['flows']['1']['idle_ms'] < 60000"
+		 " and 60000 <= d['flows']['3']['age_ms'] and 500 <= d['flows']['3']['idle_ms']"
+		 " and d['flows']['2']['sender_qpn'] is None and d['flows']['2']['dir'] == 'wan->dc'"
+		 " and d['flows']['3']['src'] == 'fd00:2::5' and d['flows']['3']['class'] == 'roce_ack'"
+		 " and d['flows']['4']['peer'] == 'site-c' and d['flows']['4']['cnp_no_qpn'] == 4");
+}
+
+static void
+test_flows_sort(void **state)
+{
+	static const struct {
+		const char *sort;
+		const char *order; /* the flows' dest_qpn in rank order */
+	} cases[] = {
+		/* A=17 B=18 D=20 E=21 F=22 */
+		{ "bytes", "[17, 22, 20, 18, 21]" },
+		{ "pkts", "[21, 20, 17, 18, 22]" },
+		{ "rate", "[18, 17, 20, 21, 22]" },
+		{ "ce", "[18, 17, 20, 21, 22]" },
+		{ "cnp", "[21, 17, 18, 20, 22]" },
+	};
+	char request[128], expr[256];
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		snprintf(request, sizeof(request), "show flows --sort %s --json", cases[i].sort);
+		snprintf(expr, sizeof(expr),
+			 "[f['dest_qpn'] for f in d['flows'].values()] == %s and d['sort'] == '%s'",
+			 cases[i].order, cases[i].sort);
+		ctl_json(*state, request, expr);
+	}
+	ctl_error(*state, "show flows --sort size", -EINVAL,
+		  "show flows: --sort: expected bytes, pkts, rate, ce or cnp, got 'size'");
+}
+
+static void
+test_flows_filters(void **state)
+{
+	ctl_json(*state, "show flows --dir dc --json",
+		 "[f['dest_qpn'] for f in d['flows'].values()] == [17, 18, 21]"
+		 " and d['live'] == 5 and d['matching'] == 3 and d['total'] == 3");
+	ctl_json(*state, "show flows --dir wan --json",
+		 "[f['dest_qpn'] for f in d['flows'].values()] == [22, 20]"
+		 " and all(f['dir'] == 'wan->dc' for f in d['flows'].values())");
+	ctl_json(*state, "show flows --peer site-c --json",
+		 "[f['dest_qpn'] for f in d['flows'].values()] == [18] and d['matching'] == 1");
+	ctl_json(*state, "show flows --peer site-b --dir dc --sort pkts --json",
+		 "[f['dest_qpn'] for f in d['flows'].values()] == [21, 17]");
+	/* Nothing matches: an empty page, not an error. */
+	ctl_json(*state, "show flows --peer site-c --dir wan --json",
+		 "d['flows'] == {} and d['matching'] == 0 and d['pages'] == 1");
+	ctl_error(*state, "show flows --dir up", -EINVAL,
+		  "show flows: --dir: expected dc or wan, got 'up'");
+	ctl_error(*state, "show flows --peer nobody", -ENOENT, "show flows: no peer named 'nobody'");
+	ctl_error(*state, "show flows 10.1.0.1", -EINVAL, "show flows: unexpected argument");
+}
+
+static void
+test_flows_paging(void **state)
+{
+	struct ctl_out o;
+
+	/* Ranks count across pages. */
+	ctl_json(*state, "show flows --limit 2 --page 2 --json",
+		 "list(d['flows']) == ['3', '4'] and d['flows']['3']['dest_qpn'] == 20"
+		 " and d['flows']['4']['dest_qpn'] == 18 and d['pages'] == 3 and d['total'] == 5");
+	ctl_json(*state, "show flows --limit 2 --page 3 --json",
+		 "list(d['flows']) == ['5'] and d['flows']['5']['dest_qpn'] == 21");
+	ctl_json(*state, "show flows --limit 2 --page 2 --sort pkts --json",
+		 "[f['dest_qpn'] for f in d['flows'].values()] == [17, 18]");
+	ctl_json(*state, "show flows --page 1 --json", "d['limit'] == 16 and len(d['flows']) == 5");
+	ctl_error(*state, "show flows --limit 2 --page 4", -EINVAL,
+		  "show flows: page 4 is past the end (3 pages of 2 for 5 items)");
+	o = ctl_run(*state, "show flows --limit 2");
+	assert_int_equal(o.rc, 0);
+	assert_non_null(strstr(o.text, "(flows 1-2 of 5, page 1 of 3: --page N for the others)"));
+	free(o.text);
+}
+
+static void
+test_flows_live_idle(void **state)
+{
+	struct ctl_fixture *fx = *state;
+
+	/* The idle flow C sent a packet: live again, and the largest. */
+	fx->flow_mem[0][9].last_ns = CTL_NOW_NS;
+	ctl_json(fx, "show flows --json",
+		 "d['live'] == 6 and d['flows']['1']['dest_qpn'] == 19"
+		 " and d['flows']['1']['bytes'] == 99000000");
+	/* A worker's clock slightly ahead of ours: live, idle 0. */
+	fx->flow_mem[0][9].last_ns = CTL_NOW_NS + 3600ull * 1000000000ull;
+	ctl_json(fx, "show flows --limit 1 --json",
+		 "d['live'] == 6 and d['flows']['1']['idle_ms'] == 0");
+	/* Just past the idle time: gone. */
+	fx->flow_mem[0][9].last_ns = CTL_NOW_NS - CTL_FLOW_IDLE_NS - 1000000000ull;
+	ctl_json(fx, "show flows --json", "d['live'] == 5");
+	/* A worker that never started (no clock) or has no table shows nothing. */
+	fx->workers[1].tsc_hz = 0;
+	ctl_json(fx, "show flows --json",
+		 "d['live'] == 3 and d['capacity'] == 128"
+		 " and [f['worker'] for f in d['flows'].values()] == [0, 0, 0]");
+	fx->workers[1].flows.e = NULL;
+	ctl_json(fx, "show flows --json", "d['live'] == 3 and d['capacity'] == 64");
+	fx->workers[0].flows.e = NULL;
+	ctl_json(fx, "show flows --json",
+		 "d['live'] == 0 and d['flows'] == {} and d['capacity'] == 0 and d['total'] == 0");
+}
+
+/* ---- show tm, show stats totals ---- */
+
+/*
+ * "PATH['key'] == value and ..." for every member of D, and PATH has
+ * MEMBERS members in all.
+ */
+static void
+ctl_derived_expr(const char *path, const struct cc_derived *d, unsigned int members, char *buf,
+		 size_t size)
+{
+	snprintf(buf, size,
+		 "%1$s['rate_bps'] == %2$" PRIu64 " and %1$s['rtt_ns'] == %3$" PRIu64
+		 " and %1$s['dc_rtt_ns'] == %4$" PRIu64 " and %1$s['loop_rtt_ns'] == %5$" PRIu64
+		 " and %1$s['near_source_cnp'] == %6$s and %1$s['mtu_bytes'] == %7$" PRIu32
+		 " and %1$s['bdp_bytes'] == %8$" PRIu64 " and %1$s['kmin_bytes'] == %9$" PRIu64
+		 " and %1$s['kmax_bytes'] == %10$" PRIu64 " and %1$s['pmax_ppm'] == %11$" PRIu32
+		 " and %1$s['target_delay_ns'] == %12$" PRIu64
+		 " and %1$s['sojourn_interval_ns'] == %13$" PRIu64
+		 " and %1$s['phantom_ratio_ppm'] == %14$" PRIu32
+		 " and %1$s['phantom_threshold_bytes'] == %15$" PRIu64
+		 " and %1$s['buffer_bytes'] == %16$" PRIu64 " and %1$s['cnp_interval_ns'] == %17$" PRIu64
+		 " and %1$s['hold_ns'] == %18$" PRIu64 " and %1$s['flow_idle_ns'] == %19$" PRIu64
+		 " and len(%1$s) == %20$u",
+		 path, d->rate_bps, d->rtt_ns, d->dc_rtt_ns, d->loop_rtt_ns,
+		 d->near_source_cnp ? "True" : "False", d->mtu_bytes, d->bdp_bytes, d->kmin_bytes,
+		 d->kmax_bytes, d->pmax_ppm, d->target_delay_ns, d->sojourn_interval_ns,
+		 d->phantom_ratio_ppm, d->phantom_threshold_bytes, d->buffer_bytes,
+		 d->cnp_interval_ns, d->hold_ns, d->flow_idle_ns, members);
+}
+
+#define CTL_DERIVED_MEMBERS 18 /* fmt_cc_derived() */
+
+static void
+test_tm_text(void **state)
+{
+	struct ctl_out o = ctl_run(*state, "show tm");
+
+	assert_int_equal(o.rc, 0);
+	assert_true(CTL_HAS_LINE(o.text, "wan-1"));
+	assert_false(CTL_HAS_LINE(o.text, "dc"));
+	assert_true(CTL_HAS_LINE(o.text, "marker", "red"));
+	assert_true(CTL_HAS_LINE(o.text, "pmax_ppm", "100000", "config"));
+	assert_true(CTL_HAS_LINE(o.text, "kmin_bytes", "*", "derived"));
+	assert_true(CTL_HAS_LINE(o.text, "flow_idle_ns", "1000000000", "config"));
+	assert_true(CTL_HAS_LINE(o.text, "sojourn_p99_ns", "8192"));
+	assert_true(CTL_HAS_LINE(o.text, "sojourn_p50_ns", "-"));
+	assert_non_null(strstr(o.text, "upper end of the log2 histogram bucket"));
+	assert_true(CTL_HAS_LINE(o.text, "cnp_sent", "23"));
+	/* show queues is the same command. */
+	free(o.text);
+	o = ctl_run(*state, "show queues wan-1");
+	assert_int_equal(o.rc, 0);
+	assert_true(CTL_HAS_LINE(o.text, "sojourn_mean_ns", "11960"));
+	free(o.text);
+}
+
+static void
+test_tm_json(void **state)
+{
+	struct cc_overrides ov;
+	struct cc_link link;
+	struct cc_derived d;
+	char params[1024], expr[3072];
+
+	/* The derived numbers are cc_params' own, not copied here. */
+	ctl_fixture_wan_link(&link, &ov);
+	assert_int_equal(cc_params_resolve(&link, &ov, &d, NULL), 0);
+	snprintf(params, sizeof(params),
+		 "{'rate_bps': %" PRIu64 ", 'rtt_ns': %" PRIu64 ", 'mtu_bytes': %" PRIu32
+		 ", 'dc_rtt_ns': %" PRIu64 ", 'loop_rtt_ns': %" PRIu64 ", 'bdp_bytes': %" PRIu64
+		 ", 'kmin_bytes': %" PRIu64 ", 'kmax_bytes': %" PRIu64 ", 'pmax_ppm': %" PRIu32
+		 ", 'target_delay_ns': %" PRIu64 ", 'sojourn_interval_ns': %" PRIu64
+		 ", 'phantom_ratio_ppm': %" PRIu32 ", 'phantom_threshold_bytes': %" PRIu64
+		 ", 'buffer_bytes': %" PRIu64 ", 'cnp_interval_ns': %" PRIu64
+		 ", 'hold_ns': %" PRIu64 ", 'flow_idle_ns': %" PRIu64 "}",
+		 d.rate_bps, d.rtt_ns, d.mtu_bytes, d.dc_rtt_ns, d.loop_rtt_ns, d.bdp_bytes,
+		 d.kmin_bytes, d.kmax_bytes, d.pmax_ppm, d.target_delay_ns, d.sojourn_interval_ns,
+		 d.phantom_ratio_ppm, d.phantom_threshold_bytes, d.buffer_bytes, d.cnp_interval_ns,
+		 d.hold_ns, d.flow_idle_ns);
+	/* P: every parameter with its value. */
+	snprintf(expr, sizeof(expr),
+		 "(lambda P, w: list(d['ports']) == ['wan-1'] and d['total'] == 1"
+		 " and d['mechanisms'] == 'A' and w['enabled'] is True"
+		 " and w['rate_bps'] == 10000000000 and w['buffer_bytes'] == %" PRIu64
+		 " and w['marker'] == 'red' and w['mark_at'] == 'enqueue'"
+		 " and w['thresholds'] == {'kmin_bytes': %" PRIu64 ", 'kmax_bytes': %" PRIu64
+		 ", 'pmax_ppm': 100000}"
+		 " and {k: v['value'] for k, v in w['parameters'].items()} == P"
+		 " and [k for k, v in w['parameters'].items() if v['source'] == 'config']"
+		 " == ['pmax_ppm', 'flow_idle_ns']"
+		 " and w['parameters']['rtt_ns']['source'] == 'input'"
+		 " and w['parameters']['kmin_bytes']['source'] == 'derived')"
+		 "(%s, d['ports']['wan-1'])",
+		 d.buffer_bytes, d.kmin_bytes, d.kmax_bytes, params);
+	ctl_json(*state, "show tm --json", expr);
+}
+
+static void
+test_tm_counters(void **state)
+{
+	char expr[2048];
+
+	/*
+	 * Sums over both workers; maxima are maxima. Percentiles are bucket
+	 * upper ends: sojourn p50 in [1024, 2048), p99 in [4096, 8192); depth
+	 * p99 falls in [2^20, 2^21), whose end is above the max, so the max.
+	 */
+	snprintf(expr, sizeof(expr),
+		 "(lambda c: c['enq_pkts'] == %d and c['enq_bytes'] == 4000000"
+		 " and c['deq_pkts'] == %d and c['deq_bytes'] == 4000000 and c['drops'] == %d"
+		 " and c['marks'] == %d and c['depth_bytes'] == %d and c['depth_pkts'] == 22"
+		 " and c['depth_max_bytes'] == %d and c['depth_p99_bytes'] == %d"
+		 " and c['sojourn_mean_ns'] == %d and c['sojourn_p50_ns'] == 2048"
+		 " and c['sojourn_p99_ns'] == 8192 and c['sojourn_max_ns'] == %d)"
+		 "(d['ports']['wan-1']['classes']['roce'])"
+		 " and (lambda c: c['sojourn_p50_ns'] == 256 and c['sojourn_p99_ns'] == 256"
+		 " and c['sojourn_mean_ns'] == 200 and c['depth_p99_bytes'] == 0)"
+		 "(d['ports']['wan-1']['classes']['control'])"
+		 " and (lambda c: c['enq_pkts'] == 0 and c['sojourn_mean_ns'] is None"
+		 " and c['sojourn_p50_ns'] is None and c['depth_p99_bytes'] is None)"
+		 "(d['ports']['wan-1']['classes']['other'])"
+		 " and d['mechanism_a']['cnp_sent'] == %d and d['mechanism_a']['cnp_suppressed'] == 3"
+		 " and d['mechanism_a']['cnp_no_qpn'] == 4 and d['mechanism_a']['cnp_no_neigh'] == 1"
+		 " and d['mechanism_a']['cnp_no_mbuf'] == 0 and d['mechanism_a']['ce_cleared'] == 6"
+		 " and d['mechanism_a']['enabled'] is True and d['mechanism_a']['cnp_dscp'] == 48"
+		 " and d['mechanism_a']['learner']['data_known'] == 900"
+		 " and d['mechanism_a']['learner']['ack_learned'] == 5"
+		 " and len(d['mechanism_a']['learner']) == %d"
+		 " and d['mechanism_c']['enabled'] is False and d['mechanism_c']['trp_cnps'] == 2"
+		 " and d['mechanism_c']['trp_activations'] == 1 and d['mechanism_c']['trp_active'] == 1"
+		 " and d['mechanism_c']['learner']['data_unknown'] == 7",
+		 CTL_TM_ROCE_ENQ_PKTS, CTL_TM_ROCE_DEQ_PKTS, CTL_TM_ROCE_DROPS, CTL_TM_ROCE_MARKS,
+		 CTL_TM_ROCE_DEPTH_BYTES, CTL_TM_ROCE_DEPTH_MAX, CTL_TM_ROCE_DEPTH_MAX,
+		 CTL_TM_ROCE_SOJOURN_MEAN, CTL_TM_ROCE_SOJOURN_MAX, CTL_CNP_SENT,
+		 QPN_LEARN_RESULT_MAX);
+	ctl_json(*state, "show tm --json", expr);
+}
+
+static void
+test_tm_select(void **state)
+{
+	struct ctl_fixture *fx = *state;
+
+	ctl_json(fx, "show tm wan-1 --json", "list(d['ports']) == ['wan-1'] and 'total' not in d");
+	ctl_error(fx, "show tm dc", -ENOENT, "show tm: no WAN port named 'dc'");
+	ctl_error(fx, "show tm --page 2", -EINVAL, "show tm: page 2 is past the end");
+	/* A WAN port without a link rate: counters, no parameters. */
+	fx->dp.tm[1].enabled = false;
+	ctl_json(fx, "show tm --json",
+		 "d['ports']['wan-1']['enabled'] is False and 'parameters' not in d['ports']['wan-1']"
+		 " and d['ports']['wan-1']['classes']['roce']['marks'] == 25");
+	fx->rt.dp = NULL;
+	ctl_error(fx, "show tm", -ENOENT, "show tm: no dataplane configuration published");
+	fx->rt.cfg = NULL;
+	ctl_error(fx, "show tm", -ENOENT, "show tm: no configuration loaded");
+}
+
+static void
+test_stats_wan(void **state)
+{
+	ctl_json(*state, "show stats --json",
+		 "d['wan_enq_pkts'] == 1050 and d['wan_drops'] == 4 and d['wan_marks'] == 25"
+		 " and d['wan_depth_bytes'] == 90000 and d['cnp_sent'] == 23"
+		 " and d['cnp_suppressed'] == 3 and d['cnp_no_qpn'] == 4 and d['cnp_no_neigh'] == 1"
+		 " and d['cnp_no_mbuf'] == 0 and d['ce_cleared'] == 6 and d['trp_activations'] == 1"
+		 " and d['trp_active'] == 1 and d['trp_delayed'] == 0 and d['flows_created'] == 9"
+		 " and d['flows_full'] == 2");
+}
+
+/* ---- tune ---- */
+
+static void
+ctl_explain(const struct cc_derived *d, char *buf, size_t size)
+{
+	assert_true(cc_params_explain(d, buf, size) < size);
+}
+
+static void
+test_tune_running(void **state)
+{
+	struct ctl_fixture *fx = *state;
+	char explain[4096], expr[2048];
+	struct ctl_out o = ctl_run(fx, "tune");
+	char *line, *save = NULL;
+	unsigned int lines;
+
+	assert_int_equal(o.rc, 0);
+	/* "port wan-1", then cc_params_explain() of its snapshot, indented. */
+	ctl_explain(&fx->dp.tm[1].derived, explain, sizeof(explain));
+	lines = ctl_count_lines(explain);
+	assert_int_equal(ctl_count_lines(o.text), 1 + lines);
+	assert_int_equal(strncmp(o.text, "port wan-1\n  rate_bps = 10000000000  ", 37), 0);
+	for (line = strtok_r(explain, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+		assert_non_null(strstr(o.text, line));
+	free(o.text);
+
+	/* JSON: the same set, and whether the port is shaped at all. */
+	ctl_derived_expr("d['ports']['wan-1']", &fx->dp.tm[1].derived, CTL_DERIVED_MEMBERS + 1,
+			 expr, sizeof(expr));
+	ctl_json(fx, "tune --json", expr);
+	ctl_json(fx, "tune --json",
+		 "list(d['ports']) == ['wan-1'] and d['ports']['wan-1']['enabled'] is True");
+
+	fx->dp.tm[1].enabled = false;
+	o = ctl_run(fx, "tune");
+	assert_int_equal(o.rc, 0);
+	assert_non_null(strstr(o.text, "port wan-1\n  not shaped"));
+	free(o.text);
+	ctl_json(fx, "tune --json", "d['ports'] == {'wan-1': {'enabled': False}}");
+	fx->rt.dp = NULL;
+	ctl_error(fx, "tune", -ENOENT, "tune: no dataplane configuration published");
+	/* A given link needs no running gateway. */
+	ctl_json(fx, "tune --rate 10G --rtt 1ms --json", "d['bdp_bytes'] == 1250000");
+}
+
+static void
+test_tune_link(void **state)
+{
+	struct ctl_fixture *fx = *state;
+	struct cc_link link = { 0 };
+	struct cc_derived d, before = fx->dp.tm[1].derived;
+	char explain[4096], expr[2048], bdp[64];
+	struct ctl_out o;
+
+	/* 100 Gb/s over 100 km of fibre: the derivation's numbers, not ours. */
+	link.rate_bps = 100000000000ull;
+	link.distance_m = 100000;
+	assert_int_equal(cc_params_derive(&link, &d), 0);
+	o = ctl_run(fx, "tune --rate 100G --distance 100km");
+	assert_int_equal(o.rc, 0);
+	ctl_explain(&d, explain, sizeof(explain));
+	assert_string_equal(o.text, explain);
+	snprintf(bdp, sizeof(bdp), "bdp_bytes = %" PRIu64 "  (rate x rtt / 8 = %.2f MB)",
+		 d.bdp_bytes, d.bdp_bytes / 1e6);
+	assert_non_null(strstr(o.text, bdp));
+	free(o.text);
+	ctl_derived_expr("d", &d, CTL_DERIVED_MEMBERS, expr, sizeof(expr));
+	ctl_json(fx, "tune --rate 100G --distance 100km --json", expr);
+
+	/* The 1 ms round trip of the docs' table: BDP 12.5 MB. */
+	memset(&link, 0, sizeof(link));
+	link.rate_bps = 100000000000ull;
+	link.rtt_ns = 1000000;
+	assert_int_equal(cc_params_derive(&link, &d), 0);
+	assert_int_equal(d.bdp_bytes, 12500000);
+	o = ctl_run(fx, "tune --rate=100G --rtt=1ms --offline");
+	assert_int_equal(o.rc, 0);
+	assert_non_null(strstr(o.text, "bdp_bytes = 12500000  (rate x rtt / 8 = 12.50 MB)"));
+	free(o.text);
+
+	/* Mechanism A and an MTU: the loop is the DC RTT. */
+	memset(&link, 0, sizeof(link));
+	link.rate_bps = 400000000000ull;
+	link.distance_m = 640000;
+	link.mtu_bytes = 9000;
+	link.near_source_cnp = true;
+	assert_int_equal(cc_params_derive(&link, &d), 0);
+	ctl_derived_expr("d", &d, CTL_DERIVED_MEMBERS, expr, sizeof(expr));
+	ctl_json(fx, "tune --rate 400G --distance 640km --mtu 9000 --mechanisms A,C --json", expr);
+
+	/* The gateway is not touched. */
+	assert_memory_equal(&fx->dp.tm[1].derived, &before, sizeof(before));
+}
+
+static void
+test_tune_errors(void **state)
+{
+	static const struct {
+		const char *request;
+		const char *message;
+	} cases[] = {
+		{ "tune --rate 100G", "tune: give --rate and one of --rtt or --distance" },
+		{ "tune --rtt 1ms", "tune: give --rate and one of --rtt or --distance" },
+		{ "tune --offline", "tune: give --rate and one of --rtt or --distance" },
+		{ "tune --rate 100G --rtt 1ms --distance 10km",
+		  "tune: give --rate and one of --rtt or --distance" },
+		{ "tune --rate 100Q --rtt 1ms", "tune: --rate: unknown unit" },
+		{ "tune --rate 100G --rtt 1", "tune: --rtt:" },
+		{ "tune --rate 0 --rtt 1ms", "tune: --rate: must be above 0" },
+		{ "tune --rate 100G --rtt 1ms --mtu 100000", "tune: --mtu: at most 65535 bytes" },
+		{ "tune --rate 100G --rtt 1ms --mechanisms B",
+		  "tune: --mechanisms: expected none, A, C or A,C, got 'B'" },
+		{ "tune --rate 100G --rtt 20s", "tune: rtt_ns must be at most 10 s" },
+		{ "tune --rate 100G --rtt 1ms --mtu", "tune: --mtu needs a value" },
+		{ "tune wan-1", "tune: unexpected argument 'wan-1'" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(cases); i++)
+		ctl_error(*state, cases[i].request, -EINVAL, cases[i].message);
+}
+
+/* ---- extensions: how other modules plug in ---- */
 
 static int
-test_flows_handler(struct api_ctx *ctx, int argc, char **argv)
+test_widgets_handler(struct api_ctx *ctx, int argc, char **argv)
 {
 	struct api_page pg = { 0, 0 };
 	bool verbose = false;
@@ -498,34 +952,42 @@ test_flows_handler(struct api_ctx *ctx, int argc, char **argv)
 	rc = api_page_resolve(ctx, &pg, total, &first, &end);
 	if (rc < 0)
 		return rc;
-	fmt_open(ctx->fmt, "flows", FMT_OBJ);
+	fmt_open(ctx->fmt, "widgets", FMT_OBJ);
 	for (i = first; i < end; i++) {
-		char key[16];
+		char key[24];
 
-		snprintf(key, sizeof(key), "flow%u", i);
+		snprintf(key, sizeof(key), "widget%u", i);
 		fmt_open(ctx->fmt, key, FMT_ROW);
 		fmt_u64(ctx->fmt, "pkts", i * 100);
 		fmt_close(ctx->fmt);
 	}
 	fmt_close(ctx->fmt);
-	api_page_emit(ctx, &pg, total, "flows");
+	api_page_emit(ctx, &pg, total, "widgets");
 	return 0;
 }
 
-static const struct api_cmd test_flows_cmd = {
-	.name = "show flows",
+static const struct api_cmd test_widgets_cmd = {
+	.name = "show widgets",
 	.args = "[--page N] [--limit N] [--verbose]",
-	.help = "per-QP flows (test extension)",
-	.telemetry = "/longspan/flows",
+	.help = "widgets (test extension)",
+	.telemetry = "/longspan/widgets",
 	.telemetry_page_max = 4,
-	.handler = test_flows_handler,
+	.handler = test_widgets_handler,
+};
+
+static const struct api_cmd test_dup_telemetry_cmd = {
+	.name = "show gadgets",
+	.args = "",
+	.help = "telemetry path taken",
+	.telemetry = "/longspan/flows",
+	.handler = test_widgets_handler,
 };
 
 static const struct api_cmd test_dup_cmd = {
 	.name = "show stats",
 	.args = "",
 	.help = "duplicate",
-	.handler = test_flows_handler,
+	.handler = test_widgets_handler,
 };
 
 static void
@@ -533,24 +995,26 @@ test_register(void **state)
 {
 	struct ctl_out o;
 
-	assert_int_equal(api_register(&test_flows_cmd), 0);
-	assert_int_equal(api_register(&test_flows_cmd), -EEXIST);
+	assert_int_equal(api_register(&test_widgets_cmd), 0);
+	assert_int_equal(api_register(&test_widgets_cmd), -EEXIST);
 	assert_int_equal(api_register(&test_dup_cmd), -EEXIST);
-	assert_ptr_equal(api_cmd_by_telemetry("/longspan/flows"), &test_flows_cmd);
+	assert_int_equal(api_register(&test_dup_telemetry_cmd), -EEXIST);
+	assert_ptr_equal(api_cmd_by_telemetry("/longspan/widgets"), &test_widgets_cmd);
 
-	ctl_json(*state, "show flows --page 2 --limit 3 --json",
-		 "list(d['flows']) == ['flow3', 'flow4', 'flow5'] and d['flows']['flow4'] == {'pkts': 400}"
-		 " and d['pages'] == 4 and d['total'] == 10");
-	o = ctl_run(*state, "show flows --limit 4");
+	ctl_json(*state, "show widgets --page 2 --limit 3 --json",
+		 "list(d['widgets']) == ['widget3', 'widget4', 'widget5']"
+		 " and d['widgets']['widget4'] == {'pkts': 400} and d['pages'] == 4 and d['total'] == 10");
+	o = ctl_run(*state, "show widgets --limit 4");
 	assert_int_equal(o.rc, 0);
-	assert_true(CTL_HAS_LINE(o.text, "flow3", "300"));
-	assert_non_null(strstr(o.text, "(flows 1-4 of 10, page 1 of 3: --page N for the others)"));
+	assert_true(CTL_HAS_LINE(o.text, "widget3", "300"));
+	assert_non_null(strstr(o.text, "(widgets 1-4 of 10, page 1 of 3: --page N for the others)"));
 	free(o.text);
 	/* The extension shows up in help and in the 'show' hint. */
 	o = ctl_run(*state, "help");
-	assert_non_null(strstr(o.text, "show flows [--page N] [--limit N] [--verbose]"));
+	assert_non_null(strstr(o.text, "show widgets [--page N] [--limit N] [--verbose]"));
 	free(o.text);
-	ctl_error(*state, "show", -ENOENT, "'show' needs one of: ports stats drops peers config flows");
+	ctl_error(*state, "show", -ENOENT,
+		  "'show' needs one of: ports stats drops peers flows tm queues config widgets");
 }
 
 /* ---- formatters ---- */
@@ -655,6 +1119,52 @@ test_fmt_text_layout(void **state)
 	free(text);
 }
 
+/* Column widths, row key widths and absent values in text; JSON ignores widths. */
+static void
+test_fmt_columns(void **state)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *s = open_memstream(&text, &size);
+	struct fmt f;
+
+	(void)state;
+	fmt_text_init(&f, s);
+	fmt_open(&f, "t", FMT_OBJ);
+	fmt_key_width(&f, 3);
+	fmt_open(&f, "1", FMT_ROW);
+	fmt_width(&f, 4);
+	fmt_str(&f, "s", "ab");
+	fmt_width(&f, 3);
+	fmt_u64(&f, "n", 7);
+	fmt_none(&f, "q"); /* the width applied to one scalar only */
+	fmt_close(&f);
+	fmt_close(&f);
+	fmt_open(&f, "u", FMT_OBJ);
+	fmt_open(&f, "2", FMT_ROW); /* key widths are per level */
+	fmt_u64(&f, "n", 1);
+	fmt_close(&f);
+	assert_int_equal(fmt_finish(&f), 0);
+	fclose(s);
+	assert_string_equal(text, "t\n"
+				  "  1    ab     7            -\n"
+				  "\n"
+				  "u\n"
+				  "  2                                 1\n");
+	free(text);
+
+	text = NULL;
+	s = open_memstream(&text, &size);
+	fmt_json_init(&f, s);
+	fmt_width(&f, 9);
+	fmt_none(&f, "q");
+	fmt_u64(&f, "n", 7);
+	assert_int_equal(fmt_finish(&f), 0);
+	fclose(s);
+	ctl_check_json(text, size, "d == {'q': None, 'n': 7}");
+	free(text);
+}
+
 int
 main(void)
 {
@@ -679,10 +1189,25 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_no_config, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_oversized, setup, teardown),
 		cmocka_unit_test(test_split),
+		cmocka_unit_test_setup_teardown(test_flows_text, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flows_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flows_sort, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flows_filters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flows_paging, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flows_live_idle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tm_text, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tm_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tm_counters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tm_select, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stats_wan, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tune_running, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tune_link, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tune_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_register, setup, teardown),
 		cmocka_unit_test(test_fmt_json_escape),
 		cmocka_unit_test(test_fmt_misuse),
 		cmocka_unit_test(test_fmt_text_layout),
+		cmocka_unit_test(test_fmt_columns),
 	};
 
 	return cmocka_run_group_tests_name("ctl_api", tests, NULL, NULL);

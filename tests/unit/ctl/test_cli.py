@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """longspanctl against a stand-in daemon: output, JSON, exit statuses
 (0 ok, 1 gateway error, 2 usage, 3 cannot connect), socket selection by
--s, -c CONFIG and $LONGSPAN_SOCKET, and absolute reload paths.
+-s, -c CONFIG and $LONGSPAN_SOCKET, absolute reload paths, show flows and
+show tm, and tune --offline printing what the gateway's tune prints.
 
 usage: test_cli.py LONGSPANCTL FAKE_DAEMON
 """
@@ -130,6 +131,48 @@ with tempfile.TemporaryDirectory(prefix="ctl-cli-") as tmp:
                err="missing.conf: No such file or directory")
         expect("request too long", run("-s", sock, "show", "x" * 2000), 2, err="request longer than 1024")
         expect("line break", run("-s", sock, "show", "a\nb"), 2, err="line breaks")
+
+        out = expect("show flows", run("-s", sock, "show", "flows", "--sort", "pkts", "--limit", "2"), 0)
+        check("flows sorted by packets",
+              [l.split()[:2] for l in out.splitlines() if l.split()[:1] in (["1"], ["2"])]
+              == [["1", "1"], ["2", "0"]], out)
+        out = expect("show flows json", run("-s", sock, "-j", "show", "flows", "--dir", "wan"), 0)
+        check("flows json", [f["dest_qpn"] for f in json.loads(out)["flows"].values()] == [22, 20])
+        out = expect("show tm json", run("-s", sock, "show", "queues", "--json"), 0)
+        check("tm json", json.loads(out)["ports"]["wan-1"]["classes"]["roce"]["marks"] == 25)
+
+        # tune --offline: no gateway, the same text and JSON as the gateway's tune.
+        links = [
+            ["--rate", "100G", "--distance", "100km"],
+            ["--rate", "100G", "--rtt", "1ms"],
+            ["--rate=400G", "--distance=640km", "--mtu", "9000", "--mechanisms", "A"],
+            ["--rate", "25G", "--rtt", "50us", "--mechanisms", "A,C"],
+        ]
+        nowhere = os.path.join(tmp, "nobody.sock")
+        for link in links:
+            name = " ".join(link)
+            gw = expect("tune " + name, run("-s", sock, "tune", *link), 0)
+            off = expect("tune --offline " + name, run("-s", nowhere, "tune", "--offline", *link), 0)
+            check("offline text is the gateway's: " + name, gw == off and "bdp_bytes = " in off,
+                  f"{gw!r} != {off!r}")
+            gw = expect("tune json " + name, run("-s", sock, "-j", "tune", *link), 0)
+            off = expect("tune --offline json " + name, run("tune", *link, "--offline", "--json"), 0)
+            check("offline JSON is the gateway's: " + name, json.loads(gw) == json.loads(off),
+                  f"{gw!r} != {off!r}")
+        out = run("tune", "--offline", "--rate", "100G", "--rtt", "1ms")[1]
+        check("100G at 1 ms: BDP 12.5 MB", "bdp_bytes = 12500000  (rate x rtt / 8 = 12.50 MB)" in out, out)
+        expect("tune --offline missing rtt", run("tune", "--offline", "--rate", "100G"), 2,
+               err="longspanctl: tune: give --rate and one of --rtt or --distance")
+        expect("tune --offline bad unit", run("tune", "--offline", "--rate", "100G", "--rtt", "1"), 2,
+               err="longspanctl: tune: --rtt:")
+        expect("tune --offline unknown option", run("tune", "--offline", "--speed", "1G"), 2,
+               err="unknown option '--speed'")
+        expect("tune --offline needs a value", run("tune", "--offline", "--rate"), 2,
+               err="--rate needs a value")
+        expect("tune --offline rejected link", run("tune", "--offline", "--rate", "100G", "--rtt", "20s"), 1,
+               err="longspanctl: tune: rtt_ns must be at most 10 s")
+        expect("tune without --offline needs the gateway", run("-s", nowhere, "tune", "--rate", "1G",
+                                                               "--rtt", "1ms"), 3)
 
         missing = os.path.join(tmp, "nobody.sock")
         expect("cannot connect", run("-s", missing, "show", "stats"), 3,

@@ -4,7 +4,8 @@
  * and xstats in `show ports`, and the /longspan/ telemetry commands read
  * through DPDK's own telemetry socket the way dpdk-telemetry.py does
  * (SOCK_SEQPACKET, one JSON reply per command), including paging, the
- * 16 KB limit, key rules and errors.
+ * 16 KB limit (at the worst case of /longspan/flows and /longspan/tm),
+ * key rules and errors.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -148,6 +149,9 @@ tel_check(const char *command, const char *expr)
 	assert_true(n > 0);
 	if (n >= TEL_LIMIT)
 		fail_msg("%s: reply of %zd bytes reaches the telemetry limit", command, n);
+	/* CTL_TEL_SIZES=1 prints every reply's size, for sizing the page limits. */
+	if (getenv("CTL_TEL_SIZES") != NULL)
+		fprintf(stderr, "%s: %zd bytes\n", command, n);
 	/* d is the reply's value, r the whole reply. */
 	snprintf(wrapped, sizeof(wrapped), "(lambda r: (lambda d: %s)(r[list(r)[0]]))(d)", expr);
 	ctl_check_json(reply, (size_t)n, wrapped);
@@ -223,6 +227,72 @@ test_tel_size(void **state)
 }
 
 static void
+test_tel_flows(void **state)
+{
+	char expr[512];
+
+	(void)state;
+	snprintf(expr, sizeof(expr),
+		 "list(d['flows']) == ['1', '2', '3', '4', '5'] and d['live'] == 5"
+		 " and d['limit'] == %d and d['total'] == 5 and d['flows']['1']['src'] == '10.1.0.1'"
+		 " and d['flows']['1']['bytes'] == 4000000 and d['flows']['2']['sender_qpn'] == 'n/a'"
+		 " and d['flows']['3']['dst'] == 'fd00:1::7' and 'truncated' not in d",
+		 API_FLOWS_LIMIT_DEFAULT);
+	tel_check("/longspan/flows", expr);
+	tel_check("/longspan/flows,2,2",
+		  "list(d['flows']) == ['3', '4'] and d['page'] == 2 and d['pages'] == 3");
+	tel_check("/longspan/flows,4,2", "d['error'].startswith('show flows: page 4 is past the end')");
+}
+
+static void
+test_tel_tm(void **state)
+{
+	(void)state;
+	tel_check("/longspan/tm",
+		  "list(d['ports']) == ['wan_1'] and d['ports']['wan_1']['name'] == 'wan-1'"
+		  " and d['ports']['wan_1']['classes']['roce']['sojourn_p99_ns'] == 8192"
+		  " and d['ports']['wan_1']['classes']['roce']['marks'] == 25"
+		  " and d['ports']['wan_1']['parameters']['pmax_ppm']['source'] == 'config'"
+		  " and d['mechanism_a']['cnp_sent'] == 23 and d['mechanisms'] == 'A'"
+		  " and 'truncated' not in d");
+}
+
+/*
+ * The largest pages telemetry serves stay whole: every slot an IPv6 flow
+ * with 20-digit counters, every port a WAN port with 20-digit counters.
+ */
+static void
+test_tel_page_sizes(void **state)
+{
+	struct ctl_fixture *fx = *state;
+	char expr[512];
+
+	ctl_fixture_worst_flows(fx);
+	/* A larger limit is capped at the largest page that fits. */
+	snprintf(expr, sizeof(expr),
+		 "len(d['flows']) == %d and d['limit'] == %d and d['total'] == %d"
+		 " and 'truncated' not in d and d['flows']['1']['bytes'] == 18446744073709551615"
+		 " and len(d['flows']['1']['peer']) == %d and len(d['flows']['1']['src']) == 39",
+		 API_FLOWS_TELEMETRY_MAX, API_FLOWS_TELEMETRY_MAX, 2 * CTL_FLOW_SLOTS,
+		 LS_NAME_MAX - 1);
+	tel_check("/longspan/flows,1,100", expr);
+	/* Ranks go on across pages. */
+	snprintf(expr, sizeof(expr),
+		 "len(d['flows']) == %d and list(d['flows'])[0] == '%d' and 'truncated' not in d",
+		 API_FLOWS_TELEMETRY_MAX, API_FLOWS_TELEMETRY_MAX + 1);
+	tel_check("/longspan/flows,2,100", expr);
+
+	ctl_fixture_many_wan_ports(fx);
+	snprintf(expr, sizeof(expr),
+		 "len(d['ports']) == %d and d['total'] == %d and 'truncated' not in d"
+		 " and d['ports']['wan_1']['classes']['roce']['enq_pkts'] == 18000000000000000000",
+		 API_TM_TELEMETRY_MAX, LS_MAX_PORTS - 1);
+	tel_check("/longspan/tm", expr);
+	tel_check("/longspan/tm,2,100",
+		  "list(d['ports']) == ['wan_5', 'wan_6', 'wan_7'] and 'truncated' not in d");
+}
+
+static void
 test_tel_unregistered(void **state)
 {
 	(void)state;
@@ -278,6 +348,9 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_tel_ports_peers_config, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tel_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tel_size, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tel_flows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tel_tm, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tel_page_sizes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tel_unregistered, setup, teardown),
 	};
 	int rc;
