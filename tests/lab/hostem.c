@@ -415,7 +415,8 @@ hostem_sender_poll(struct hostem *h, struct hostem_sender *s, uint64_t now_tsc, 
 			s->nombuf++;
 			break;
 		}
-		hostem_stamp(stamp, (uint32_t)s->qc->local_qpn, now_tsc);
+		/* Stamped as late as possible: latency is never underestimated. */
+		hostem_stamp(stamp, (uint32_t)s->qc->local_qpn, rte_rdtsc());
 		p.stamp = stamp;
 		if (hostem_pkt_build(m, &s->hdr, &p) != 0) {
 			rte_pktmbuf_free(m);
@@ -710,6 +711,11 @@ hostem_poll_input(struct hostem *h, uint64_t now_tsc, uint64_t now_ns)
 
 	n = rte_eth_rx_burst(h->port, 0, pkts, HOSTEM_BURST);
 	h->st.port_pkts += n;
+	if (n != 0) {
+		/* Arrival time after rx_burst(): never before the packet arrived. */
+		now_tsc = rte_rdtsc();
+		now_ns = lab_clock_ns(&h->clk, now_tsc);
+	}
 	for (i = 0; i < n; i++) {
 		hostem_input(h, pkts[i], now_tsc, now_ns);
 		rte_pktmbuf_free(pkts[i]);
@@ -978,8 +984,7 @@ hostem_run(struct hostem *h, const volatile sig_atomic_t *stop)
 		due = hostem_min(due, wanem_line_next_due(&h->dc));
 		if (h->tor.on)
 			due = hostem_min(due, wanem_line_next_due(&h->tor.line));
-		if (h->tx_head != h->tx_tail)
-			due = now; /* the port is full: retry soon */
+		/* A port that refused everything is retried at the back-off's pace. */
 		for (uint16_t i = 0; i < h->n_senders; i++)
 			due = hostem_min(due, hostem_sender_due(h, &h->senders[i], now));
 		lab_idle_wait(&h->idle, &h->clk, now, due);

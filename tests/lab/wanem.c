@@ -134,27 +134,35 @@ fail:
 	return rc;
 }
 
-/* Receive a burst, feed it to the line, transmit what is due. Returns work done. */
+/*
+ * Receive a burst, feed it to the line, transmit what is due. Returns work
+ * done. The arrival time is read after rx_burst() returned: a time read
+ * before it could precede a packet's arrival and release it early.
+ */
 static unsigned int
-wanem_poll_dir(struct wanem_dir *dir, uint64_t now)
+wanem_poll_dir(struct wanem_dir *dir)
 {
 	struct rte_mbuf *pkts[WANEM_BURST];
 	void *out[WANEM_BURST];
 	uint16_t n, i, sent;
+	uint64_t now;
 	uint32_t k;
 
 	n = rte_eth_rx_burst(dir->rx_port, 0, pkts, WANEM_BURST);
+	now = rte_rdtsc();
 	for (i = 0; i < n; i++)
 		if (wanem_line_enqueue(&dir->line, pkts[i], pkts[i]->pkt_len, now) !=
 		    WANEM_LINE_QUEUED)
 			rte_pktmbuf_free(pkts[i]);
 	wanem_line_release(&dir->line, now);
 	k = wanem_line_ready(&dir->line, out, WANEM_BURST);
+	dir->tx_blocked = false;
 	if (k == 0)
 		return n;
 	sent = rte_eth_tx_burst(dir->tx_port, 0, (struct rte_mbuf **)out, (uint16_t)k);
 	if (sent < k)
 		dir->tx_full++;
+	dir->tx_blocked = sent == 0;
 	/* Lateness is measured after the burst left: what the next hop sees. */
 	wanem_line_sent(&dir->line, sent, rte_rdtsc());
 	return n + sent;
@@ -184,11 +192,11 @@ wanem_run(struct wanem *w, const volatile sig_atomic_t *stop, FILE *out)
 		unsigned int work;
 		uint64_t due;
 
-		if ((int64_t)(now - end) >= 0)
+		if (end != UINT64_MAX && (int64_t)(now - end) >= 0)
 			break;
-		work = wanem_poll_dir(&w->dir[0], now) + wanem_poll_dir(&w->dir[1], now);
+		work = wanem_poll_dir(&w->dir[0]) + wanem_poll_dir(&w->dir[1]);
 		w->polls++;
-		if ((int64_t)(now - next_stats) >= 0) {
+		if (next_stats != UINT64_MAX && (int64_t)(now - next_stats) >= 0) {
 			wanem_print_stats(w, out, "");
 			next_stats += lab_clock_ticks(&w->clk, w->opts.stats_interval_ns);
 		}
@@ -197,8 +205,14 @@ wanem_run(struct wanem *w, const volatile sig_atomic_t *stop, FILE *out)
 			lab_idle_work(&w->idle);
 			continue;
 		}
-		due = wanem_min_due(wanem_line_next_due(&w->dir[0].line),
-				    wanem_line_next_due(&w->dir[1].line));
+		/*
+		 * A direction whose port refused everything (peer slow or gone)
+		 * is not due now: the back-off paces the retries.
+		 */
+		due = wanem_min_due(w->dir[0].tx_blocked ? UINT64_MAX :
+					    wanem_line_next_due(&w->dir[0].line),
+				    w->dir[1].tx_blocked ? UINT64_MAX :
+					    wanem_line_next_due(&w->dir[1].line));
 		due = wanem_min_due(due, next_stats);
 		due = wanem_min_due(due, end);
 		lab_idle_wait(&w->idle, &w->clk, now, due);

@@ -55,6 +55,7 @@ struct wanem_dir {
 	struct wanem_line line;
 	struct wanem_line_slot *slots;
 	uint64_t tx_full; /* polls where the tx port took fewer than offered */
+	bool tx_blocked; /* the last transmission made no progress: back off, do not spin */
 	uint64_t last_tx_bytes; /* for per-interval rates */
 };
 
