@@ -1865,7 +1865,7 @@ static const struct api_cmd api_builtin_cmds[] = {
 	{
 		.name = "show stats",
 		.args = "",
-		.help = "totals: classes, rx/tx, drops, punt/inject, polls, workers",
+		.help = "totals: classes, rx/tx, drops, WAN queues, CNPs, flows, polls, workers",
 		.flags = API_CMD_CFG_LOCK,
 		.telemetry = "/longspan/stats",
 		.handler = api_show_stats,
