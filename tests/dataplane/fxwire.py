@@ -77,6 +77,7 @@ class Port:
         self.gw4 = None
         self.gw6 = None
         self.neigh = {}  # address string (compressed) -> MAC
+        self.link_rate = None  # as written
 
     @property
     def ll6(self):
@@ -106,6 +107,7 @@ class Config:
     def __init__(self, path):
         self.ports = {}
         self.peers = {}
+        self.cong = {}  # [congestion] key -> value as written
         self.geneve_port = GENEVE_PORT
         order = []
         section = None
@@ -138,6 +140,8 @@ class Config:
         if sec == "gateway":
             if key == "geneve_port":
                 self.geneve_port = int(value)
+        elif sec == "congestion":
+            self.cong[key] = value
         elif isinstance(sec, Port):
             if key == "role":
                 sec.role = value
@@ -158,6 +162,8 @@ class Config:
             elif key == "neighbor":
                 addr, mac = value.split()
                 sec.neigh[str(ipaddress.ip_address(addr))] = mac.lower()
+            elif key == "link_rate":
+                sec.link_rate = value
         elif isinstance(sec, Peer):
             if key == "port":
                 sec.port = value
@@ -169,6 +175,14 @@ class Config:
                 sec.vni = int(value)
             elif key == "prefix":
                 sec.prefixes.append(ipaddress.ip_network(value))
+
+    def cong_time_ns(self, key, default):
+        """A [congestion] time (docs/config.md units: ns, us, ms, s)."""
+        return parse_time_ns(self.cong.get(key, default))
+
+    def cong_size(self, key, default="0"):
+        """A [congestion] size in bytes (bare number or B, kB, KiB, MB, MiB)."""
+        return parse_size(self.cong.get(key, default))
 
     def route(self, dst):
         """Longest prefix over all peers (IPv4 and IPv6 separately), or None."""
@@ -199,6 +213,24 @@ class Config:
             return str(a)
         gw = dc.gw4 if a.version == 4 else dc.gw6
         return str(ipaddress.ip_address(gw)) if gw else None
+
+
+def parse_time_ns(v):
+    """docs/config.md "time": ns, us, ms, s; a bare number only for 0."""
+    m = re.match(r"^\s*(\d+)\s*(ns|us|ms|s)?\s*$", v)
+    if not m or (m.group(2) is None and m.group(1) != "0"):
+        raise ValueError("time %r" % v)
+    return int(m.group(1)) * {"ns": 1, "us": 1000, "ms": 1000000, "s": 10 ** 9,
+                              None: 0}[m.group(2)]
+
+
+def parse_size(v):
+    """docs/config.md "size": bare or B, kB/MB (powers of 1000), KiB/MiB (of 1024)."""
+    m = re.match(r"^\s*(\d+)\s*(B|kB|MB|KiB|MiB)?\s*$", v)
+    if not m:
+        raise ValueError("size %r" % v)
+    return int(m.group(1)) * {None: 1, "B": 1, "kB": 1000, "MB": 10 ** 6, "KiB": 1024,
+                              "MiB": 1 << 20}[m.group(2)]
 
 
 # --------------------------------------------------------------------------
@@ -452,7 +484,7 @@ def reth(va=0x00007F0000001000, rkey=0x1234, dma_len=4096):
 
 
 def roce(src, dst, opcode, dqpn=0x000123, psn=0, payload=b"", tos=ECT0, sport=0xD001,
-         ttl=64, becn=0, ackreq=0, pkey=0xFFFF, hdrs=b""):
+         ttl=64, becn=0, ackreq=0, pkey=0xFFFF, hdrs=b"", ident=0x4242, df=True):
     """
     A RoCEv2 packet as IP bytes with a correct ICRC. IPv4 uses scapy's BTH
     (which computes the ICRC; cross-checked against icrc()); IPv6 gets the
@@ -460,14 +492,17 @@ def roce(src, dst, opcode, dqpn=0x000123, psn=0, payload=b"", tos=ECT0, sport=0x
     """
     bth = BTH(opcode=opcode, pkey=pkey, becn=becn, dqpn=dqpn, ackreq=ackreq, psn=psn)
     if ":" in src:
+        # icrc = 0: scapy still appends the 4-byte field at the end of the
+        # packet (an FCS field); with_icrc() then writes the real value.
         bth.icrc = 0
         p = IPv6(src=src, dst=dst, tc=tos, hlim=ttl) / UDP(sport=sport, dport=ROCE_PORT, chksum=0) / \
-            bth / Raw(hdrs + payload + b"\x00" * 4)
+            bth / Raw(hdrs + payload)
         b = bytearray(with_icrc(raw(p)))
+        assert len(b) == 40 + 8 + 12 + len(hdrs) + len(payload) + 4
         # The UDP checksum covers the ICRC (which masks the checksum): ICRC first.
         b[46:48] = struct.pack("!H", udp6_csum(bytes(b)))
         return bytes(b)
-    p = IP(src=src, dst=dst, tos=tos, ttl=ttl, flags="DF", id=0x4242) / \
+    p = IP(src=src, dst=dst, tos=tos, ttl=ttl, flags="DF" if df else 0, id=ident) / \
         UDP(sport=sport, dport=ROCE_PORT, chksum=0) / bth / Raw(hdrs + payload)
     b = raw(p)
     assert b[-4:] == icrc(b), "fxwire.icrc disagrees with scapy's BTH ICRC"
@@ -478,6 +513,30 @@ def cnp(src, dst, dqpn, tos=48 << 2, sport=0xD0C0):
     """CNP: BTH opcode 0x81, P_Key 0xFFFF, BECN, PSN 0, 16 reserved bytes, ICRC."""
     return roce(src, dst, 0x81, dqpn=dqpn, psn=0, payload=b"\x00" * 16, tos=tos,
                 sport=sport, becn=1)
+
+
+def gateway_cnp(cfg, sender, receiver, sender_qpn, sport, dscp=48):
+    """
+    The CNP a gateway sends (mechanism A) to a local sender, as the expected
+    DC frame: from the remote receiver's address to the sender, UDP source
+    port of the data flow, DSCP dscp with Not-ECT, TTL / hop limit 64, BTH
+    opcode 0x81, P_Key 0xFFFF, BECN, DestQP = the sender's QPN, PSN 0, 16
+    reserved zero bytes, ICRC (roce-wire.md "CNP"). IPv4: DF set and
+    identification 0, an atomic datagram (RFC 6864 section 4.1); the IPv4
+    UDP checksum is 0, the IPv6 one is computed (RFC 8200 8.1). IPv4 is built
+    with scapy's CNP layers (scapy.contrib.roce.cnp(), ICRC by scapy), IPv6
+    with icrc() (scapy 2.5 leaves the IPv6 ICRC at zero).
+    """
+    tos = (dscp << 2) | NOT_ECT
+    if ":" in sender:
+        ip = roce(receiver, sender, 0x81, dqpn=sender_qpn, psn=0, payload=b"\x00" * 16,
+                  tos=tos, sport=sport, ttl=64, becn=1)
+    else:
+        from scapy.contrib.roce import cnp as scapy_cnp
+        ip = raw(IP(src=receiver, dst=sender, tos=tos, ttl=64, flags="DF", id=0) /
+                 UDP(sport=sport, dport=ROCE_PORT, chksum=0) / scapy_cnp(sender_qpn))
+        assert ip[-4:] == icrc(ip), "scapy's CNP ICRC disagrees with icrc()"
+    return dc_frame_for(cfg, ip)
 
 
 def aeth(syndrome, msn):

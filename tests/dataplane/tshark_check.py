@@ -113,6 +113,34 @@ def check_frames(items):
     return out
 
 
+def frame_fields(frames, fields):
+    """
+    The values tshark dissects for each frame: a list (one per frame) of
+    {field: value string} ('' when absent). One tshark run for all frames.
+    """
+    if not frames:
+        return []
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "fields.pcap")
+        write_pcap(path, frames)
+        cmd = [TSHARK, "-n", "-r", path]
+        for p in PREFS:
+            cmd += ["-o", p]
+        cmd += ["-T", "fields", "-E", "separator=/t", "-E", "occurrence=f"]
+        for f in fields:
+            cmd += ["-e", f]
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=120)
+        if r.returncode != 0:
+            raise RuntimeError("tshark failed: %s" % r.stderr.strip())
+    out = []
+    for line in r.stdout.splitlines():
+        cols = line.split("\t")
+        cols += [""] * (len(fields) - len(cols))
+        out.append(dict(zip(fields, cols)))
+    return out
+
+
 def check(paths):
     """{path: problems} for the paths that have any."""
     out = {}
