@@ -56,6 +56,20 @@ runtime_counters_sum(const struct ls_runtime *rt, struct dp_counters *out)
 		for (i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
 			dst[i] += src[i];
 	}
+	/* Maxima are maxima over workers, not sums. */
+	for (i = 0; i < LS_MAX_PORTS * DP_TM_CLASS_MAX; i++) {
+		struct dp_tm_counters *t = &out->tm[i / DP_TM_CLASS_MAX][i % DP_TM_CLASS_MAX];
+
+		t->depth_max_bytes = 0;
+		t->sojourn_ns_max = 0;
+		for (w = 0; w < rt->n_workers; w++) {
+			const struct dp_tm_counters *s =
+				&rt->workers[w]->counters.tm[i / DP_TM_CLASS_MAX][i % DP_TM_CLASS_MAX];
+
+			t->depth_max_bytes = RTE_MAX(t->depth_max_bytes, s->depth_max_bytes);
+			t->sojourn_ns_max = RTE_MAX(t->sojourn_ns_max, s->sojourn_ns_max);
+		}
+	}
 }
 
 /* fe80::/64 with the modified EUI-64 interface id of mac (RFC 4291 2.5.1). */
