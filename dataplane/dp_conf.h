@@ -154,7 +154,7 @@ struct dp_tm_counters {
 	uint64_t enq_pkts, enq_bytes;
 	uint64_t deq_pkts, deq_bytes;
 	uint64_t drops; /* queue full (also counted as wan_queue_full) */
-	uint64_t marks; /* CE written by the marker */
+	uint64_t marks; /* CE written by the marker (ECT packets it chose) */
 	uint64_t depth_bytes, depth_pkts; /* gauges: now */
 	uint64_t depth_max_bytes;
 	uint64_t sojourn_ns_sum, sojourn_ns_max;

@@ -529,8 +529,8 @@ dp_flow_account(struct dp_worker *w, const uint8_t *ip, const struct pkt_meta *m
 	return fe;
 }
 
-/* Send a gateway CNP to the local sender of flow fe (mechanism A). */
-static void
+/* Send a gateway CNP to the local sender of flow fe (mechanism A); false if none left. */
+static bool
 dp_send_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_entry *fe,
 	    struct dp_tx *tx)
 {
@@ -552,20 +552,22 @@ dp_send_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_entr
 	if (dp_dc_nexthop(dc, hdr, l3, &family, &nh) != LS_DROP_NONE ||
 	    neigh_lookup(dc->neigh, family, nh, &dmac) != NEIGH_HIT) {
 		mc->cnp_no_neigh++;
-		return;
+		return false;
+	}
+	if (unlikely(tx->n[c->dc_port] >= DP_TX_MAX)) {
+		w->counters.drops[LS_DROP_TX_FULL]++;
+		return false;
 	}
 	cnp = cnp_build(w->pool, dc, &dmac, fe->key.family, fe->key.dst, fe->key.src,
 			fe->key.sport, fe->sender_qpn, c->mech.cnp_dscp);
 	if (unlikely(cnp == NULL)) {
 		mc->cnp_no_mbuf++;
-		return;
+		return false;
 	}
 	mc->cnp_sent++;
 	w->counters.cls[DP_CLASS_ROCE_CNP]++;
-	if (tx->n[c->dc_port] < DP_TX_MAX)
-		dp_tx_add(tx, c->dc_port, cnp);
-	else
-		dp_drop(w, cnp, LS_DROP_TX_FULL);
+	dp_tx_add(tx, c->dc_port, cnp);
+	return true;
 }
 
 /*
@@ -577,7 +579,8 @@ dp_send_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_entr
  */
 static void
 dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m, bool mark,
-	  struct flow_entry *fe, const struct dp_clock *clk, struct dp_tx *tx)
+	  struct flow_entry *fe, struct dp_tm_counters *tmc, const struct dp_clock *clk,
+	  struct dp_tx *tx)
 {
 	uint8_t *ip = rte_pktmbuf_mtod(m, uint8_t *);
 	uint8_t ecn = dp_ip_ecn(ip);
@@ -591,10 +594,15 @@ dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m, bool
 
 		switch (v.reason) {
 		case PROXY_CNP_SENT:
+			/*
+			 * No CNP could be built or queued: keep the signal in the
+			 * packet so the far receiver's CNP still comes.
+			 */
+			if (!dp_send_cnp(w, c, fe, tx))
+				v.clear_ce = false;
 			fe->cnp_sent++;
 			if (fe->first_cnp_ns == 0)
 				fe->first_cnp_ns = clk->ns;
-			dp_send_cnp(w, c, fe, tx);
 			break;
 		case PROXY_CNP_SUPPRESSED_RATE:
 			fe->cnp_suppressed++;
@@ -617,6 +625,8 @@ dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m, bool
 	if (mark && (ecn == ECN_ECT0 || ecn == ECN_ECT1)) {
 		dp_ip_set_ecn(ip, ECN_CE);
 		w->counters.ecn_marked++;
+		if (tmc != NULL)
+			tmc->marks++;
 		if (fe != NULL) {
 			fe->marked++;
 			if (fe->first_mark_ns == 0)
@@ -681,14 +691,28 @@ dp_tm_in(struct dp_worker *w, const struct dp_conf *c, uint32_t peer_idx, struct
 	if (!tm_enqueue(&w->tm[port], tc, w->counters.tm[port], cls, m, l2 + outer_ip, clk->ns,
 			clk->tsc, &mark))
 		return LS_DROP_TM_QUEUE_FULL;
-	if (mark)
-		w->counters.tm[port][cls].marks++;
-	/* Enqueue-time verdict (RED, phantom) or a CE from upstream. */
+	/*
+	 * Enqueue-time verdict (RED, phantom) or a CE from upstream; with a
+	 * dequeue-time marker (sojourn) both are handled when the packet leaves.
+	 */
 	if (cls != DP_TM_CLASS_CONTROL && !tc->mark_at_dequeue)
-		dp_signal(w, c, m, mark, fe, clk, tx);
-	else if (cls != DP_TM_CLASS_CONTROL && dp_ip_ecn(rte_pktmbuf_mtod(m, uint8_t *)) == ECN_CE)
-		dp_signal(w, c, m, false, fe, clk, tx);
+		dp_signal(w, c, m, mark, fe, &w->counters.tm[port][cls], clk, tx);
 	return LS_DROP_NONE;
+}
+
+/* The flow entry of a queued RoCE data packet (inner IP at the mbuf start). */
+static struct flow_entry *
+dp_tm_flow(struct dp_worker *w, struct rte_mbuf *m, const struct dp_clock *clk)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod(m, const uint8_t *);
+	bool v4 = (ip[0] >> 4) == 4;
+	uint16_t l4 = v4 ? (uint16_t)((ip[0] & 0xf) * 4) : sizeof(struct rte_ipv6_hdr);
+	const struct roce_bth *bth = (const struct roce_bth *)(ip + l4 + sizeof(struct rte_udp_hdr));
+	struct flow_key k;
+
+	dp_flow_key(ip, v4 ? PKT_L3_IP4 : PKT_L3_IP6, (uint16_t)(ip[l4] << 8 | ip[l4 + 1]),
+		    roce_u24(bth->dqpn), &k);
+	return flow_table_find(&w->flows, &k, clk->ns);
 }
 
 /*
@@ -718,27 +742,16 @@ dp_tm_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *c
 		for (i = 0; i < n; i++) {
 			struct rte_mbuf *m = out[i];
 
-			if (tc->mark_at_dequeue && cls[i] != DP_TM_CLASS_CONTROL &&
-			    ecn_marker_decide(&t->marker[cls[i]], t->q[cls[i]].bytes, soj[i],
-					      dp_mbuf_meta(m)->tm.frame_bytes,
-					      clk->ns) == ECN_VERDICT_MARK) {
+			if (tc->mark_at_dequeue && cls[i] != DP_TM_CLASS_CONTROL) {
+				bool mark = ecn_marker_decide(&t->marker[cls[i]], t->q[cls[i]].bytes,
+							      soj[i], dp_mbuf_meta(m)->tm.frame_bytes,
+							      clk->ns) == ECN_VERDICT_MARK;
 				struct flow_entry *fe = NULL;
 
-				w->counters.tm[p][cls[i]].marks++;
-				if (dp_mbuf_meta(m)->tm.flags & DP_TM_F_ROCE_DATA) {
-					const uint8_t *ip = rte_pktmbuf_mtod(m, const uint8_t *);
-					uint16_t l4 = (ip[0] >> 4) == 4 ? (uint16_t)((ip[0] & 0xf) * 4) :
-									  sizeof(struct rte_ipv6_hdr);
-					const struct roce_bth *bth =
-						(const struct roce_bth *)(ip + l4 + sizeof(struct rte_udp_hdr));
-					struct flow_key k;
-
-					dp_flow_key(ip, (ip[0] >> 4) == 4 ? PKT_L3_IP4 : PKT_L3_IP6,
-						    (uint16_t)(ip[l4] << 8 | ip[l4 + 1]),
-						    roce_u24(bth->dqpn), &k);
-					fe = flow_table_find(&w->flows, &k, clk->ns);
-				}
-				dp_signal(w, c, m, true, fe, clk, tx);
+				if ((mark || dp_ip_ecn(rte_pktmbuf_mtod(m, uint8_t *)) == ECN_CE) &&
+				    (dp_mbuf_meta(m)->tm.flags & DP_TM_F_ROCE_DATA))
+					fe = dp_tm_flow(w, m, clk);
+				dp_signal(w, c, m, mark, fe, &w->counters.tm[p][cls[i]], clk, tx);
 			}
 			dp_encap(w, c, m, clk);
 			dp_tx_add(tx, p, m);

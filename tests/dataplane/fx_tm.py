@@ -50,15 +50,6 @@ ACK_SPORT = 0xD00D  # the ACKs' own source port (the CNP must not take it)
 C_RQPN = 0x0000B2  # mechanism C: local receiver's QPN
 C_SQPN = 0x00C3C3  # mechanism C: remote sender's QPN
 
-# Known dataplane bug (reported to the lead; the cases stay strict xfail
-# until the fix, see fixtures.Case): struct dp_tm_counters documents marks
-# as "CE written by the marker", but dataplane/pipeline.c counts the
-# marker's verdict (dp_tm_in: `if (mark) ...marks++`; dp_tm_out likewise)
-# before dp_signal() decides, so Not-ECT packets, packets already CE and
-# packets whose mark mechanism A replaced with a CNP (ce_clear) are counted.
-MARKS_BUG = (r"tm wan \d marks", "tm marks counts marker verdicts, not CE written "
-             "(pipeline.c dp_tm_in/dp_tm_out count before dp_signal)")
-
 # Data payload: 512 bytes, so a WRITE MIDDLE is a 556-byte inner IPv4
 # packet and a 626-byte frame on the WAN (14 + 20 + 8 + 8 + 20 + 556; a
 # FIRST adds a 16-byte RETH): four fit below kmin, a dozen outrun the
@@ -277,7 +268,7 @@ def build_tm_cases(cfg, b, api):
              "signalled by RED; the first gets a CNP, the next is suppressed, and none leaves "
              "CE (ce_clear: the gateway CNP replaces the mark, so no CE is counted)" %
              (n, ", ".join(str(i) for i, m in enumerate(marked) if m)),
-             steps=steps, plan=h.queue_plan(steps, "wan", frames), xfail=MARKS_BUG))
+             steps=steps, plan=h.queue_plan(steps, "wan", frames)))
 
     # ======================================================================
     # RED marking at the configured thresholds (frozen clock, one burst).
@@ -346,7 +337,7 @@ def build_tm_cases(cfg, b, api):
              "burst of RoCE data, ECN %s: above kmin only the ECT(0)/ECT(1) packets get CE, "
              "Not-ECT ones leave Not-ECT, CE stays CE; tm marks counts the %d packets marked"
              % ("/".join(w.ECN_NAMES[e] for e in ecns), ect_marked),
-             steps=steps, plan=h.queue_plan(steps, "wan", frames), xfail=MARKS_BUG))
+             steps=steps, plan=h.queue_plan(steps, "wan", frames)))
 
     # IPv6 inner, IPv6 underlay (site-c): traffic class marked, copied outward.
     snd6, rcv6 = "fd00:1::1", "fd00:3::5"
@@ -579,8 +570,7 @@ def build_sojourn_cases(cfg, b, api):
                            "target are CE if they are ECT" %
                            (n, "ECT(0)" if label == "ect0" else
                             "/".join(w.ECN_NAMES[e] for e in stream), below, target),
-                           steps=steps, plan=plan,
-                           xfail=MARKS_BUG if label == "mixed" else None))
+                           steps=steps, plan=plan))
 
     # Sojourn mark on a learned flow: a CNP at dequeue, the packet leaves ECT(0).
     d0 = h.data(snd, rcv, 100, first=True)
@@ -624,8 +614,7 @@ def build_sojourn_cases(cfg, b, api):
     add_to(cases, Case("sojourn.mecha_cnp",
                        "learned flow: frames that waited beyond the target are signalled at "
                        "dequeue: one CNP (DSCP %d, the default) per step and QP, the frames "
-                       "leave ECT(0), no CE is written" % cnp_dscp, steps=steps, plan=cnp_plan,
-                       xfail=MARKS_BUG))
+                       "leave ECT(0), no CE is written" % cnp_dscp, steps=steps, plan=cnp_plan))
     return cases
 
 
