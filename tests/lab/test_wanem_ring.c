@@ -13,7 +13,7 @@
  *   reorder  every packet overtaken was picked for reordering, and every
  *            pick was overtaken unless its deadline released it
  */
-#include <getopt.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -49,7 +49,15 @@ static struct side sides[2];
 static struct rte_mempool *pool;
 static volatile sig_atomic_t wanem_stop_flag;
 static int failures;
-static double tolerance_us = 150;
+static double tolerance_us = 250; /* median latency above the delay; a unit error is far more */
+/*
+ * Upper bounds on timing (median latency, departure spacing) depend on the
+ * scheduler: each such scenario gets TIMING_ATTEMPTS tries, and with
+ * --timing report (sanitizer builds) they are printed but not asserted.
+ * Lower bounds (never early) and every count are asserted on every try.
+ */
+#define TIMING_ATTEMPTS 3
+static bool timing_strict = true;
 
 #define CHECK(cond, ...)                                                        \
 	do {                                                                    \
@@ -238,13 +246,15 @@ finish(struct wanem *w, struct result res[2])
 	result_free(&res[1]);
 }
 
-static void
-test_delay(void)
+/* One delay run; returns true if the timing upper bounds held. */
+static bool
+delay_once(void)
 {
 	struct wanem_opts o;
 	struct result res[2];
 	struct wanem *w;
 	uint64_t n = 3000;
+	bool ok = true;
 
 	wanem_opts_default(&o);
 	o.delay_ns = 500000;
@@ -264,8 +274,11 @@ test_delay(void)
 		CHECK(res[d].n == n, "dir %d: %" PRIu64 " of %" PRIu64 " arrived", d, res[d].n, n);
 		CHECK(res[d].min_ns >= o.delay_ns, "dir %d: a packet left after %" PRIu64 " ns", d,
 		      res[d].min_ns);
-		CHECK(med <= o.delay_ns + (uint64_t)(tolerance_us * 1000), "dir %d: median %" PRIu64
-		      " ns", d, med);
+		if (med > o.delay_ns + (uint64_t)(tolerance_us * 1000)) {
+			printf("delay: dir %d: median %.1f us above delay + %.0f us\n", d, med / 1e3,
+			       tolerance_us);
+			ok = false;
+		}
 		/* Without loss or reordering the order is kept. */
 		for (uint64_t i = 1; i < RTE_MIN(res[d].n, (uint64_t)MAX_PKTS); i++)
 			if (res[d].seq[i] != res[d].seq[i - 1] + 1) {
@@ -274,6 +287,27 @@ test_delay(void)
 			}
 	}
 	finish(w, res);
+	return ok;
+}
+
+/* Run a timing scenario up to TIMING_ATTEMPTS times until its upper bounds hold. */
+static void
+timing(const char *name, bool (*once)(void))
+{
+	for (int i = 1; i <= TIMING_ATTEMPTS; i++) {
+		if (once())
+			return;
+		printf("%s: timing bound missed on try %d of %d (busy machine?)\n", name, i,
+		       TIMING_ATTEMPTS);
+	}
+	if (timing_strict)
+		CHECK(false, "%s: timing bound missed %d times", name, TIMING_ATTEMPTS);
+}
+
+static void
+test_delay(void)
+{
+	timing("delay", delay_once);
 }
 
 /* Lost sequence numbers of direction 0, as a bitmap over n. */
@@ -323,14 +357,15 @@ test_loss(void)
 	free(b);
 }
 
-static void
-test_rate(void)
+static bool
+rate_once(void)
 {
 	struct wanem_opts o;
 	struct result res[2];
 	struct wanem *w;
 	uint64_t n = 30, serial_ns = 1000 * 8 * 1000 / 100; /* 1000 B at 100 Mb/s: 80 us */
 	uint64_t gaps[64];
+	bool ok = true;
 
 	wanem_opts_default(&o);
 	o.delay_ns = 200000;
@@ -355,13 +390,20 @@ test_rate(void)
 		printf("rate: dir %d: %" PRIu64 " packets, departures every %.1f us (median), "
 		       "serialization %.1f us, first after %.1f us\n", d, k, med / 1e3,
 		       serial_ns / 1e3, res[d].lat_ns[0] / 1e3);
-		CHECK(med + 20000 >= serial_ns && med <= serial_ns + 20000,
-		      "dir %d: median spacing %" PRIu64 " ns", d, med);
+		if (med + 20000 < serial_ns || med > serial_ns + 20000)
+			ok = false;
 		CHECK(res[d].lat_ns[0] >= o.delay_ns + serial_ns, "dir %d: first packet early", d);
 		CHECK(res[d].lat_ns[k - 1] >= o.delay_ns + k * serial_ns, "dir %d: last packet early",
 		      d);
 	}
 	finish(w, res);
+	return ok;
+}
+
+static void
+test_rate(void)
+{
+	timing("rate", rate_once);
 }
 
 static void
@@ -407,8 +449,12 @@ main(int argc, char **argv)
 	}
 	argc -= rc;
 	argv += rc;
-	if (argc > 2 && strcmp(argv[1], "--tolerance-us") == 0)
-		tolerance_us = atof(argv[2]);
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "--tolerance-us") == 0)
+			tolerance_us = atof(argv[i + 1]);
+		else if (strcmp(argv[i], "--timing") == 0)
+			timing_strict = strcmp(argv[i + 1], "report") != 0;
+	}
 	if (rte_lcore_count() < 2) {
 		printf("need two lcores (-l 0,1)\n");
 		return 1;
