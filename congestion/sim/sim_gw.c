@@ -371,6 +371,31 @@ sim_gw_shape_arm(struct sim *s, struct sim_gw *gw, uint32_t fi)
 		struct trp_verdict v = trp_allow(&gw->c_cfg, &fs->c, pkt->size, s->now_ns);
 		uint64_t t;
 
+		if (fs->c.phase != TRP_INACTIVE) {
+			fs->draining = 0;
+		} else if (v.action == TRP_SEND) {
+			/*
+			 * The TRP handed the QP back with packets still in DRAM.
+			 * Releasing them all at once would put a burst of up to
+			 * a WAN BDP at the gateway's 400G into the DC; drain
+			 * them at the QP's NIC line rate instead, the most its
+			 * receiver can take (slower would never catch up with a
+			 * sender that is not cut any more).
+			 */
+			if (!fs->draining) {
+				(void)token_bucket_config_init(&fs->drain_cfg, gw->c_cfg.line_rate_bps,
+							       gw->c_cfg.burst_bytes, CC_NS_PER_SEC);
+				token_bucket_init(&fs->drain_cfg, &fs->drain, s->now_ns);
+				fs->draining = 1;
+			}
+			if (!token_bucket_conform(&fs->drain_cfg, &fs->drain, pkt->size, s->now_ns,
+						  true)) {
+				v.action = TRP_DELAY;
+				v.until_ns = s->now_ns + token_bucket_wait(&fs->drain_cfg, &fs->drain,
+									   pkt->size, s->now_ns,
+									   true);
+			}
+		}
 		if (v.action == TRP_SEND) {
 			fs->shape_head = pkt->next;
 			if (fs->shape_head == SIM_NONE)
@@ -379,6 +404,8 @@ sim_gw_shape_arm(struct sim *s, struct sim_gw *gw, uint32_t fi)
 			gw->dram_bytes -= pkt->size;
 			pkt->flags |= SIM_PKTF_SHAPED;
 			sim_net_forward(s, n, fs->shape_in, fs->shape_out, p);
+			if (fs->shape_head == SIM_NONE)
+				fs->draining = 0;
 			continue;
 		}
 		t = v.until_ns;

@@ -11,10 +11,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "congestion/cc_math.h"
 #include "congestion/cc_params.h"
 #include "congestion/ecn_marker.h"
 #include "congestion/proxy_cnp.h"
 #include "congestion/qpn_learn.h"
+#include "congestion/token_bucket.h"
 #include "congestion/trp.h"
 
 struct sim;
@@ -47,6 +49,9 @@ struct sim_gw_flow {
 	uint64_t shape_bytes;
 	uint64_t shape_event_ns;  /* pending SIM_EV_GW_SHAPE, or SIM_NEVER */
 	uint64_t last_fwd_cnp_ns; /* last receiver CNP forwarded while shaping */
+	struct token_bucket_config drain_cfg; /* backlog left when the TRP released */
+	struct token_bucket drain;
+	uint8_t draining;
 	uint32_t cnp_pending;	  /* gateway CNPs waiting for their send time */
 	uint8_t qpn_cm;		  /* sender QPN known from RDMA-CM */
 	uint8_t fwd_cnp_sent;

@@ -1,0 +1,196 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Runs every longspan-sim configuration docs/congestion.md reports, one at a
+# time (sweeps share the machine), then writes the tables and plots.
+#
+#   scripts/sim-sweep.sh [-o OUT] [-f] [GROUP...]
+#
+# GROUP: test mix neardst distance wan firmware seeds (default: all).  A run
+# whose summary.json exists is kept unless -f, so an interrupted sweep
+# resumes where it stopped.  OUT defaults to build-sim/sim-sweep; results go
+# to OUT/runs/<scenario>/<config>/, tables to OUT/tables.md, plots to
+# OUT/img/.  Needs the scenarios in ../shared/scenarios/themis (or
+# THEMIS=dir) and /usr/bin/python3 with matplotlib for the plots.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$ROOT/build-sim/sim-sweep
+FORCE=0
+while getopts "o:fh" opt; do
+	case $opt in
+	o) OUT=$OPTARG ;;
+	f) FORCE=1 ;;
+	*) sed -n '3,16p' "$0"; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+GROUPS_WANTED=${*:-"test mix neardst distance wan firmware seeds"}
+
+THEMIS=${THEMIS:-$ROOT/../shared/scenarios/themis}
+SIM=${SIM:-$ROOT/build-sim/congestion/sim/longspan-sim}
+TUNED=$ROOT/congestion/sim/configs/tuned.ini
+PY=/usr/bin/python3
+PLOT=$ROOT/scripts/plot-sim.py
+
+if [ -z "${SIM_NO_BUILD:-}" ]; then
+	[ -d "$ROOT/build-sim" ] || meson setup "$ROOT/build-sim" >/dev/null
+	ninja -C "$ROOT/build-sim" congestion/sim/longspan-sim >/dev/null
+fi
+[ -x "$SIM" ] || { echo "sim-sweep: no simulator at $SIM" >&2; exit 1; }
+[ -f "$THEMIS/test/topology.txt" ] || { echo "sim-sweep: no scenarios in $THEMIS" >&2; exit 1; }
+
+SC=$OUT/scenarios
+mkdir -p "$SC" "$OUT/runs" "$OUT/img"
+
+# ------------------------------------------------------------ scenarios
+# All derived from THEMIS's files by changing one thing, so every number
+# stays comparable with the published scenario.
+T=$THEMIS/test
+M=$THEMIS/mix_50%_0.03s
+# The 48-49 link is the WAN: 500 us one way for 100 km in THEMIS (5 us/km).
+sed 's/^48 49 1600Gbps 500000ns/48 49 1600Gbps 50000ns/' "$T/topology.txt" >"$SC/topology-10km.txt"
+sed 's/^48 49 1600Gbps 500000ns/48 49 1600Gbps 3200000ns/' "$T/topology.txt" >"$SC/topology-640km.txt"
+# WAN bottleneck: 400G between the gateways (about 100% of mix_50%'s inter-DC load
+# in bursts), so the gateway's WAN egress queue, and its marker, matter.
+sed 's/^48 49 1600Gbps 500000ns/48 49 400Gbps 500000ns/' "$M/topology.txt" >"$SC/topology-wan400.txt"
+# Near destination: an inter-DC flow (host 1, DC1) and an intra-DC flow (host 24,
+# DC2, another ToR) converge on host 18's 100G link; 100 MB each, as in `test`.
+printf '2\n1 18 3 100 100000000 2.000000000\n24 18 3 100 100000000 2.000000000\n' \
+	>"$SC/flow-neardst.txt"
+
+# run SCENARIO CONFIG TOPOLOGY FLOWS HPCC_CONFIG [longspan-sim options...]
+run() {
+	local sc=$1 cfg=$2 topo=$3 fl=$4 hc=$5
+	shift 5
+	local dir=$OUT/runs/$sc/$cfg
+	if [ $FORCE = 0 ] && [ -f "$dir/summary.json" ]; then
+		return
+	fi
+	mkdir -p "$dir"
+	echo "sim-sweep: $sc/$cfg" >&2
+	"$SIM" --topology "$topo" --flows "$fl" --hpcc-config "$hc" --out "$dir" --quiet "$@"
+	printf '%q ' "$SIM" --topology "$topo" --flows "$fl" --hpcc-config "$hc" --out "$dir" \
+		"$@" >"$dir/command.txt"
+	echo >>"$dir/command.txt"
+}
+
+# The standard configurations of one scenario.  THEMIS's ns-3 does not
+# enforce the sender window (IsWinBound() is commented out in its
+# qbb-net-device.cc), so every THEMIS comparison runs with --window off.
+standard() {
+	local sc=$1 topo=$2 fl=$3 hc=$4
+	shift 4
+	run "$sc" base "$topo" "$fl" "$hc" --window off --mechanisms none "$@"
+	run "$sc" A "$topo" "$fl" "$hc" --window off --mechanisms A "$@"
+	run "$sc" AC "$topo" "$fl" "$hc" --window off --mechanisms A,C "$@"
+	run "$sc" A-tuned "$topo" "$fl" "$hc" --window off --mechanisms A --config "$TUNED" "$@"
+	run "$sc" AC-tuned "$topo" "$fl" "$hc" --window off --mechanisms A,C --config "$TUNED" "$@"
+}
+
+markers() {
+	local sc=$1 topo=$2 fl=$3 hc=$4
+	for k in red sojourn phantom; do
+		run "$sc" "A-$k" "$topo" "$fl" "$hc" --window off --mechanisms A --marker $k
+		run "$sc" "AC-tuned-$k" "$topo" "$fl" "$hc" --window off --mechanisms A,C \
+			--config "$TUNED" --marker $k
+	done
+}
+
+for g in $GROUPS_WANTED; do
+	case $g in
+	test)
+		standard test "$T/topology.txt" "$T/flow.txt" "$T/config.txt"
+		run test C "$T/topology.txt" "$T/flow.txt" "$T/config.txt" --window off --mechanisms C
+		run test base-window "$T/topology.txt" "$T/flow.txt" "$T/config.txt" --window auto
+		markers test "$T/topology.txt" "$T/flow.txt" "$T/config.txt"
+		;;
+	mix)
+		standard mix "$M/topology.txt" "$M/flow.txt" "$M/config.txt"
+		run mix C "$M/topology.txt" "$M/flow.txt" "$M/config.txt" --window off --mechanisms C
+		run mix base-window "$M/topology.txt" "$M/flow.txt" "$M/config.txt" --window auto
+		markers mix "$M/topology.txt" "$M/flow.txt" "$M/config.txt"
+		;;
+	neardst)
+		standard neardst "$T/topology.txt" "$SC/flow-neardst.txt" "$T/config.txt"
+		run neardst C "$T/topology.txt" "$SC/flow-neardst.txt" "$T/config.txt" \
+			--window off --mechanisms C
+		;;
+	distance)
+		standard test-10km "$SC/topology-10km.txt" "$T/flow.txt" "$T/config.txt"
+		standard test-640km "$SC/topology-640km.txt" "$T/flow.txt" "$T/config.txt"
+		standard neardst-10km "$SC/topology-10km.txt" "$SC/flow-neardst.txt" "$T/config.txt"
+		standard neardst-640km "$SC/topology-640km.txt" "$SC/flow-neardst.txt" "$T/config.txt"
+		;;
+	wan)
+		standard mix-wan400 "$SC/topology-wan400.txt" "$M/flow.txt" "$M/config.txt"
+		markers mix-wan400 "$SC/topology-wan400.txt" "$M/flow.txt" "$M/config.txt"
+		;;
+	firmware)
+		for sc in test mix; do
+			if [ $sc = test ]; then d=$T; else d=$M; fi
+			standard "$sc-firmware" "$d/topology.txt" "$d/flow.txt" "$d/config.txt" \
+				--host-model firmware
+		done
+		;;
+	seeds)
+		for s in 2 3 4; do
+			for c in base A AC-tuned; do
+				case $c in
+				base) o=(--mechanisms none) ;;
+				A) o=(--mechanisms A) ;;
+				AC-tuned) o=(--mechanisms A,C --config "$TUNED") ;;
+				esac
+				run mix "$c-seed$s" "$M/topology.txt" "$M/flow.txt" "$M/config.txt" \
+					--window off --seed $s "${o[@]}"
+				run test "$c-seed$s" "$T/topology.txt" "$T/flow.txt" "$T/config.txt" \
+					--window off --seed $s "${o[@]}"
+			done
+		done
+		;;
+	*)
+		echo "sim-sweep: unknown group '$g'" >&2
+		exit 2
+		;;
+	esac
+done
+
+# --------------------------------------------------------------- tables
+{
+	for sc in "$OUT"/runs/*; do
+		[ -d "$sc" ] || continue
+		echo "### $(basename "$sc")"
+		echo
+		"$PY" "$PLOT" table $(ls -d "$sc"/*/ | sort)
+		echo
+	done
+} >"$OUT/tables.md"
+echo "sim-sweep: tables in $OUT/tables.md" >&2
+
+# ---------------------------------------------------------------- plots
+plots() {
+	local sc=$1
+	shift
+	local args=()
+	for c in "$@"; do
+		[ -f "$OUT/runs/$sc/$c/summary.json" ] && args+=("$c=$OUT/runs/$sc/$c")
+	done
+	[ ${#args[@]} -gt 0 ] || return 0
+	"$PY" "$PLOT" bins --out "$OUT/img/sim-$sc-bins.png" "${args[@]}"
+	"$PY" "$PLOT" cdf --out "$OUT/img/sim-$sc-cdf.png" "${args[@]}"
+	for c in "$@"; do
+		[ -f "$OUT/runs/$sc/$c/queues.csv" ] &&
+			"$PY" "$PLOT" timeseries --out "$OUT/img/sim-$sc-ts-$c.png" "$c=$OUT/runs/$sc/$c"
+	done
+	return 0
+}
+if "$PY" -c 'import matplotlib' 2>/dev/null; then
+	plots mix base A AC AC-tuned
+	plots mix-wan400 base A A-red A-sojourn A-phantom AC-tuned
+	plots test base A AC-tuned
+	plots neardst base A AC AC-tuned
+	plots test-640km base A AC-tuned
+	echo "sim-sweep: plots in $OUT/img" >&2
+else
+	echo "sim-sweep: no matplotlib for /usr/bin/python3: plots skipped" >&2
+fi
