@@ -42,7 +42,7 @@ static bool
 hostem_qp_key_eq(const struct hostem_qp_conf *q, const struct hostem_addr *a, uint32_t qpn)
 {
 	return q->local_qpn == qpn && q->local.family == a->family &&
-	       memcmp(q->local.a, a->a, a->family == AF_INET ? 4 : 16) == 0;
+		memcmp(q->local.a, a->a, a->family == AF_INET ? 4 : 16) == 0;
 }
 
 static void
@@ -121,8 +121,8 @@ hostem_tor_slots(const struct hostem_conf *c)
 	for (uint32_t i = 0; i < c->n_qp; i++)
 		senders += c->qp[i].role == HOSTEM_ROLE_SEND;
 	/* Up to xoff, plus one burst from every sender that saw room. */
-	return lab_pow2(c->tor_xoff_bytes / hostem_min_frame(c) +
-			senders * HOSTEM_SENDER_BURST + 64);
+	return lab_pow2(c->tor_xoff_bytes / hostem_min_frame(c) + senders * HOSTEM_SENDER_BURST +
+			64);
 }
 
 uint32_t
@@ -208,8 +208,8 @@ hostem_tx_flush(struct hostem *h)
 /* -------- the CNP log -------- */
 
 static void
-hostem_log_cnp(struct hostem *h, uint16_t qp, bool sent, bool tagged, uint64_t tsc,
-	       uint64_t before, uint64_t after)
+hostem_log_cnp(struct hostem *h, uint16_t qp, bool sent, bool tagged, uint64_t tsc, uint64_t before,
+	       uint64_t after)
 {
 	struct hostem_cnp_event *e;
 
@@ -264,8 +264,7 @@ hostem_sender_sync(struct hostem_sender *s, uint64_t now_tsc, uint64_t now_ns)
 static uint64_t
 hostem_sender_msg_bytes(const struct hostem_sender *s)
 {
-	return s->n_msgs != 0 && s->msg == s->n_msgs - 1 ? s->last_msg_bytes :
-							   s->qc->message_bytes;
+	return s->n_msgs != 0 && s->msg == s->n_msgs - 1 ? s->last_msg_bytes : s->qc->message_bytes;
 }
 
 /* The next data packet of S: fills P (and reth) and returns its frame size. */
@@ -317,8 +316,7 @@ hostem_sender_advance(struct hostem_sender *s, uint32_t payload)
 
 /* Where data of S goes first: the ToR, or straight to its route. */
 static bool
-hostem_sender_out(struct hostem *h, struct hostem_sender *s, struct rte_mbuf *m,
-		  uint64_t now_tsc)
+hostem_sender_out(struct hostem *h, struct hostem_sender *s, struct rte_mbuf *m, uint64_t now_tsc)
 {
 	struct hostem_tor *t = &h->tor;
 	uint64_t backlog;
@@ -783,9 +781,9 @@ hostem_sender_init(struct hostem *h, struct hostem_sender *s, const struct hoste
 	s->rate_bps = dcqcn_rp_rate_bps(&s->rp);
 	s->rate_min_bps = s->rate_bps;
 	s->rp_next_ns = dcqcn_rp_next_event(&s->rpc, &s->rp);
-	burst = RTE_MAX((uint64_t)2 * hostem_config_max_frame(c),
-			(uint64_t)((unsigned __int128)q->line_rate_bps * c->pacing_burst_ns /
-				   8000000000u));
+	burst = RTE_MAX(
+		(uint64_t)2 * hostem_config_max_frame(c),
+		(uint64_t)((unsigned __int128)q->line_rate_bps * c->pacing_burst_ns / 8000000000u));
 	rc = token_bucket_config_init(&s->tbc, s->rate_bps, burst, h->clk.hz);
 	if (rc != 0)
 		return rc;
@@ -829,8 +827,7 @@ hostem_receiver_init(struct hostem *h, struct hostem_receiver *r, const struct h
 }
 
 int
-hostem_init(struct hostem *h, const struct hostem_conf *c, uint16_t port,
-	    struct rte_mempool *pool)
+hostem_init(struct hostem *h, const struct hostem_conf *c, uint16_t port, struct rte_mempool *pool)
 {
 	struct wanem_line_params lp;
 	struct wanem_line_config lc;

@@ -55,8 +55,7 @@ struct hostem_key {
 #define SEC UINT64_C(1000000000)
 
 static const struct hostem_key hostem_host_keys[] = {
-	{ "name", HK_STR, HOFF(name), 0, 0, "hostem", HK_NO_INHERIT,
-	  "label in reports" },
+	{ "name", HK_STR, HOFF(name), 0, 0, "hostem", HK_NO_INHERIT, "label in reports" },
 	{ "mac", HK_MAC, HOFF(mac), 0, 0, NULL, HK_NO_INHERIT,
 	  "this endpoint's MAC (the site router's); required" },
 	{ "gateway_mac", HK_MAC, HOFF(gateway_mac), 0, 0, NULL, HK_NO_INHERIT,
@@ -126,8 +125,7 @@ static const struct hostem_key hostem_host_keys[] = {
 };
 
 static const struct hostem_key hostem_qp_keys[] = {
-	{ "role", HK_ROLE, QOFF(role), 0, 0, NULL, HK_NO_INHERIT,
-	  "send or recv; required" },
+	{ "role", HK_ROLE, QOFF(role), 0, 0, NULL, HK_NO_INHERIT, "send or recv; required" },
 	{ "local", HK_ADDR, QOFF(local), 0, 0, NULL, HK_NO_INHERIT,
 	  "this side's IP address; required" },
 	{ "remote", HK_ADDR, QOFF(remote), 0, 0, NULL, HK_NO_INHERIT,
@@ -147,8 +145,8 @@ static const struct hostem_key hostem_qp_keys[] = {
 	  "[host] message" },
 	{ "bytes", HK_SIZE, QOFF(total_bytes), 0, UINT64_C(1) << 50, NULL, HOFF(total_bytes),
 	  "[host] bytes" },
-	{ "line_rate", HK_RATE, QOFF(line_rate_bps), 1000000, 400 * SEC, NULL,
-	  HOFF(line_rate_bps), "[host] line_rate" },
+	{ "line_rate", HK_RATE, QOFF(line_rate_bps), 1000000, 400 * SEC, NULL, HOFF(line_rate_bps),
+	  "[host] line_rate" },
 	{ "window", HK_COUNT, QOFF(window_pkts), 0, 1u << 22, NULL, HOFF(window_pkts),
 	  "[host] window" },
 	{ "ack_every", HK_COUNT, QOFF(ack_every), 1, 65536, NULL, HOFF(ack_every),
@@ -175,6 +173,24 @@ struct hostem_parse {
 	bool bad_section; /* skip the keys of a rejected section */
 	int host_line[64]; /* line of each [host] key given, for cross-field errors */
 };
+
+/* The units.h kind of a numeric key type. */
+static enum units_kind
+hostem_units_kind(enum hostem_key_type t)
+{
+	switch (t) {
+	case HK_RATE:
+		return UNITS_RATE;
+	case HK_SIZE:
+		return UNITS_SIZE;
+	case HK_TIME:
+		return UNITS_TIME;
+	case HK_FRACTION:
+		return UNITS_FRACTION;
+	default:
+		return UNITS_COUNT;
+	}
+}
 
 static int
 hostem_key_index(const struct hostem_key *keys, size_t n, const char *name)
@@ -317,8 +333,7 @@ hostem_key_set(const struct hostem_key *k, void *base, const char *value, const 
 	case HK_SIZE:
 	case HK_TIME:
 	case HK_FRACTION:
-		rc = units_parse(k->type == HK_RATE ? UNITS_RATE : k->type == HK_SIZE ? UNITS_SIZE :
-				 k->type == HK_TIME ? UNITS_TIME : UNITS_FRACTION, value, &v, why);
+		rc = units_parse(hostem_units_kind(k->type), value, &v, why);
 		if (rc != 0)
 			return -EINVAL;
 		break;
@@ -344,9 +359,8 @@ hostem_key_set(const struct hostem_key *k, void *base, const char *value, const 
 	return 0;
 }
 
-static void
-hostem_error(struct hostem_parse *p, int line, const char *section, const char *key,
-	     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void hostem_error(struct hostem_parse *p, int line, const char *section, const char *key,
+			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 static void
 hostem_error(struct hostem_parse *p, int line, const char *section, const char *key,
@@ -370,9 +384,7 @@ static void
 hostem_range_error(struct hostem_parse *p, const struct hostem_key *k, const char *value)
 {
 	char lo[UNITS_TEXT_MAX], hi[UNITS_TEXT_MAX];
-	enum units_kind kind = k->type == HK_RATE ? UNITS_RATE : k->type == HK_SIZE ? UNITS_SIZE :
-			       k->type == HK_TIME ? UNITS_TIME : k->type == HK_FRACTION ?
-			       UNITS_FRACTION : UNITS_COUNT;
+	enum units_kind kind = hostem_units_kind(k->type);
 
 	if (units_format(kind, k->min, lo, sizeof(lo)) < 0 ||
 	    units_format(kind, k->max, hi, sizeof(hi)) < 0)
@@ -395,7 +407,8 @@ hostem_section(struct hostem_parse *p, const char *section)
 		return 0;
 	}
 	if (strncmp(section, "qp ", 3) != 0) {
-		hostem_error(p, p->line, section, NULL, "unknown section (use [host] or [qp NAME])");
+		hostem_error(p, p->line, section, NULL,
+			     "unknown section (use [host] or [qp NAME])");
 		p->bad_section = true;
 		return -EINVAL;
 	}
@@ -412,8 +425,8 @@ hostem_section(struct hostem_parse *p, const char *section)
 	}
 	for (uint32_t i = 0; i < c->n_qp; i++) {
 		if (strcmp(c->qp[i].name, name) == 0) {
-			hostem_error(p, p->line, section, NULL, "QP '%s' already defined at line %d",
-				     name, c->qp[i].line);
+			hostem_error(p, p->line, section, NULL,
+				     "QP '%s' already defined at line %d", name, c->qp[i].line);
 			p->bad_section = true;
 			return -EINVAL;
 		}
@@ -614,21 +627,25 @@ hostem_validate(struct hostem_parse *p)
 {
 	struct hostem_conf *c = p->c;
 	static const char *required_host[] = { "mac", "gateway_mac" };
-	static const char *required_qp[] = { "role", "local", "remote", "local_qpn",
-					     "remote_qpn" };
+	static const char *required_qp[] = { "role", "local", "remote", "local_qpn", "remote_qpn" };
 
 	for (size_t i = 0; i < 2; i++)
-		if (!(c->set & (UINT64_C(1) << hostem_key_index(hostem_host_keys, N_HOST_KEYS,
-								 required_host[i]))))
+		if (!(c->set &
+		      (UINT64_C(1)
+		       << hostem_key_index(hostem_host_keys, N_HOST_KEYS, required_host[i]))))
 			hostem_error(p, 0, "host", required_host[i], "required");
 	if ((c->mtu & (c->mtu - 1)) != 0)
-		hostem_error(p, hostem_host_line(p, "mtu"), "host", "mtu", "%" PRIu64 " is not a power of two", c->mtu);
+		hostem_error(p, hostem_host_line(p, "mtu"), "host", "mtu",
+			     "%" PRIu64 " is not a power of two", c->mtu);
 	if (c->tor_rate_bps != 0 && c->tor_kmin_bytes >= c->tor_kmax_bytes)
-		hostem_error(p, hostem_host_line(p, "tor_kmin"), "host", "tor_kmin", "must be below tor_kmax");
+		hostem_error(p, hostem_host_line(p, "tor_kmin"), "host", "tor_kmin",
+			     "must be below tor_kmax");
 	if (c->tor_rate_bps != 0 && c->tor_xoff_bytes == 0)
-		hostem_error(p, hostem_host_line(p, "tor_xoff"), "host", "tor_xoff", "must be above 0");
+		hostem_error(p, hostem_host_line(p, "tor_xoff"), "host", "tor_xoff",
+			     "must be above 0");
 	if (c->csv_path[0] != '\0' && c->csv_interval_ns == 0)
-		hostem_error(p, hostem_host_line(p, "csv"), "host", "csv_interval", "must be above 0 with csv");
+		hostem_error(p, hostem_host_line(p, "csv"), "host", "csv_interval",
+			     "must be above 0 with csv");
 	if (c->n_qp == 0)
 		hostem_error(p, 0, "host", NULL, "no [qp NAME] section");
 	for (uint32_t i = 0; i < c->n_qp; i++) {
@@ -638,8 +655,9 @@ hostem_validate(struct hostem_parse *p)
 
 		snprintf(sec, sizeof(sec), "qp %s", q->name);
 		for (size_t k = 0; k < 5; k++) {
-			if (!(q->set & (UINT64_C(1) << hostem_key_index(hostem_qp_keys, N_QP_KEYS,
-									 required_qp[k])))) {
+			if (!(q->set &
+			      (UINT64_C(1)
+			       << hostem_key_index(hostem_qp_keys, N_QP_KEYS, required_qp[k])))) {
 				hostem_error(p, q->line, sec, required_qp[k], "required");
 				complete = false;
 			}
@@ -652,7 +670,8 @@ hostem_validate(struct hostem_parse *p)
 		if (q->local.family != q->remote.family)
 			hostem_error(p, q->line, sec, "remote", "not the family of local");
 		if (c->n_local > 0 && !hostem_config_is_local(c, &q->local))
-			hostem_error(p, q->line, sec, "local", "not in this site's prefixes ([host] local)");
+			hostem_error(p, q->line, sec, "local",
+				     "not in this site's prefixes ([host] local)");
 		for (uint32_t j = 0; j < i; j++) {
 			const struct hostem_qp_conf *o = &c->qp[j];
 
@@ -662,11 +681,12 @@ hostem_validate(struct hostem_parse *p)
 					     "QP '%s' already has this address and QPN", o->name);
 		}
 		if (q->intra && hostem_find_peer(c, q) == NULL)
-			hostem_error(p, q->line, sec, "remote",
-				     "intra-DC QP without its %s here (a [qp] with role %s, local = "
-				     "this remote, local_qpn = this remote_qpn and the reverse)",
-				     q->role == HOSTEM_ROLE_SEND ? "receiver" : "sender",
-				     q->role == HOSTEM_ROLE_SEND ? "recv" : "send");
+			hostem_error(
+				p, q->line, sec, "remote",
+				"intra-DC QP without its %s here (a [qp] with role %s, local = "
+				"this remote, local_qpn = this remote_qpn and the reverse)",
+				q->role == HOSTEM_ROLE_SEND ? "receiver" : "sender",
+				q->role == HOSTEM_ROLE_SEND ? "recv" : "send");
 	}
 }
 
@@ -711,7 +731,8 @@ hostem_dump_value(const struct hostem_key *k, const void *base, FILE *out)
 
 	switch (k->type) {
 	case HK_STR:
-		fprintf(out, "%s = %s\n", k->name, (const char *)field);
+		fprintf(out, "%s =%s%s\n", k->name, *(const char *)field ? " " : "",
+			(const char *)field);
 		return;
 	case HK_MAC:
 		rte_ether_format_addr(buf, sizeof(buf), (const struct rte_ether_addr *)field);
@@ -741,8 +762,7 @@ hostem_dump_value(const struct hostem_key *k, const void *base, FILE *out)
 	case HK_SIZE:
 	case HK_TIME:
 	case HK_FRACTION:
-		units_format(k->type == HK_RATE ? UNITS_RATE : k->type == HK_SIZE ? UNITS_SIZE :
-			     k->type == HK_TIME ? UNITS_TIME : UNITS_FRACTION, v, buf, sizeof(buf));
+		units_format(hostem_units_kind(k->type), v, buf, sizeof(buf));
 		fprintf(out, "%s = %s\n", k->name, buf);
 		break;
 	case HK_QPN:

@@ -171,7 +171,8 @@ main(int argc, char **argv)
 	argv += rc;
 	if (hostem_parse(argc, argv, &conf) != 0)
 		goto out;
-	RTE_ETH_FOREACH_DEV(p) {
+	RTE_ETH_FOREACH_DEV(p)
+	{
 		if (n == 0)
 			port = p;
 		n++;
@@ -182,9 +183,10 @@ main(int argc, char **argv)
 	}
 	lab_timer_slack();
 	rte_net_crc_set_alg(RTE_NET_CRC_SSE42);
-	pool = rte_pktmbuf_pool_create("hostem", hostem_mbufs_needed(&conf, HOSTEM_PORT_DESC), 256,
-				       0, (uint16_t)(hostem_mbuf_data_room(&conf) +
-						     RTE_PKTMBUF_HEADROOM), (int)rte_socket_id());
+	pool = rte_pktmbuf_pool_create(
+		"hostem", hostem_mbufs_needed(&conf, HOSTEM_PORT_DESC), 256, 0,
+		(uint16_t)(hostem_mbuf_data_room(&conf) + RTE_PKTMBUF_HEADROOM),
+		(int)rte_socket_id());
 	if (pool == NULL) {
 		fprintf(stderr, "hostem: cannot create a pool of %u mbufs: %s\n",
 			hostem_mbufs_needed(&conf, HOSTEM_PORT_DESC), rte_strerror(rte_errno));
@@ -211,7 +213,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 	printf("hostem %s: port %u up, %u senders, %u receivers, variant %s, tor %s, tsc0 %" PRIu64
-	       " at %" PRIu64 " Hz\n", conf.name, port, h->n_senders, h->n_receivers,
+	       " at %" PRIu64 " Hz\n",
+	       conf.name, port, h->n_senders, h->n_receivers,
 	       dcqcn_variant_name((enum dcqcn_variant)conf.variant),
 	       conf.tor_rate_bps ? "on" : "off", h->clk.tsc0, h->clk.hz);
 	fflush(stdout);
@@ -231,7 +234,8 @@ out:
 		printf("hostem: mbufs in use at exit: %u\n", in_use);
 	}
 	if (h != NULL && ret == 0) {
-		if (conf.json_path[0] != '\0' && hostem_report_json(h, conf.json_path, in_use) != 0) {
+		if (conf.json_path[0] != '\0' &&
+		    hostem_report_json(h, conf.json_path, in_use) != 0) {
 			fprintf(stderr, "hostem: cannot write %s\n", conf.json_path);
 			ret = 1;
 		}

@@ -304,8 +304,8 @@ hostem_pkt_parse(struct rte_mbuf *m, const struct rte_ether_addr *my_mac, bool c
 		    l3 + total > len)
 			return HOSTEM_RX_MALFORMED;
 		if (ip->next_proto_id != IPPROTO_UDP ||
-		    (rte_be_to_cpu_16(ip->fragment_offset) & (RTE_IPV4_HDR_MF_FLAG |
-							      RTE_IPV4_HDR_OFFSET_MASK)))
+		    (rte_be_to_cpu_16(ip->fragment_offset) &
+		     (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)))
 			return HOSTEM_RX_NOT_ROCE;
 		rx->src.family = rx->dst.family = AF_INET;
 		memcpy(rx->src.a, &ip->src_addr, 4);
@@ -341,8 +341,7 @@ hostem_pkt_parse(struct rte_mbuf *m, const struct rte_ether_addr *my_mac, bool c
 	if (rte_be_to_cpu_16(udp->dst_port) != HOSTEM_ROCE_PORT)
 		return HOSTEM_RX_NOT_ROCE;
 	udp_len = rte_be_to_cpu_16(udp->dgram_len);
-	if (udp_len != ip_payload ||
-	    udp_len < HOSTEM_UDP_HDR + HOSTEM_BTH_SIZE + HOSTEM_ICRC_SIZE)
+	if (udp_len != ip_payload || udp_len < HOSTEM_UDP_HDR + HOSTEM_BTH_SIZE + HOSTEM_ICRC_SIZE)
 		return HOSTEM_RX_MALFORMED;
 	bth = d + l4 + HOSTEM_UDP_HDR;
 	rx->opcode = bth[0];

@@ -102,9 +102,9 @@ struct hostem_hdr {
  * ECN), BTH DestQP, and the IPv4 identification / IPv6 flow label.
  */
 void hostem_hdr_init(struct hostem_hdr *h, const struct rte_ether_addr *src_mac,
-		const struct rte_ether_addr *dst_mac, const struct hostem_addr *src,
-		const struct hostem_addr *dst, uint16_t sport, uint8_t tos, uint32_t dqpn,
-		uint32_t ip_id_or_flow);
+		     const struct rte_ether_addr *dst_mac, const struct hostem_addr *src,
+		     const struct hostem_addr *dst, uint16_t sport, uint8_t tos, uint32_t dqpn,
+		     uint32_t ip_id_or_flow);
 
 /* What one packet needs beyond the template. */
 struct hostem_pkt {
@@ -173,7 +173,7 @@ struct hostem_rx {
  * ICRC is verified (in place, the packet is unchanged afterwards).
  */
 enum hostem_rx_class hostem_pkt_parse(struct rte_mbuf *m, const struct rte_ether_addr *my_mac,
-		bool check_icrc, struct hostem_rx *rx);
+				      bool check_icrc, struct hostem_rx *rx);
 
 /* Read a stamp; false when the payload does not carry one. */
 bool hostem_stamp_read(const struct hostem_rx *rx, uint32_t *qpn, uint64_t *tsc);

@@ -85,7 +85,8 @@ hostem_csv_rows(struct hostem *h, uint64_t now_ns)
 
 		fprintf(h->csv, "%.6f,tor,tor,%" PRIu64 ",%.0f,0,0,0,%" PRIu64 ",%" PRIu64 "\n", t,
 			h->conf->tor_rate_bps, hostem_bps(tor->tx_bytes - tor->snap_csv[0], dt),
-			wanem_line_backlog_bytes(&tor->line, now_tsc), tor->marks - tor->snap_csv[1]);
+			wanem_line_backlog_bytes(&tor->line, now_tsc),
+			tor->marks - tor->snap_csv[1]);
 		tor->snap_csv[0] = tor->tx_bytes;
 		tor->snap_csv[1] = tor->marks;
 	}
@@ -102,24 +103,30 @@ hostem_stats_lines(struct hostem *h, uint64_t now_ns, FILE *out)
 	for (uint16_t i = 0; i < h->n_senders; i++) {
 		struct hostem_sender *s = &h->senders[i];
 
-		fprintf(out, "hostem %s t=%.3fs %s send%s rate %s tx %s acked %s cnps %" PRIu64
-			" (total %" PRIu64 ")\n", h->conf->name, t, s->qc->name,
-			s->qc->intra ? " intra" : "", hostem_fmt_rate((double)s->rate_bps, a, 32),
-			hostem_fmt_rate(hostem_bps(s->iv.frame_bytes - s->snap_stats.frame_bytes, dt),
-					b, 32),
-			hostem_fmt_rate(hostem_bps(s->iv.goodput_bytes -
-						   s->snap_stats.goodput_bytes, dt), c, 32),
+		fprintf(out,
+			"hostem %s t=%.3fs %s send%s rate %s tx %s acked %s cnps %" PRIu64
+			" (total %" PRIu64 ")\n",
+			h->conf->name, t, s->qc->name, s->qc->intra ? " intra" : "",
+			hostem_fmt_rate((double)s->rate_bps, a, 32),
+			hostem_fmt_rate(
+				hostem_bps(s->iv.frame_bytes - s->snap_stats.frame_bytes, dt), b,
+				32),
+			hostem_fmt_rate(
+				hostem_bps(s->iv.goodput_bytes - s->snap_stats.goodput_bytes, dt),
+				c, 32),
 			s->iv.cnps - s->snap_stats.cnps, s->cnps);
 		s->snap_stats = s->iv;
 	}
 	for (uint16_t i = 0; i < h->n_receivers; i++) {
 		struct hostem_receiver *r = &h->receivers[i];
 
-		fprintf(out, "hostem %s t=%.3fs %s recv%s goodput %s ce %" PRIu64 " cnps %" PRIu64
-			" gaps %" PRIu64 " latency avg %.1fus\n", h->conf->name, t, r->qc->name,
-			r->qc->intra ? " intra" : "",
-			hostem_fmt_rate(hostem_bps(r->iv.goodput_bytes -
-						   r->snap_stats.goodput_bytes, dt), a, 32),
+		fprintf(out,
+			"hostem %s t=%.3fs %s recv%s goodput %s ce %" PRIu64 " cnps %" PRIu64
+			" gaps %" PRIu64 " latency avg %.1fus\n",
+			h->conf->name, t, r->qc->name, r->qc->intra ? " intra" : "",
+			hostem_fmt_rate(
+				hostem_bps(r->iv.goodput_bytes - r->snap_stats.goodput_bytes, dt),
+				a, 32),
 			r->iv.ce - r->snap_stats.ce, r->iv.cnps - r->snap_stats.cnps, r->gaps,
 			r->lat.n ? (double)r->lat.sum_ns / (double)r->lat.n / 1e3 : 0.0);
 		r->snap_stats = r->iv;
@@ -128,8 +135,10 @@ hostem_stats_lines(struct hostem *h, uint64_t now_ns, FILE *out)
 		struct hostem_tor *tor = &h->tor;
 		uint64_t now_tsc = h->clk.tsc0 + lab_clock_ticks(&h->clk, now_ns);
 
-		fprintf(out, "hostem %s t=%.3fs tor tx %s queue %" PRIu64 "B max %" PRIu64
-			"B marks %" PRIu64 "\n", h->conf->name, t,
+		fprintf(out,
+			"hostem %s t=%.3fs tor tx %s queue %" PRIu64 "B max %" PRIu64
+			"B marks %" PRIu64 "\n",
+			h->conf->name, t,
 			hostem_fmt_rate(hostem_bps(tor->tx_bytes - tor->snap_stats[0], dt), a, 32),
 			wanem_line_backlog_bytes(&tor->line, now_tsc), tor->max_backlog_bytes,
 			tor->marks - tor->snap_stats[1]);
@@ -159,9 +168,11 @@ hostem_lat_quantile(const struct hostem_lat *l, double p)
 		return 0;
 	for (uint32_t b = 0; b <= HOSTEM_LAT_BUCKETS; b++) {
 		seen += l->hist[b];
-		if (seen >= want)
-			return b == HOSTEM_LAT_BUCKETS ? l->max_ns : RTE_MIN((uint64_t)(b + 1) * 1000,
-									  l->max_ns);
+		if (seen < want)
+			continue;
+		if (b == HOSTEM_LAT_BUCKETS)
+			return l->max_ns;
+		return RTE_MIN((uint64_t)(b + 1) * 1000, l->max_ns);
 	}
 	return l->max_ns;
 }
@@ -203,57 +214,70 @@ hostem_report_final(struct hostem *h, FILE *out)
 	char a[32], b[32], c[32], d[32], e[32];
 
 	fprintf(out, "hostem %s: summary after %.3f s (variant %s)\n", h->conf->name,
-		(double)h->stopped_ns / 1e9, dcqcn_variant_name((enum dcqcn_variant)h->conf->variant));
+		(double)h->stopped_ns / 1e9,
+		dcqcn_variant_name((enum dcqcn_variant)h->conf->variant));
 	for (uint16_t i = 0; i < h->n_senders; i++) {
 		const struct hostem_sender *s = &h->senders[i];
 		uint64_t act = hostem_sender_active_ns(h, s);
 
-		fprintf(out, "  %s send%s: sent %" PRIu64 " pkts %" PRIu64 " B, acked %" PRIu64
+		fprintf(out,
+			"  %s send%s: sent %" PRIu64 " pkts %" PRIu64 " B, acked %" PRIu64
 			" B (%s), tx %s, rate now %s min %s avg %s, cnps %" PRIu64 " (%" PRIu64
 			" from hostem NPs), cuts %" PRIu64 ", naks %" PRIu64 "%s\n",
 			s->qc->name, s->qc->intra ? " intra" : "", s->sent_pkts, s->sent_payload,
 			hostem_sender_acked_bytes(s, s->acked_pkts),
-			hostem_fmt_rate(hostem_bps(hostem_sender_acked_bytes(s, s->acked_pkts), act),
-					a, 32),
+			hostem_fmt_rate(
+				hostem_bps(hostem_sender_acked_bytes(s, s->acked_pkts), act), a,
+				32),
 			hostem_fmt_rate(hostem_bps(s->sent_frame_bytes, act), b, 32),
 			hostem_fmt_rate((double)s->rate_bps, c, 32),
 			hostem_fmt_rate((double)s->rate_min_bps, d, 32),
-			hostem_fmt_rate(h->stopped_ns ? s->rate_area / (double)h->stopped_ns : 0, e, 32),
+			hostem_fmt_rate(h->stopped_ns ? s->rate_area / (double)h->stopped_ns : 0, e,
+					32),
 			s->cnps, s->cnps_tagged, s->rp.n_cut, s->naks, s->done ? ", done" : "");
 		if (s->first_cnp_ns != HOSTEM_NEVER)
 			fprintf(out, "    first CNP at %.6f s, first cut at %.6f s (%+.3f us)\n",
 				(double)s->first_cnp_ns / 1e9,
-				s->first_cut_ns == HOSTEM_NEVER ? -1.0 : (double)s->first_cut_ns / 1e9,
-				s->first_cut_ns == HOSTEM_NEVER ? 0.0 :
-				((double)s->first_cut_ns - (double)s->first_cnp_ns) / 1e3);
+				s->first_cut_ns == HOSTEM_NEVER ? -1.0
+								: (double)s->first_cut_ns / 1e9,
+				s->first_cut_ns == HOSTEM_NEVER
+					? 0.0
+					: ((double)s->first_cut_ns - (double)s->first_cnp_ns) /
+						1e3);
 	}
 	for (uint16_t i = 0; i < h->n_receivers; i++) {
 		const struct hostem_receiver *r = &h->receivers[i];
 
-		fprintf(out, "  %s recv%s: %" PRIu64 " pkts %" PRIu64 " B (%s), msgs %" PRIu64
-			", ce %" PRIu64 ", cnps sent %" PRIu64 " suppressed %" PRIu64 ", acks %" PRIu64
-			", naks %" PRIu64 ", gaps %" PRIu64 " (%" PRIu64 " missing), dups %" PRIu64
+		fprintf(out,
+			"  %s recv%s: %" PRIu64 " pkts %" PRIu64 " B (%s), msgs %" PRIu64
+			", ce %" PRIu64 ", cnps sent %" PRIu64 " suppressed %" PRIu64
+			", acks %" PRIu64 ", naks %" PRIu64 ", gaps %" PRIu64 " (%" PRIu64
+			" missing), dups %" PRIu64
 			", latency min/p50/p99/max %.1f/%.1f/%.1f/%.1f us\n",
 			r->qc->name, r->qc->intra ? " intra" : "", r->pkts, r->payload_bytes,
-			hostem_fmt_rate(hostem_bps(r->payload_bytes, hostem_receiver_active_ns(r)), a,
-					32),
-			r->msgs, r->ce, r->cnps_sent, r->cnps_suppressed, r->acks_sent, r->naks_sent,
-			r->gaps, r->missing, r->dups, (double)r->lat.min_ns / 1e3,
+			hostem_fmt_rate(hostem_bps(r->payload_bytes, hostem_receiver_active_ns(r)),
+					a, 32),
+			r->msgs, r->ce, r->cnps_sent, r->cnps_suppressed, r->acks_sent,
+			r->naks_sent, r->gaps, r->missing, r->dups, (double)r->lat.min_ns / 1e3,
 			(double)hostem_lat_quantile(&r->lat, 0.5) / 1e3,
-			(double)hostem_lat_quantile(&r->lat, 0.99) / 1e3, (double)r->lat.max_ns / 1e3);
+			(double)hostem_lat_quantile(&r->lat, 0.99) / 1e3,
+			(double)r->lat.max_ns / 1e3);
 	}
 	if (h->tor.on)
-		fprintf(out, "  tor: %" PRIu64 " pkts in, marks %" PRIu64 ", max queue %" PRIu64
-			" B, xoff polls %" PRIu64 "\n", h->tor.enq_pkts, h->tor.marks,
-			h->tor.max_backlog_bytes, h->tor.xoff_polls);
-	fprintf(out, "  port: rx %" PRIu64 " tx %" PRIu64 ", not for us %" PRIu64
-		", not RoCE %" PRIu64 ", malformed %" PRIu64 ", bad ICRC %" PRIu64
-		", no QP %" PRIu64 ", tx ring full %" PRIu64 "\n",
+		fprintf(out,
+			"  tor: %" PRIu64 " pkts in, marks %" PRIu64 ", max queue %" PRIu64
+			" B, xoff polls %" PRIu64 "\n",
+			h->tor.enq_pkts, h->tor.marks, h->tor.max_backlog_bytes, h->tor.xoff_polls);
+	fprintf(out,
+		"  port: rx %" PRIu64 " tx %" PRIu64 ", not for us %" PRIu64 ", not RoCE %" PRIu64
+		", malformed %" PRIu64 ", bad ICRC %" PRIu64 ", no QP %" PRIu64
+		", tx ring full %" PRIu64 "\n",
 		st->port_pkts, st->tx_pkts, st->not_for_us, st->not_roce, st->malformed,
 		st->bad_icrc, st->no_receiver + st->no_sender, st->tx_ring_full);
 	hostem_feedback(h, &cnp_ns, &cut_ns);
 	if (cnp_ns != HOSTEM_NEVER && cut_ns != HOSTEM_NEVER)
-		fprintf(out, "  feedback: first CNP at %.6f s, its QP's first rate cut %.3f us later\n",
+		fprintf(out,
+			"  feedback: first CNP at %.6f s, its QP's first rate cut %.3f us later\n",
 			(double)cnp_ns / 1e9, ((double)cut_ns - (double)cnp_ns) / 1e3);
 	fflush(out);
 }
@@ -283,7 +307,8 @@ hostem_json_cnp_times(const struct hostem *h, FILE *f, uint16_t qp, bool sent)
 		if (n < HOSTEM_JSON_CNPS)
 			fprintf(f, "%s%" PRIu64, n++ ? ", " : "", lab_clock_ns(&h->clk, e->tsc));
 	}
-	fprintf(f, "], \"cnp_times_truncated\": %s", total > n || h->cnp_log_dropped ? "true" : "false");
+	fprintf(f, "], \"cnp_times_truncated\": %s",
+		total > n || h->cnp_log_dropped ? "true" : "false");
 }
 
 static void
@@ -291,7 +316,8 @@ hostem_json_qp_common(FILE *f, const struct hostem_qp_conf *q)
 {
 	char l[64], r[64];
 
-	fprintf(f, "\"qp\": \"%s\", \"intra\": %s, \"local\": \"%s\", \"remote\": \"%s\", "
+	fprintf(f,
+		"\"qp\": \"%s\", \"intra\": %s, \"local\": \"%s\", \"remote\": \"%s\", "
 		"\"local_qpn\": %" PRIu64 ", \"remote_qpn\": %" PRIu64 ", \"sport\": %" PRIu64 ", ",
 		q->name, q->intra ? "true" : "false", hostem_addr_str(&q->local, l, sizeof(l)),
 		hostem_addr_str(&q->remote, r, sizeof(r)), q->local_qpn, q->remote_qpn, q->sport);
@@ -308,28 +334,33 @@ hostem_report_json(const struct hostem *h, const char *path, unsigned int mbufs_
 		return -errno;
 	fprintf(f, "{\n\"tool\": \"longspan-hostem\", \"name\": \"%s\", \"variant\": \"%s\",\n",
 		h->conf->name, dcqcn_variant_name((enum dcqcn_variant)h->conf->variant));
-	fprintf(f, "\"tsc_hz\": %" PRIu64 ", \"tsc0\": %" PRIu64 ", \"monotonic_ns0\": %" PRIu64
+	fprintf(f,
+		"\"tsc_hz\": %" PRIu64 ", \"tsc0\": %" PRIu64 ", \"monotonic_ns0\": %" PRIu64
 		", \"realtime_ns0\": %" PRIu64 ", \"run_ns\": %" PRIu64 ", \"mbufs_in_use\": %u,\n",
 		h->clk.hz, h->clk.tsc0, h->clk.mono_ns0, h->clk.real_ns0, h->stopped_ns,
 		mbufs_in_use);
-	fprintf(f, "\"polls\": %" PRIu64 ", \"busy_polls\": %" PRIu64 ", \"sleeps\": %" PRIu64
-		", \"slept_ns\": %" PRIu64 ",\n", h->polls, h->busy_polls, h->idle.sleeps,
-		h->idle.slept_ns);
-	fprintf(f, "\"port\": {\"rx_pkts\": %" PRIu64 ", \"dc_pkts\": %" PRIu64 ", \"tx_pkts\": %"
-		PRIu64 ", \"tx_bytes\": %" PRIu64 ", \"not_for_us\": %" PRIu64 ", \"not_roce\": %"
-		PRIu64 ", \"malformed\": %" PRIu64 ", \"multiseg\": %" PRIu64 ", \"bad_icrc\": %"
-		PRIu64 ", \"no_receiver\": %" PRIu64 ", \"no_sender\": %" PRIu64
+	fprintf(f,
+		"\"polls\": %" PRIu64 ", \"busy_polls\": %" PRIu64 ", \"sleeps\": %" PRIu64
+		", \"slept_ns\": %" PRIu64 ",\n",
+		h->polls, h->busy_polls, h->idle.sleeps, h->idle.slept_ns);
+	fprintf(f,
+		"\"port\": {\"rx_pkts\": %" PRIu64 ", \"dc_pkts\": %" PRIu64
+		", \"tx_pkts\": %" PRIu64 ", \"tx_bytes\": %" PRIu64 ", \"not_for_us\": %" PRIu64
+		", \"not_roce\": %" PRIu64 ", \"malformed\": %" PRIu64 ", \"multiseg\": %" PRIu64
+		", \"bad_icrc\": %" PRIu64 ", \"no_receiver\": %" PRIu64 ", \"no_sender\": %" PRIu64
 		", \"unknown_opcode\": %" PRIu64 ", \"tx_ring_full\": %" PRIu64
 		", \"dc_line_full\": %" PRIu64 ", \"cnp_log_dropped\": %" PRIu64 "},\n",
 		st->port_pkts, st->dc_pkts, st->tx_pkts, st->tx_bytes, st->not_for_us, st->not_roce,
 		st->malformed, st->multiseg, st->bad_icrc, st->no_receiver, st->no_sender,
 		st->unknown_opcode, st->tx_ring_full, st->dc_line_full, h->cnp_log_dropped);
 	if (h->tor.on)
-		fprintf(f, "\"tor\": {\"rate_bps\": %" PRIu64 ", \"kmin_bytes\": %" PRIu64
-			", \"kmax_bytes\": %" PRIu64 ", \"pmax_ppm\": %" PRIu64 ", \"xoff_bytes\": %"
-			PRIu64 ", \"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"marks\": %" PRIu64
-			", \"marks_not_ect\": %" PRIu64 ", \"drops\": %" PRIu64
-			", \"max_queue_bytes\": %" PRIu64 ", \"xoff_polls\": %" PRIu64 "},\n",
+		fprintf(f,
+			"\"tor\": {\"rate_bps\": %" PRIu64 ", \"kmin_bytes\": %" PRIu64
+			", \"kmax_bytes\": %" PRIu64 ", \"pmax_ppm\": %" PRIu64
+			", \"xoff_bytes\": %" PRIu64 ", \"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64
+			", \"marks\": %" PRIu64 ", \"marks_not_ect\": %" PRIu64
+			", \"drops\": %" PRIu64 ", \"max_queue_bytes\": %" PRIu64
+			", \"xoff_polls\": %" PRIu64 "},\n",
 			h->conf->tor_rate_bps, h->conf->tor_kmin_bytes, h->conf->tor_kmax_bytes,
 			h->conf->tor_pmax_ppm, h->conf->tor_xoff_bytes, h->tor.enq_pkts,
 			h->tor.enq_bytes, h->tor.marks, h->tor.marks_not_ect, h->tor.drops,
@@ -340,8 +371,10 @@ hostem_report_json(const struct hostem *h, const char *path, unsigned int mbufs_
 	fprintf(f, "\"feedback\": {");
 	hostem_json_u64_or_null(f, "first_cnp_ns", cnp_ns, ", ");
 	hostem_json_u64_or_null(f, "first_cut_ns", cut_ns, ", ");
-	hostem_json_u64_or_null(f, "cnp_to_cut_ns", cnp_ns != HOSTEM_NEVER && cut_ns != HOSTEM_NEVER ?
-				cut_ns - cnp_ns : HOSTEM_NEVER, "},\n");
+	hostem_json_u64_or_null(f, "cnp_to_cut_ns",
+				cnp_ns != HOSTEM_NEVER && cut_ns != HOSTEM_NEVER ? cut_ns - cnp_ns
+										 : HOSTEM_NEVER,
+				"},\n");
 	fprintf(f, "\"senders\": [\n");
 	for (uint16_t i = 0; i < h->n_senders; i++) {
 		const struct hostem_sender *s = &h->senders[i];
@@ -350,7 +383,8 @@ hostem_report_json(const struct hostem *h, const char *path, unsigned int mbufs_
 
 		fprintf(f, "  {");
 		hostem_json_qp_common(f, s->qc);
-		fprintf(f, "\"line_rate_bps\": %" PRIu64 ", \"sent_pkts\": %" PRIu64
+		fprintf(f,
+			"\"line_rate_bps\": %" PRIu64 ", \"sent_pkts\": %" PRIu64
 			", \"sent_payload_bytes\": %" PRIu64 ", \"sent_frame_bytes\": %" PRIu64
 			", \"acked_pkts\": %" PRIu64 ", \"acked_bytes\": %" PRIu64
 			", \"active_ns\": %" PRIu64 ", \"goodput_bps\": %.0f, \"tx_bps\": %.0f"
@@ -362,22 +396,29 @@ hostem_report_json(const struct hostem *h, const char *path, unsigned int mbufs_
 			h->stopped_ns ? s->rate_area / (double)h->stopped_ns : 0.0,
 			s->done ? "true" : "false");
 		hostem_json_u64_or_null(f, "done_ns", s->done ? s->done_ns : HOSTEM_NEVER, ", ");
-		fprintf(f, "\"acks\": %" PRIu64 ", \"naks\": %" PRIu64 ", \"rnr_naks\": %" PRIu64
-			", \"acks_stale\": %" PRIu64 ", \"cnps\": %" PRIu64 ", \"cnps_tagged\": %"
-			PRIu64 ", \"cnps_other\": %" PRIu64 ", ", s->acks, s->naks, s->rnr_naks,
-			s->acks_stale, s->cnps, s->cnps_tagged, s->cnps - s->cnps_tagged);
+		fprintf(f,
+			"\"acks\": %" PRIu64 ", \"naks\": %" PRIu64 ", \"rnr_naks\": %" PRIu64
+			", \"acks_stale\": %" PRIu64 ", \"cnps\": %" PRIu64
+			", \"cnps_tagged\": %" PRIu64 ", \"cnps_other\": %" PRIu64 ", ",
+			s->acks, s->naks, s->rnr_naks, s->acks_stale, s->cnps, s->cnps_tagged,
+			s->cnps - s->cnps_tagged);
 		hostem_json_u64_or_null(f, "first_cnp_ns", s->first_cnp_ns, ", ");
 		hostem_json_u64_or_null(f, "first_cut_ns", s->first_cut_ns, ", ");
 		hostem_json_u64_or_null(f, "cnp_to_cut_ns",
-					s->first_cnp_ns != HOSTEM_NEVER && s->first_cut_ns != HOSTEM_NEVER ?
-					s->first_cut_ns - s->first_cnp_ns : HOSTEM_NEVER, ", ");
-		fprintf(f, "\"rp\": {\"cnps\": %" PRIu64 ", \"cuts\": %" PRIu64
-			", \"fast_recovery\": %" PRIu64 ", \"additive\": %" PRIu64 ", \"hyper\": %"
-			PRIu64 ", \"release\": %" PRIu64 "}, \"blocked_window\": %" PRIu64
-			", \"blocked_xoff\": %" PRIu64 ", \"blocked_out\": %" PRIu64 ", \"nombuf\": %"
-			PRIu64 ", \"cnp_rx_ns\": ", s->rp.n_cnp, s->rp.n_cut, s->rp.n_fast_recovery,
-			s->rp.n_additive, s->rp.n_hyper, s->rp.n_release, s->blocked_window,
-			s->blocked_xoff, s->blocked_out, s->nombuf);
+					s->first_cnp_ns != HOSTEM_NEVER &&
+							s->first_cut_ns != HOSTEM_NEVER
+						? s->first_cut_ns - s->first_cnp_ns
+						: HOSTEM_NEVER,
+					", ");
+		fprintf(f,
+			"\"rp\": {\"cnps\": %" PRIu64 ", \"cuts\": %" PRIu64
+			", \"fast_recovery\": %" PRIu64 ", \"additive\": %" PRIu64
+			", \"hyper\": %" PRIu64 ", \"release\": %" PRIu64
+			"}, \"blocked_window\": %" PRIu64 ", \"blocked_xoff\": %" PRIu64
+			", \"blocked_out\": %" PRIu64 ", \"nombuf\": %" PRIu64 ", \"cnp_rx_ns\": ",
+			s->rp.n_cnp, s->rp.n_cut, s->rp.n_fast_recovery, s->rp.n_additive,
+			s->rp.n_hyper, s->rp.n_release, s->blocked_window, s->blocked_xoff,
+			s->blocked_out, s->nombuf);
 		hostem_json_cnp_times(h, f, s->index, false);
 		fprintf(f, "}%s\n", i + 1 < h->n_senders ? "," : "");
 	}
@@ -388,18 +429,20 @@ hostem_report_json(const struct hostem *h, const char *path, unsigned int mbufs_
 
 		fprintf(f, "  {");
 		hostem_json_qp_common(f, r->qc);
-		fprintf(f, "\"pkts\": %" PRIu64 ", \"payload_bytes\": %" PRIu64 ", \"frame_bytes\": %"
-			PRIu64 ", \"msgs\": %" PRIu64 ", \"goodput_bps\": %.0f, \"ce\": %" PRIu64
-			", \"cnps_sent\": %" PRIu64 ", \"cnps_suppressed\": %" PRIu64 ", \"acks_sent\": %"
-			PRIu64 ", \"naks_sent\": %" PRIu64 ", \"gaps\": %" PRIu64 ", \"missing\": %"
-			PRIu64 ", \"dups\": %" PRIu64 ", \"ctrl_drops\": %" PRIu64
+		fprintf(f,
+			"\"pkts\": %" PRIu64 ", \"payload_bytes\": %" PRIu64
+			", \"frame_bytes\": %" PRIu64 ", \"msgs\": %" PRIu64
+			", \"goodput_bps\": %.0f, \"ce\": %" PRIu64 ", \"cnps_sent\": %" PRIu64
+			", \"cnps_suppressed\": %" PRIu64 ", \"acks_sent\": %" PRIu64
+			", \"naks_sent\": %" PRIu64 ", \"gaps\": %" PRIu64 ", \"missing\": %" PRIu64
+			", \"dups\": %" PRIu64 ", \"ctrl_drops\": %" PRIu64
 			", \"cnp_interval_ns\": %" PRIu64 ", \"latency_ns\": {\"n\": %" PRIu64
-			", \"min\": %" PRIu64 ", \"avg\": %.0f, \"p50\": %" PRIu64 ", \"p99\": %" PRIu64
-			", \"max\": %" PRIu64 "}, \"cnp_tx_ns\": ",
+			", \"min\": %" PRIu64 ", \"avg\": %.0f, \"p50\": %" PRIu64
+			", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "}, \"cnp_tx_ns\": ",
 			r->pkts, r->payload_bytes, r->frame_bytes, r->msgs,
-			hostem_bps(r->payload_bytes, hostem_receiver_active_ns(r)), r->ce, r->cnps_sent,
-			r->cnps_suppressed, r->acks_sent, r->naks_sent, r->gaps, r->missing, r->dups,
-			r->ctrl_drops, r->qc->cnp_interval_ns, l->n, l->min_ns,
+			hostem_bps(r->payload_bytes, hostem_receiver_active_ns(r)), r->ce,
+			r->cnps_sent, r->cnps_suppressed, r->acks_sent, r->naks_sent, r->gaps,
+			r->missing, r->dups, r->ctrl_drops, r->qc->cnp_interval_ns, l->n, l->min_ns,
 			l->n ? (double)l->sum_ns / (double)l->n : 0.0, hostem_lat_quantile(l, 0.5),
 			hostem_lat_quantile(l, 0.99), l->max_ns);
 		hostem_json_cnp_times(h, f, r->index, true);

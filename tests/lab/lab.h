@@ -74,7 +74,7 @@ lab_idle_work(struct lab_idle *d)
  * (UINT64_MAX if nothing is scheduled). Spins, or sleeps as described above.
  */
 void lab_idle_wait(struct lab_idle *d, const struct lab_clock *c, uint64_t now_tsc,
-		uint64_t due_tsc);
+		   uint64_t due_tsc);
 
 /*
  * Lower this thread's timer slack to 1 us: the default 50 us would add
@@ -87,8 +87,7 @@ void lab_timer_slack(void);
  * receiving into pool, and start it. Returns 0 or a negative errno (the
  * message is printed with the tool's name).
  */
-int lab_port_start(const char *tool, uint16_t port, struct rte_mempool *pool,
-		uint16_t nb_desc);
+int lab_port_start(const char *tool, uint16_t port, struct rte_mempool *pool, uint16_t nb_desc);
 
 /* Wait up to timeout_ns for PORT's link (memif connects asynchronously). */
 bool lab_port_wait_link(uint16_t port, uint64_t timeout_ns, const volatile sig_atomic_t *stop);
@@ -107,11 +106,11 @@ void lab_signals(volatile sig_atomic_t *flag);
 int lab_parse_time(const char *tool, const char *opt, const char *text, uint64_t *ns);
 int lab_parse_rate(const char *tool, const char *opt, const char *text, uint64_t *bps);
 int lab_parse_size(const char *tool, const char *opt, const char *text, uint64_t *bytes);
-int lab_parse_u64(const char *tool, const char *opt, const char *text, uint64_t min,
-		uint64_t max, uint64_t *v);
+int lab_parse_u64(const char *tool, const char *opt, const char *text, uint64_t min, uint64_t max,
+		  uint64_t *v);
 /* A real number in [min, max] ("0.001", "1e-4"). */
-int lab_parse_double(const char *tool, const char *opt, const char *text, double min,
-		double max, double *v);
+int lab_parse_double(const char *tool, const char *opt, const char *text, double min, double max,
+		     double *v);
 
 /* Round up to a power of two (1 for 0). */
 uint32_t lab_pow2(uint64_t v);

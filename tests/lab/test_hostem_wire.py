@@ -16,8 +16,16 @@ on FIRST/ONLY, AckReq on the last packet of a message, ECT(0). The ACKs,
 NAKs and CNPs hostem's receivers answer the rx file with are checked one by
 one, and the JSON summary's counters must match the rx file.
 
-config: bad files are rejected with FILE:LINE: [section] key messages, and
---dump-config output loads back to itself.
+intra: the near-source scenario inside one hostem: an intra-DC pair and an
+inter-DC sender share the ToR uplink (RED with low thresholds); the intra
+pair is looped back inside hostem, the inter-DC packets leave through a
+net_null port (no peer, so no feedback). The intra receiver must see CE and
+send CNPs that reach its sender within the DC loop, which cuts its rate;
+the inter-DC sender, whose feedback would take a WAN RTT, keeps its rate.
+
+config: bad files are rejected with FILE:LINE: [section] key messages,
+--dump-config output loads back to itself, and the example configs in
+tests/lab/examples/ load.
 """
 
 import argparse
@@ -466,18 +474,108 @@ def run_config(args):
     if d1 != d2 or "cnp_interval = 4us" not in d1 or "sport = 50001" not in d1:
         print("FAIL: --dump-config does not round-trip")
         bad += 1
+    for ex in ("site-a.ini", "site-b.ini"):
+        r = subprocess.run([args.hostem, "--check-config", os.path.join(HERE, "examples", ex)],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        print("config example %s: %s" % (ex, r.stdout.strip()))
+        if r.returncode != 0:
+            bad += 1
     check(bad == 0, "%d config checks failed" % bad)
     print("config: %d bad files rejected with their messages, dump round-trips" % len(BAD))
 
 
+INTRA = """
+[host]
+name = intra
+mac = {mac}
+gateway_mac = {gw}
+local = 10.1.0.0/16
+line_rate = 200M
+duration = 400ms
+stats_interval = 0
+tor_rate = 100M
+tor_kmin = 5kB
+tor_kmax = 20kB
+tor_pmax = 0.2
+dc_delay = 5us
+json = {dir}/hostem.json
+
+[qp i0]
+role = send
+local = 10.1.0.1
+remote = 10.1.0.2
+local_qpn = 0x100
+remote_qpn = 0x200
+message = 64KiB
+
+[qp i0r]
+role = recv
+local = 10.1.0.2
+remote = 10.1.0.1
+local_qpn = 0x200
+remote_qpn = 0x100
+
+[qp x0]
+role = send
+local = 10.1.0.3
+remote = 10.2.0.3
+local_qpn = 0x101
+remote_qpn = 0x201
+message = 64KiB
+"""
+
+
+def run_intra(args):
+    d = args.workdir
+    os.makedirs(d, exist_ok=True)
+    conf = os.path.join(d, "intra.ini")
+    with open(conf, "w") as f:
+        f.write(INTRA.format(mac=MAC, gw=GW_MAC, dir=d))
+    cmd = [args.hostem, "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
+           "--file-prefix", "lab-intra-%d" % os.getpid(), "-l", "0", "--log-level=*:warning",
+           "--vdev=net_null0,no-rx=1", "--", "--config", conf]
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=60)
+    print(r.stdout)
+    check(r.returncode == 0 and "mbufs in use at exit: 0" in r.stdout, "hostem failed")
+    j = json.load(open(os.path.join(d, "hostem.json")))
+    send = {x["qp"]: x for x in j["senders"]}
+    i0, x0, i0r = send["i0"], send["x0"], j["receivers"][0]
+    check(j["tor"]["marks"] > 0, "the ToR marked nothing")
+    check(i0["intra"] and not x0["intra"] and i0r["intra"], "intra flags")
+    check(i0r["pkts"] > 100 and i0r["ce"] > 0 and i0r["cnps_sent"] > 0,
+          "intra receiver: %d pkts, %d CE, %d CNPs" % (i0r["pkts"], i0r["ce"], i0r["cnps_sent"]))
+    check(i0r["latency_ns"]["min"] >= 5000, "intra latency below dc_delay")
+    check(i0r["gaps"] == 0 and i0r["dups"] == 0, "intra loss")
+    # Internal delivery loses nothing; only the last CNPs may still be on the DC line.
+    check(0 <= i0r["cnps_sent"] - i0["cnps"] <= 4 and i0["cnps_tagged"] == i0["cnps"],
+          "intra CNPs: sent %d, received %d" % (i0r["cnps_sent"], i0["cnps"]))
+    check(i0["acked_pkts"] > 0 and i0["sent_pkts"] - i0["acked_pkts"] <= 64,
+          "intra ACKs: %d of %d" % (i0["acked_pkts"], i0["sent_pkts"]))
+    check(i0["rp"]["cuts"] > 0 and i0["rate_min_bps"] < 200_000_000, "intra sender not cut")
+    # The intra loop is the DC RTT plus the ToR queue: far less than the run.
+    check(i0["first_cnp_ns"] < 200_000_000, "first intra CNP only at %d ns" % i0["first_cnp_ns"])
+    check(x0["cnps"] == 0 and x0["sent_pkts"] > 0 and x0["rp"]["cuts"] == 0,
+          "inter-DC sender got feedback without a peer")
+    check(j["port"]["tx_pkts"] + 1024 >= x0["sent_pkts"] and j["port"]["tx_pkts"] <= x0["sent_pkts"],
+          "inter-DC packets did not leave the port")
+    check(i0["rate_avg_bps"] < x0["rate_avg_bps"], "the intra flow did not take the cut")
+    print("intra: ToR marks %d; intra QP: %d CNPs, first at %.3f ms, rate avg %.1f Mb/s, "
+          "goodput %.1f Mb/s; inter-DC QP: rate avg %.1f Mb/s, tx %.1f Mb/s" %
+          (j["tor"]["marks"], i0["cnps"], i0["first_cnp_ns"] / 1e6, i0["rate_avg_bps"] / 1e6,
+           i0["goodput_bps"] / 1e6, x0["rate_avg_bps"] / 1e6, x0["tx_bps"] / 1e6))
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["wire", "config"])
+    ap.add_argument("mode", choices=["wire", "config", "intra"])
     ap.add_argument("--hostem", required=True)
     ap.add_argument("--workdir", required=True)
     args = ap.parse_args()
     if args.mode == "wire":
         run_wire(args)
+    elif args.mode == "intra":
+        run_intra(args)
     else:
         run_config(args)
 

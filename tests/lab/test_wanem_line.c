@@ -54,8 +54,9 @@ assert_accounts(const struct wanem_line *l)
 {
 	const struct wanem_line_stats *s = &l->st;
 
-	assert_int_equal(s->rx_pkts, s->tx_pkts + s->drop_slots + s->drop_queue + s->drop_loss +
-					     s->held_pkts + s->drained);
+	assert_int_equal(s->rx_pkts,
+			 s->tx_pkts + s->drop_slots + s->drop_queue + s->drop_loss + s->held_pkts +
+				 s->drained);
 }
 
 /* Release at now and transmit everything ready; returns how many left. */

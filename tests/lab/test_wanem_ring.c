@@ -59,14 +59,14 @@ static double tolerance_us = 250; /* median latency above the delay; a unit erro
 #define TIMING_ATTEMPTS 3
 static bool timing_strict = true;
 
-#define CHECK(cond, ...)                                                        \
-	do {                                                                    \
-		if (!(cond)) {                                                  \
-			printf("FAIL %s:%d: ", __func__, __LINE__);             \
-			printf(__VA_ARGS__);                                    \
-			printf("\n");                                           \
-			failures++;                                             \
-		}                                                               \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			printf("FAIL %s:%d: ", __func__, __LINE__);                                \
+			printf(__VA_ARGS__);                                                       \
+			printf("\n");                                                              \
+			failures++;                                                                \
+		}                                                                                  \
 	} while (0)
 
 static int
@@ -187,8 +187,9 @@ scenario(struct wanem_opts *o, uint64_t n, uint16_t len, uint64_t gap_us, struct
 			for (int s = 0; s < 2; s++)
 				burst[s][i] = probe_pkt(i, len);
 		for (int s = 0; s < 2; s++)
-			if (n > 32 || rte_ring_enqueue_bulk(sides[s].rx, (void **)burst[s],
-							    (unsigned int)n, NULL) != n) {
+			if (n > 32 ||
+			    rte_ring_enqueue_bulk(sides[s].rx, (void **)burst[s], (unsigned int)n,
+						  NULL) != n) {
 				printf("FAIL: cannot inject the burst\n");
 				exit(1);
 			}
@@ -211,7 +212,7 @@ scenario(struct wanem_opts *o, uint64_t n, uint16_t len, uint64_t gap_us, struct
 	}
 	/* Drain: everything due within delay + serialization + 50 ms. */
 	end = rte_rdtsc() + (o->delay_ns / 1000 + 50000) * (hz / 1000000) +
-	      (o->rate_bps ? n * len * 8 * hz / o->rate_bps : 0);
+		(o->rate_bps ? n * len * 8 * hz / o->rate_bps : 0);
 	while (rte_rdtsc() < end) {
 		collect(&sides[1], &res[0], hz);
 		collect(&sides[0], &res[1], hz);
@@ -229,11 +230,12 @@ assert_accounts(const struct wanem *w, const struct result res[2], uint64_t sent
 
 		CHECK(s->rx_pkts == sent, "dir %d: wanem received %" PRIu64 " of %" PRIu64, d,
 		      s->rx_pkts, sent);
-		CHECK(s->rx_pkts == s->tx_pkts + s->drop_loss + s->drop_queue + s->drop_slots +
-				    s->held_pkts + s->drained,
+		CHECK(s->rx_pkts ==
+			      s->tx_pkts + s->drop_loss + s->drop_queue + s->drop_slots +
+				      s->held_pkts + s->drained,
 		      "dir %d: counts do not add up", d);
-		CHECK(res[d].n == s->tx_pkts, "dir %d: %" PRIu64 " came out, wanem sent %" PRIu64, d,
-		      res[d].n, s->tx_pkts);
+		CHECK(res[d].n == s->tx_pkts, "dir %d: %" PRIu64 " came out, wanem sent %" PRIu64,
+		      d, res[d].n, s->tx_pkts);
 	}
 }
 
@@ -266,17 +268,18 @@ delay_once(void)
 		const struct wanem_line_stats *s = &w->dir[d].line.st;
 
 		printf("delay: dir %d: %" PRIu64 " packets, latency min %.1f us, median %.1f us, "
-		       "max %.1f us; release lateness avg %.2f us max %.1f us\n", d, res[d].n,
-		       res[d].min_ns / 1e3, med / 1e3, res[d].max_ns / 1e3,
+		       "max %.1f us; release lateness avg %.2f us max %.1f us\n",
+		       d, res[d].n, res[d].min_ns / 1e3, med / 1e3, res[d].max_ns / 1e3,
 		       s->tx_pkts ? (double)s->late_sum_ticks * 1e6 / (double)w->clk.hz /
-				    (double)s->tx_pkts : 0.0,
+				       (double)s->tx_pkts
+				  : 0.0,
 		       (double)s->late_max_ticks * 1e6 / (double)w->clk.hz);
 		CHECK(res[d].n == n, "dir %d: %" PRIu64 " of %" PRIu64 " arrived", d, res[d].n, n);
 		CHECK(res[d].min_ns >= o.delay_ns, "dir %d: a packet left after %" PRIu64 " ns", d,
 		      res[d].min_ns);
 		if (med > o.delay_ns + (uint64_t)(tolerance_us * 1000)) {
-			printf("delay: dir %d: median %.1f us above delay + %.0f us\n", d, med / 1e3,
-			       tolerance_us);
+			printf("delay: dir %d: median %.1f us above delay + %.0f us\n", d,
+			       med / 1e3, tolerance_us);
 			ok = false;
 		}
 		/* Without loss or reordering the order is kept. */
@@ -340,11 +343,11 @@ test_loss(void)
 		uint64_t k = w->dir[d].line.st.drop_loss;
 		double mean = 0.05 * (double)n, sd = sqrt((double)n * 0.05 * 0.95);
 
-		printf("loss: dir %d lost %" PRIu64 " of %" PRIu64 " (%.1f +- %.1f)\n", d, k, n, mean,
-		       sd);
+		printf("loss: dir %d lost %" PRIu64 " of %" PRIu64 " (%.1f +- %.1f)\n", d, k, n,
+		       mean, sd);
 		CHECK(fabs((double)k - mean) <= 5 * sd, "dir %d: loss outside 5 sigma", d);
-		CHECK(res[d].n + k == n, "dir %d: out %" PRIu64 " + lost %" PRIu64 " != %" PRIu64, d,
-		      res[d].n, k, n);
+		CHECK(res[d].n + k == n, "dir %d: out %" PRIu64 " + lost %" PRIu64 " != %" PRIu64,
+		      d, res[d].n, k, n);
 	}
 	lost_set(&res[0], n, a);
 	finish(w, res);
@@ -379,22 +382,22 @@ rate_once(void)
 		uint64_t k = res[d].n, med;
 
 		/* 20 packets fit the 20 KB buffer (backlog + packet <= queue). */
-		CHECK(k == 20 && s->drop_queue == 10, "dir %d: %" PRIu64 " passed, %" PRIu64
-		      " tail-dropped", d, k, s->drop_queue);
+		CHECK(k == 20 && s->drop_queue == 10,
+		      "dir %d: %" PRIu64 " passed, %" PRIu64 " tail-dropped", d, k, s->drop_queue);
 		if (k < 3)
 			continue;
 		for (uint64_t i = 1; i < k; i++)
 			gaps[i - 1] = (res[d].out_tsc[i] - res[d].out_tsc[i - 1]) * 1000000000u /
-				      rte_get_tsc_hz();
+				rte_get_tsc_hz();
 		med = median(gaps, k - 1);
 		printf("rate: dir %d: %" PRIu64 " packets, departures every %.1f us (median), "
-		       "serialization %.1f us, first after %.1f us\n", d, k, med / 1e3,
-		       serial_ns / 1e3, res[d].lat_ns[0] / 1e3);
+		       "serialization %.1f us, first after %.1f us\n",
+		       d, k, med / 1e3, serial_ns / 1e3, res[d].lat_ns[0] / 1e3);
 		if (med + 20000 < serial_ns || med > serial_ns + 20000)
 			ok = false;
 		CHECK(res[d].lat_ns[0] >= o.delay_ns + serial_ns, "dir %d: first packet early", d);
-		CHECK(res[d].lat_ns[k - 1] >= o.delay_ns + k * serial_ns, "dir %d: last packet early",
-		      d);
+		CHECK(res[d].lat_ns[k - 1] >= o.delay_ns + k * serial_ns,
+		      "dir %d: last packet early", d);
 	}
 	finish(w, res);
 	return ok;
@@ -428,12 +431,12 @@ test_reorder(void)
 			top = res[0].seq[i];
 	}
 	printf("reorder: %" PRIu64 " picked, %" PRIu64 " arrived behind a later packet, %" PRIu64
-	       " released by the deadline\n", w->dir[0].line.st.reordered, behind,
-	       w->dir[0].line.st.reorder_timeouts);
+	       " released by the deadline\n",
+	       w->dir[0].line.st.reordered, behind, w->dir[0].line.st.reorder_timeouts);
 	CHECK(res[0].n == n, "reordering lost packets");
 	/* A pick released by its deadline may or may not have been overtaken. */
 	CHECK(w->dir[0].line.st.reordered > 0 && behind <= w->dir[0].line.st.reordered &&
-	      behind >= w->dir[0].line.st.reordered - w->dir[0].line.st.reorder_timeouts,
+		      behind >= w->dir[0].line.st.reordered - w->dir[0].line.st.reorder_timeouts,
 	      "overtaken packets do not match the picks");
 	finish(w, res);
 }

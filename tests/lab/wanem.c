@@ -48,8 +48,8 @@ wanem_opts_resolve(struct wanem_opts *o)
 
 	if (o->rate_bps != 0 && o->queue_bytes == 0) {
 		/* One BDP of buffer: rate x RTT, RTT = 2 x one-way delay. */
-		o->queue_bytes = (uint64_t)((unsigned __int128)o->rate_bps * 2 * o->delay_ns /
-					    8000000000u);
+		o->queue_bytes =
+			(uint64_t)((unsigned __int128)o->rate_bps * 2 * o->delay_ns / 8000000000u);
 		if (o->queue_bytes < WANEM_MIN_QUEUE_BYTES)
 			o->queue_bytes = WANEM_MIN_QUEUE_BYTES;
 	}
@@ -57,8 +57,8 @@ wanem_opts_resolve(struct wanem_opts *o)
 		o->reorder_max_ns = RTE_MAX(o->delay_ns, (uint64_t)1000000);
 	held = wanem_held_bytes_max(o);
 	if (o->queue_pkts == 0)
-		o->queue_pkts = lab_pow2(RTE_MAX((uint64_t)WANEM_MIN_SLOTS,
-						 held / WANEM_SLOT_SIZING_BYTES));
+		o->queue_pkts = lab_pow2(
+			RTE_MAX((uint64_t)WANEM_MIN_SLOTS, held / WANEM_SLOT_SIZING_BYTES));
 	else
 		o->queue_pkts = lab_pow2(o->queue_pkts);
 	if (o->queue_pkts > (1u << 24)) {
@@ -67,8 +67,9 @@ wanem_opts_resolve(struct wanem_opts *o)
 	}
 	if (o->mbufs == 0) {
 		/* Both directions full (frames may span several mbufs), plus the ports. */
-		mbufs = 2 * ((uint64_t)o->queue_pkts + held / o->mbuf_data_bytes +
-			     WANEM_LINE_READY + WANEM_LINE_STASH) +
+		mbufs = 2 *
+				((uint64_t)o->queue_pkts + held / o->mbuf_data_bytes +
+				 WANEM_LINE_READY + WANEM_LINE_STASH) +
 			4 * WANEM_PORT_DESC + 4 * WANEM_BURST;
 		if (mbufs > UINT32_MAX / 2) {
 			fprintf(stderr, "wanem: the buffer needs %" PRIu64 " mbufs: too many\n",
@@ -184,8 +185,9 @@ wanem_run(struct wanem *w, const volatile sig_atomic_t *stop, FILE *out)
 	uint64_t start = rte_rdtsc();
 	uint64_t end = w->opts.duration_ns ? start + lab_clock_ticks(&w->clk, w->opts.duration_ns)
 					   : UINT64_MAX;
-	uint64_t next_stats = w->opts.stats_interval_ns ?
-		start + lab_clock_ticks(&w->clk, w->opts.stats_interval_ns) : UINT64_MAX;
+	uint64_t next_stats = w->opts.stats_interval_ns
+		? start + lab_clock_ticks(&w->clk, w->opts.stats_interval_ns)
+		: UINT64_MAX;
 
 	while (!*stop) {
 		uint64_t now = rte_rdtsc();
@@ -209,10 +211,9 @@ wanem_run(struct wanem *w, const volatile sig_atomic_t *stop, FILE *out)
 		 * A direction whose port refused everything (peer slow or gone)
 		 * is not due now: the back-off paces the retries.
 		 */
-		due = wanem_min_due(w->dir[0].tx_blocked ? UINT64_MAX :
-					    wanem_line_next_due(&w->dir[0].line),
-				    w->dir[1].tx_blocked ? UINT64_MAX :
-					    wanem_line_next_due(&w->dir[1].line));
+		due = wanem_min_due(
+			w->dir[0].tx_blocked ? UINT64_MAX : wanem_line_next_due(&w->dir[0].line),
+			w->dir[1].tx_blocked ? UINT64_MAX : wanem_line_next_due(&w->dir[1].line));
 		due = wanem_min_due(due, next_stats);
 		due = wanem_min_due(due, end);
 		lab_idle_wait(&w->idle, &w->clk, now, due);
@@ -262,13 +263,14 @@ wanem_print_stats(struct wanem *w, FILE *out, const char *tag)
 		fprintf(out,
 			"wanem%s t=%.3fs %u>%u rx %" PRIu64 " tx %" PRIu64 " (%.1f Mb/s since last)"
 			" drop loss %" PRIu64 " queue %" PRIu64 " slots %" PRIu64
-			" port-nombuf %" PRIu64 " port-missed %" PRIu64
-			" reordered %" PRIu64 " held %" PRIu64 "p/%" PRIu64 "B"
+			" port-nombuf %" PRIu64 " port-missed %" PRIu64 " reordered %" PRIu64
+			" held %" PRIu64 "p/%" PRIu64 "B"
 			" max-held %" PRIu64 "p/%" PRIu64 "B backlog %" PRIu64 "B max %" PRIu64 "B"
 			" late avg %.1fus max %.1fus\n",
 			tag, t, dir->rx_port, dir->tx_port, s->rx_pkts, s->tx_pkts,
-			w->opts.stats_interval_ns ?
-				(double)dbytes * 8 * 1e3 / (double)w->opts.stats_interval_ns : 0.0,
+			w->opts.stats_interval_ns
+				? (double)dbytes * 8 * 1e3 / (double)w->opts.stats_interval_ns
+				: 0.0,
 			s->drop_loss, s->drop_queue, s->drop_slots, ps.rx_nombuf, ps.imissed,
 			s->reordered, s->held_pkts, s->held_bytes, s->max_held_pkts,
 			s->max_held_bytes, wanem_line_backlog_bytes(&dir->line, now),
@@ -288,7 +290,8 @@ wanem_write_json(const struct wanem *w, const char *path, unsigned int mbufs_in_
 	if (f == NULL)
 		return -errno;
 	fprintf(f, "{\n  \"tool\": \"longspan-wanem\",\n");
-	fprintf(f, "  \"delay_ns\": %" PRIu64 ",\n  \"rate_bps\": %" PRIu64 ",\n"
+	fprintf(f,
+		"  \"delay_ns\": %" PRIu64 ",\n  \"rate_bps\": %" PRIu64 ",\n"
 		"  \"queue_bytes\": %" PRIu64 ",\n  \"queue_pkts\": %u,\n"
 		"  \"loss\": %.9g,\n  \"reorder\": %.9g,\n  \"reorder_gap\": %u,\n"
 		"  \"seed\": %" PRIu64 ",\n  \"tsc_hz\": %" PRIu64 ",\n  \"tsc0\": %" PRIu64 ",\n"
@@ -297,27 +300,28 @@ wanem_write_json(const struct wanem *w, const char *path, unsigned int mbufs_in_
 		"  \"sleeps\": %" PRIu64 ",\n  \"slept_ns\": %" PRIu64 ",\n  \"directions\": [\n",
 		w->opts.delay_ns, w->opts.rate_bps, w->opts.queue_bytes, w->opts.queue_pkts,
 		w->opts.loss, w->opts.reorder, w->opts.reorder_gap, w->opts.seed, w->clk.hz,
-		w->clk.tsc0, w->opts.mbufs, mbufs_in_use, w->polls, w->busy_polls,
-		w->idle.sleeps, w->idle.slept_ns);
+		w->clk.tsc0, w->opts.mbufs, mbufs_in_use, w->polls, w->busy_polls, w->idle.sleeps,
+		w->idle.slept_ns);
 	for (d = 0; d < 2; d++) {
 		const struct wanem_dir *dir = &w->dir[d];
 		const struct wanem_line_stats *s = &dir->line.st;
 
 		fprintf(f,
 			"    {\"from\": %u, \"to\": %u, \"rx_pkts\": %" PRIu64
-			", \"rx_bytes\": %" PRIu64 ", \"tx_pkts\": %" PRIu64 ", \"tx_bytes\": %" PRIu64
-			", \"drop_loss\": %" PRIu64 ", \"drop_queue\": %" PRIu64
-			", \"drop_slots\": %" PRIu64 ", \"reordered\": %" PRIu64
-			", \"reorder_timeouts\": %" PRIu64 ", \"held_pkts\": %" PRIu64
-			", \"drained\": %" PRIu64
+			", \"rx_bytes\": %" PRIu64 ", \"tx_pkts\": %" PRIu64
+			", \"tx_bytes\": %" PRIu64 ", \"drop_loss\": %" PRIu64
+			", \"drop_queue\": %" PRIu64 ", \"drop_slots\": %" PRIu64
+			", \"reordered\": %" PRIu64 ", \"reorder_timeouts\": %" PRIu64
+			", \"held_pkts\": %" PRIu64 ", \"drained\": %" PRIu64
 			", \"max_held_pkts\": %" PRIu64 ", \"max_held_bytes\": %" PRIu64
 			", \"max_backlog_bytes\": %" PRIu64 ", \"late_avg_ns\": %.0f"
 			", \"late_max_ns\": %.0f, \"tx_full\": %" PRIu64 "}%s\n",
-			dir->rx_port, dir->tx_port, s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
-			s->drop_loss, s->drop_queue, s->drop_slots, s->reordered,
-			s->reorder_timeouts, s->held_pkts, s->drained, s->max_held_pkts, s->max_held_bytes,
-			s->max_backlog_bytes,
-			s->tx_pkts ? wanem_us(w, s->late_sum_ticks) * 1e3 / (double)s->tx_pkts : 0.0,
+			dir->rx_port, dir->tx_port, s->rx_pkts, s->rx_bytes, s->tx_pkts,
+			s->tx_bytes, s->drop_loss, s->drop_queue, s->drop_slots, s->reordered,
+			s->reorder_timeouts, s->held_pkts, s->drained, s->max_held_pkts,
+			s->max_held_bytes, s->max_backlog_bytes,
+			s->tx_pkts ? wanem_us(w, s->late_sum_ticks) * 1e3 / (double)s->tx_pkts
+				   : 0.0,
 			wanem_us(w, s->late_max_ticks) * 1e3, dir->tx_full, d == 0 ? "," : "");
 	}
 	fprintf(f, "  ]\n}\n");

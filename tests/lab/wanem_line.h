@@ -134,11 +134,11 @@ int wanem_line_config_init(struct wanem_line_config *c, const struct wanem_line_
  * caller memory.
  */
 int wanem_line_init(struct wanem_line *l, const struct wanem_line_config *c,
-		struct wanem_line_slot *slots, uint32_t nslots, uint64_t now);
+		    struct wanem_line_slot *slots, uint32_t nslots, uint64_t now);
 
 /* A packet of BYTES arrived at now. Anything but QUEUED: the caller frees it. */
 enum wanem_line_verdict wanem_line_enqueue(struct wanem_line *l, void *pkt, uint32_t bytes,
-		uint64_t now);
+					   uint64_t now);
 
 /* Move the packets due at now to the ready list (reordering applied). */
 void wanem_line_release(struct wanem_line *l, uint64_t now);

@@ -118,7 +118,8 @@ wanem_parse(int argc, char **argv, struct wanem_opts *o)
 			o->reorder_gap = (uint32_t)v;
 			break;
 		case 'G':
-			rc = lab_parse_time(WANEM_TOOL, "--reorder-max", optarg, &o->reorder_max_ns);
+			rc = lab_parse_time(WANEM_TOOL, "--reorder-max", optarg,
+					    &o->reorder_max_ns);
 			break;
 		case 's':
 			rc = lab_parse_u64(WANEM_TOOL, "--seed", optarg, 0, UINT64_MAX, &o->seed);
@@ -138,8 +139,8 @@ wanem_parse(int argc, char **argv, struct wanem_opts *o)
 			o->mbufs = (uint32_t)v;
 			break;
 		case 'M':
-			rc = lab_parse_u64(WANEM_TOOL, "--mbuf-size", optarg, 256, 65535 -
-					   RTE_PKTMBUF_HEADROOM, &v);
+			rc = lab_parse_u64(WANEM_TOOL, "--mbuf-size", optarg, 256,
+					   65535 - RTE_PKTMBUF_HEADROOM, &v);
 			o->mbuf_data_bytes = (uint16_t)v;
 			break;
 		case 'j':
@@ -191,7 +192,8 @@ main(int argc, char **argv)
 	wanem_opts_default(&o);
 	if (wanem_parse(argc, argv, &o) != 0)
 		goto out;
-	RTE_ETH_FOREACH_DEV(port) {
+	RTE_ETH_FOREACH_DEV(port)
+	{
 		if (n < 2)
 			ports[n] = port;
 		n++;
