@@ -116,7 +116,7 @@ static const struct hostem_key hostem_host_keys[] = {
 	  "verify the ICRC of received packets (a NIC drops bad ones)" },
 	{ "pacing_burst", HK_TIME, HOFF(pacing_burst_ns), 0, SEC / 10, "200us", HK_NO_INHERIT,
 	  "pacer depth at line rate (at least 2 frames): a sender catches up after a stall" },
-	{ "max_sleep", HK_TIME, HOFF(max_sleep_ns), 1000, SEC, "50us", HK_NO_INHERIT,
+	{ "max_sleep", HK_TIME, HOFF(max_sleep_ns), 1000, SEC, "100us", HK_NO_INHERIT,
 	  "idle back-off cap: the longest a packet waits unseen" },
 	{ "mbufs", HK_COUNT, HOFF(mbufs), 0, 1u << 24, "0", HK_NO_INHERIT,
 	  "mbuf pool size, 0 = from the ToR and delay-line sizes" },
