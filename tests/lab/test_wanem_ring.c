@@ -210,12 +210,29 @@ scenario(struct wanem_opts *o, uint64_t n, uint16_t len, uint64_t gap_us, struct
 			collect(&sides[0], &res[1], hz);
 		}
 	}
-	/* Drain: everything due within delay + serialization + 50 ms. */
-	end = rte_rdtsc() + (o->delay_ns / 1000 + 50000) * (hz / 1000000) +
-		(o->rate_bps ? n * len * 8 * hz / o->rate_bps : 0);
-	while (rte_rdtsc() < end) {
-		collect(&sides[1], &res[0], hz);
-		collect(&sides[0], &res[1], hz);
+	/*
+	 * Drain: wait for everything due (delay + serialization), then until
+	 * nothing has come out for 50 ms (a slow or preempted loop), at most 5 s.
+	 */
+	{
+		uint64_t start = rte_rdtsc(), quiet = 50000 * (hz / 1000000), last = start;
+		uint64_t seen = res[0].n + res[1].n;
+
+		end = start + o->delay_ns / 1000 * (hz / 1000000) +
+			(o->rate_bps ? n * len * 8 * hz / o->rate_bps : 0);
+		while (rte_rdtsc() - start < 5 * hz) {
+			uint64_t now;
+
+			collect(&sides[1], &res[0], hz);
+			collect(&sides[0], &res[1], hz);
+			now = rte_rdtsc();
+			if (res[0].n + res[1].n != seen) {
+				seen = res[0].n + res[1].n;
+				last = now;
+			}
+			if (now > end && now - last > quiet)
+				break;
+		}
 	}
 	wanem_stop_flag = 1;
 	rte_eal_mp_wait_lcore();
@@ -352,6 +369,8 @@ test_loss(void)
 	lost_set(&res[0], n, a);
 	finish(w, res);
 	w = scenario(&o, n, 64, 5, res);
+	assert_accounts(w, res, n);
+	CHECK(res[0].n + w->dir[0].line.st.drop_loss == n, "second run: packets in flight");
 	lost_set(&res[0], n, b);
 	CHECK(w->dir[0].line.st.drop_loss == lost1 && memcmp(a, b, n) == 0,
 	      "the same seed lost other packets");
