@@ -290,8 +290,8 @@ hostem_sender_next(const struct hostem_sender *s, struct hostem_pkt *p, uint8_t 
 	else
 		p->opcode = HOSTEM_OP_WRITE_MIDDLE;
 	if (first) {
-		hostem_reth(reth, HOSTEM_RETH_VA_BASE + s->msg * q->message_bytes,
-			    (uint32_t)q->local_qpn, (uint32_t)msg_bytes);
+		hostem_pkt_reth(reth, HOSTEM_RETH_VA_BASE + s->msg * q->message_bytes,
+				(uint32_t)q->local_qpn, (uint32_t)msg_bytes);
 		p->ext = reth;
 		p->ext_len = HOSTEM_RETH_SIZE;
 	}
@@ -414,7 +414,7 @@ hostem_sender_poll(struct hostem *h, struct hostem_sender *s, uint64_t now_tsc, 
 			break;
 		}
 		/* Stamped as late as possible: latency is never underestimated. */
-		hostem_stamp(stamp, (uint32_t)s->qc->local_qpn, rte_rdtsc());
+		hostem_pkt_stamp(stamp, (uint32_t)s->qc->local_qpn, rte_rdtsc());
 		p.stamp = stamp;
 		if (hostem_pkt_build(m, &s->hdr, &p) != 0) {
 			rte_pktmbuf_free(m);
@@ -541,7 +541,7 @@ hostem_receiver_ack(struct hostem *h, struct hostem_receiver *r, uint8_t syndrom
 	uint8_t aeth[HOSTEM_AETH_SIZE];
 	struct hostem_pkt p;
 
-	hostem_aeth(aeth, syndrome, r->msn);
+	hostem_pkt_aeth(aeth, syndrome, r->msn);
 	memset(&p, 0, sizeof(p));
 	p.opcode = HOSTEM_OP_ACK;
 	p.psn = psn;
@@ -643,7 +643,8 @@ hostem_receiver_data(struct hostem *h, struct hostem_receiver *r, const struct h
 	if (hostem_op_ends_message(rx->opcode))
 		r->msn = (r->msn + 1) & HOSTEM_PSN_MASK;
 	r->msgs += hostem_op_ends_message(rx->opcode);
-	if (hostem_stamp_read(rx, &stamp_qpn, &stamp_tsc) && (int64_t)(now_tsc - stamp_tsc) >= 0)
+	if (hostem_pkt_stamp_read(rx, &stamp_qpn, &stamp_tsc) &&
+	    (int64_t)(now_tsc - stamp_tsc) >= 0)
 		hostem_lat_add(&r->lat, (now_tsc - stamp_tsc) * 1000000000u / h->clk.hz);
 	if (rx->ackreq || ++r->unacked >= r->qc->ack_every) {
 		hostem_receiver_ack(h, r, HOSTEM_AETH_ACK, rx->psn, now_tsc);
@@ -770,9 +771,9 @@ hostem_sender_init(struct hostem *h, struct hostem_sender *s, const struct hoste
 	memset(s, 0, sizeof(*s));
 	s->qc = q;
 	s->index = index;
-	hostem_hdr_init(&s->hdr, &c->mac, q->intra ? &c->mac : &c->gateway_mac, &q->local,
-			&q->remote, (uint16_t)q->sport, (uint8_t)(q->dscp << 2 | ECN_ECT0),
-			(uint32_t)q->remote_qpn, 0);
+	hostem_pkt_hdr_init(&s->hdr, &c->mac, q->intra ? &c->mac : &c->gateway_mac, &q->local,
+			    &q->remote, (uint16_t)q->sport, (uint8_t)(q->dscp << 2 | ECN_ECT0),
+			    (uint32_t)q->remote_qpn, 0);
 	dcqcn_params_default((enum dcqcn_variant)c->variant, q->line_rate_bps, &rpp, NULL);
 	rc = dcqcn_rp_config_init(&s->rpc, &rpp);
 	if (rc != 0)
@@ -810,11 +811,11 @@ hostem_receiver_init(struct hostem *h, struct hostem_receiver *r, const struct h
 	memset(r, 0, sizeof(*r));
 	r->qc = q;
 	r->index = index;
-	hostem_hdr_init(&r->ack_hdr, &c->mac, dmac, &q->local, &q->remote, (uint16_t)q->sport,
-			(uint8_t)(q->dscp << 2 | ECN_NOT_ECT), (uint32_t)q->remote_qpn, 0);
-	hostem_hdr_init(&r->cnp_hdr, &c->mac, dmac, &q->local, &q->remote, (uint16_t)q->sport,
-			(uint8_t)(c->cnp_dscp << 2 | ECN_NOT_ECT), (uint32_t)q->remote_qpn,
-			HOSTEM_CNP_TAG);
+	hostem_pkt_hdr_init(&r->ack_hdr, &c->mac, dmac, &q->local, &q->remote, (uint16_t)q->sport,
+			    (uint8_t)(q->dscp << 2 | ECN_NOT_ECT), (uint32_t)q->remote_qpn, 0);
+	hostem_pkt_hdr_init(&r->cnp_hdr, &c->mac, dmac, &q->local, &q->remote, (uint16_t)q->sport,
+			    (uint8_t)(c->cnp_dscp << 2 | ECN_NOT_ECT), (uint32_t)q->remote_qpn,
+			    HOSTEM_CNP_TAG);
 	npp.min_interval_ns = q->cnp_interval_ns;
 	rc = dcqcn_np_config_init(&r->npc, &npp);
 	if (rc != 0)

@@ -202,7 +202,7 @@ hostem_key_index(const struct hostem_key *keys, size_t n, const char *name)
 }
 
 const char *
-hostem_addr_str(const struct hostem_addr *a, char *buf, size_t size)
+hostem_config_addr_str(const struct hostem_addr *a, char *buf, size_t size)
 {
 	if (inet_ntop(a->family, a->a, buf, (socklen_t)size) == NULL)
 		snprintf(buf, size, "?");
@@ -740,7 +740,8 @@ hostem_dump_value(const struct hostem_key *k, const void *base, FILE *out)
 		return;
 	case HK_ADDR:
 		fprintf(out, "%s = %s\n", k->name,
-			hostem_addr_str((const struct hostem_addr *)field, buf, sizeof(buf)));
+			hostem_config_addr_str((const struct hostem_addr *)field, buf,
+					       sizeof(buf)));
 		return;
 	case HK_BOOL:
 		fprintf(out, "%s = %s\n", k->name, *(const bool *)field ? "yes" : "no");
@@ -786,7 +787,7 @@ hostem_config_dump(const struct hostem_conf *c, FILE *out)
 		if (k->type == HK_PREFIX) {
 			for (uint32_t j = 0; j < c->n_local; j++)
 				fprintf(out, "%s = %s/%u\n", k->name,
-					hostem_addr_str(&c->local[j].addr, buf, sizeof(buf)),
+					hostem_config_addr_str(&c->local[j].addr, buf, sizeof(buf)),
 					c->local[j].len);
 			continue;
 		}

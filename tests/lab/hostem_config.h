@@ -104,7 +104,7 @@ void hostem_config_dump(const struct hostem_conf *c, FILE *out);
 bool hostem_config_is_local(const struct hostem_conf *c, const struct hostem_addr *a);
 
 /* "10.1.0.1" / "fd00:1::1". */
-const char *hostem_addr_str(const struct hostem_addr *a, char *buf, size_t size);
+const char *hostem_config_addr_str(const struct hostem_addr *a, char *buf, size_t size);
 
 /* Frame size of a full data packet with RETH (the largest this config sends). */
 uint32_t hostem_config_max_frame(const struct hostem_conf *c);

@@ -37,7 +37,7 @@ hostem_get24(const uint8_t *b)
 }
 
 int
-hostem_op_ext_size(uint8_t opcode)
+hostem_pkt_ext_size(uint8_t opcode)
 {
 	switch (opcode) {
 	case 0x00: /* SEND FIRST */
@@ -66,10 +66,10 @@ hostem_op_ext_size(uint8_t opcode)
 }
 
 void
-hostem_hdr_init(struct hostem_hdr *h, const struct rte_ether_addr *src_mac,
-		const struct rte_ether_addr *dst_mac, const struct hostem_addr *src,
-		const struct hostem_addr *dst, uint16_t sport, uint8_t tos, uint32_t dqpn,
-		uint32_t ip_id_or_flow)
+hostem_pkt_hdr_init(struct hostem_hdr *h, const struct rte_ether_addr *src_mac,
+		    const struct rte_ether_addr *dst_mac, const struct hostem_addr *src,
+		    const struct hostem_addr *dst, uint16_t sport, uint8_t tos, uint32_t dqpn,
+		    uint32_t ip_id_or_flow)
 {
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)h->bytes;
 	struct rte_udp_hdr *udp;
@@ -122,7 +122,7 @@ hostem_pkt_frame_size(const struct hostem_hdr *h, const struct hostem_pkt *p)
 }
 
 uint32_t
-hostem_icrc(uint8_t *ip, uint32_t len)
+hostem_pkt_icrc(uint8_t *ip, uint32_t len)
 {
 	uint8_t pre[HOSTEM_ICRC_LRH_ONES], v[4], hop, tos_ttl[2], csum[2], ucsum[2], resv;
 	uint32_t l4, crc;
@@ -207,7 +207,7 @@ hostem_pkt_build(struct rte_mbuf *m, const struct hostem_hdr *h, const struct ho
 
 		ip6->payload_len = rte_cpu_to_be_16((uint16_t)(frame - h->l4));
 	}
-	crc = hostem_icrc(ip, frame - h->l3 - HOSTEM_ICRC_SIZE);
+	crc = hostem_pkt_icrc(ip, frame - h->l3 - HOSTEM_ICRC_SIZE);
 	crc = rte_cpu_to_le_32(crc);
 	memcpy(d + frame - HOSTEM_ICRC_SIZE, &crc, HOSTEM_ICRC_SIZE);
 	if (h->family == AF_INET6)
@@ -218,7 +218,7 @@ hostem_pkt_build(struct rte_mbuf *m, const struct hostem_hdr *h, const struct ho
 }
 
 void
-hostem_reth(uint8_t reth[HOSTEM_RETH_SIZE], uint64_t va, uint32_t rkey, uint32_t dma_len)
+hostem_pkt_reth(uint8_t reth[HOSTEM_RETH_SIZE], uint64_t va, uint32_t rkey, uint32_t dma_len)
 {
 	uint64_t va_be = rte_cpu_to_be_64(va);
 	uint32_t rkey_be = rte_cpu_to_be_32(rkey), len_be = rte_cpu_to_be_32(dma_len);
@@ -229,14 +229,14 @@ hostem_reth(uint8_t reth[HOSTEM_RETH_SIZE], uint64_t va, uint32_t rkey, uint32_t
 }
 
 void
-hostem_aeth(uint8_t aeth[HOSTEM_AETH_SIZE], uint8_t syndrome, uint32_t msn)
+hostem_pkt_aeth(uint8_t aeth[HOSTEM_AETH_SIZE], uint8_t syndrome, uint32_t msn)
 {
 	aeth[0] = syndrome;
 	hostem_put24(aeth + 1, msn & HOSTEM_PSN_MASK);
 }
 
 void
-hostem_stamp(uint8_t stamp[HOSTEM_STAMP_SIZE], uint32_t qpn, uint64_t tsc)
+hostem_pkt_stamp(uint8_t stamp[HOSTEM_STAMP_SIZE], uint32_t qpn, uint64_t tsc)
 {
 	uint32_t magic = rte_cpu_to_be_32(HOSTEM_STAMP_MAGIC), q = rte_cpu_to_be_32(qpn);
 	uint64_t t = rte_cpu_to_be_64(tsc);
@@ -247,7 +247,7 @@ hostem_stamp(uint8_t stamp[HOSTEM_STAMP_SIZE], uint32_t qpn, uint64_t tsc)
 }
 
 bool
-hostem_stamp_read(const struct hostem_rx *rx, uint32_t *qpn, uint64_t *tsc)
+hostem_pkt_stamp_read(const struct hostem_rx *rx, uint32_t *qpn, uint64_t *tsc)
 {
 	uint32_t magic, q;
 	uint64_t t;
@@ -349,7 +349,7 @@ hostem_pkt_parse(struct rte_mbuf *m, const struct rte_ether_addr *my_mac, bool c
 	rx->dqpn = hostem_get24(bth + 5);
 	rx->ackreq = (bth[8] & HOSTEM_BTH_ACKREQ) != 0;
 	rx->psn = hostem_get24(bth + 9);
-	ext = hostem_op_ext_size(rx->opcode);
+	ext = hostem_pkt_ext_size(rx->opcode);
 	if (ext >= 0) {
 		pad = (bth[1] >> 4) & 3;
 		fixed = HOSTEM_UDP_HDR + HOSTEM_BTH_SIZE + (uint32_t)ext + pad + HOSTEM_ICRC_SIZE;
@@ -366,7 +366,7 @@ hostem_pkt_parse(struct rte_mbuf *m, const struct rte_ether_addr *my_mac, bool c
 		uint32_t ip_len = (l4 - l3) + udp_len - HOSTEM_ICRC_SIZE, got;
 
 		memcpy(&got, d + l3 + ip_len, 4);
-		if (rte_le_to_cpu_32(got) != hostem_icrc(d + l3, ip_len))
+		if (rte_le_to_cpu_32(got) != hostem_pkt_icrc(d + l3, ip_len))
 			return HOSTEM_RX_BAD_ICRC;
 	}
 	return HOSTEM_RX_ROCE;

@@ -101,10 +101,10 @@ struct hostem_hdr {
  * Build the template: MACs, addresses, UDP source port, TOS (DSCP << 2 |
  * ECN), BTH DestQP, and the IPv4 identification / IPv6 flow label.
  */
-void hostem_hdr_init(struct hostem_hdr *h, const struct rte_ether_addr *src_mac,
-		     const struct rte_ether_addr *dst_mac, const struct hostem_addr *src,
-		     const struct hostem_addr *dst, uint16_t sport, uint8_t tos, uint32_t dqpn,
-		     uint32_t ip_id_or_flow);
+void hostem_pkt_hdr_init(struct hostem_hdr *h, const struct rte_ether_addr *src_mac,
+			 const struct rte_ether_addr *dst_mac, const struct hostem_addr *src,
+			 const struct hostem_addr *dst, uint16_t sport, uint8_t tos, uint32_t dqpn,
+			 uint32_t ip_id_or_flow);
 
 /* What one packet needs beyond the template. */
 struct hostem_pkt {
@@ -128,19 +128,19 @@ uint32_t hostem_pkt_frame_size(const struct hostem_hdr *h, const struct hostem_p
 int hostem_pkt_build(struct rte_mbuf *m, const struct hostem_hdr *h, const struct hostem_pkt *p);
 
 /* Fill a RETH: virtual address, R_Key, DMA length. */
-void hostem_reth(uint8_t reth[HOSTEM_RETH_SIZE], uint64_t va, uint32_t rkey, uint32_t dma_len);
+void hostem_pkt_reth(uint8_t reth[HOSTEM_RETH_SIZE], uint64_t va, uint32_t rkey, uint32_t dma_len);
 
 /* Fill an AETH: syndrome, MSN. */
-void hostem_aeth(uint8_t aeth[HOSTEM_AETH_SIZE], uint8_t syndrome, uint32_t msn);
+void hostem_pkt_aeth(uint8_t aeth[HOSTEM_AETH_SIZE], uint8_t syndrome, uint32_t msn);
 
 /* Fill a stamp. */
-void hostem_stamp(uint8_t stamp[HOSTEM_STAMP_SIZE], uint32_t qpn, uint64_t tsc);
+void hostem_pkt_stamp(uint8_t stamp[HOSTEM_STAMP_SIZE], uint32_t qpn, uint64_t tsc);
 
 /*
  * ICRC of the IP packet at ip (len bytes, up to but excluding the ICRC),
  * computed in place (see above); ip must have 8 writable bytes before it.
  */
-uint32_t hostem_icrc(uint8_t *ip, uint32_t len);
+uint32_t hostem_pkt_icrc(uint8_t *ip, uint32_t len);
 
 enum hostem_rx_class {
 	HOSTEM_RX_ROCE = 0,
@@ -176,7 +176,7 @@ enum hostem_rx_class hostem_pkt_parse(struct rte_mbuf *m, const struct rte_ether
 				      bool check_icrc, struct hostem_rx *rx);
 
 /* Read a stamp; false when the payload does not carry one. */
-bool hostem_stamp_read(const struct hostem_rx *rx, uint32_t *qpn, uint64_t *tsc);
+bool hostem_pkt_stamp_read(const struct hostem_rx *rx, uint32_t *qpn, uint64_t *tsc);
 
 /*
  * Set CE on an ECT packet built by hostem_pkt_build() (IPv4 checksum updated
@@ -185,6 +185,6 @@ bool hostem_stamp_read(const struct hostem_rx *rx, uint32_t *qpn, uint64_t *tsc)
 bool hostem_pkt_mark_ce(struct rte_mbuf *m);
 
 /* Extension header size of a BTH opcode, or -1 for opcodes hostem does not parse. */
-int hostem_op_ext_size(uint8_t opcode);
+int hostem_pkt_ext_size(uint8_t opcode);
 
 #endif /* LONGSPAN_HOSTEM_PKT_H */

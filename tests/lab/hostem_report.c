@@ -319,8 +319,10 @@ hostem_json_qp_common(FILE *f, const struct hostem_qp_conf *q)
 	fprintf(f,
 		"\"qp\": \"%s\", \"intra\": %s, \"local\": \"%s\", \"remote\": \"%s\", "
 		"\"local_qpn\": %" PRIu64 ", \"remote_qpn\": %" PRIu64 ", \"sport\": %" PRIu64 ", ",
-		q->name, q->intra ? "true" : "false", hostem_addr_str(&q->local, l, sizeof(l)),
-		hostem_addr_str(&q->remote, r, sizeof(r)), q->local_qpn, q->remote_qpn, q->sport);
+		q->name, q->intra ? "true" : "false",
+		hostem_config_addr_str(&q->local, l, sizeof(l)),
+		hostem_config_addr_str(&q->remote, r, sizeof(r)), q->local_qpn, q->remote_qpn,
+		q->sport);
 }
 
 int
