@@ -718,6 +718,70 @@ def top_others(own_pids):
     return out[:5]
 
 
+def write_results(args, out, rows, tsc_hz, stages, started, others_before, n_cases):
+    """Write the Markdown results and the JSON beside them (after every case, so a
+    run that is cut short leaves what it measured); returns the Markdown."""
+    summ = [summarise(r, tsc_hz) for r in rows]
+    max_other = max(s["other_pct"] for s in summ)
+    others_seen = sorted({c for s in summ for c in s["others"]})
+    shared = max_other > 10.0
+    ver = subprocess.run([args.longspand, "--version"], capture_output=True, text=True).stdout.strip()
+    hdr = [
+        "# Longspan benchmark results" + ("" if len(rows) == n_cases else
+                                          " (partial: %d of %d cases)" % (len(rows), n_cases)),
+        "",
+        "- date: %s" % started.strftime("%Y-%m-%d %H:%M %Z"),
+        "- command: `%s`" % " ".join(["/usr/bin/python3" if sys.executable == "/usr/bin/python3"
+                                      else sys.executable] + [os.path.relpath(sys.argv[0], os.getcwd())]
+                                     + sys.argv[1:]),
+        "- %s, source %s, build %s" % (ver, source_rev(args.build), args.build),
+        "- CPU: %s, %d vCPUs, TSC %s MHz; forwarding on lcore 1, control/main on lcore 0"
+        % (cpu_model(), os.cpu_count(), fmt(tsc_hz / 1e6 if tsc_hz else None, 0)),
+        "- windows: warm-up %.1f s, %d x %.1f s per run, %d round(s) of testpmd io, longspand, "
+        "testpmd macswap back to back per case; medians over all windows%s"
+        % (args.warmup, args.windows, args.window, args.rounds,
+           "; each round waited up to %.0f s for other load < %.0f%% of a core"
+           % (args.quiet_wait, args.quiet_below) if args.quiet_wait > 0 else ""),
+        "- machine shared: %s (other processes used up to %.0f%% of a core during a window%s%s)"
+        % ("YES, read the ratios" if shared else "no", max_other,
+           "; busy at start: " + ", ".join(others_before) if others_before else "",
+           "; using >= 5% of a core during runs: " + ", ".join(others_seen) if others_seen else ""),
+        "",
+        "",
+    ]
+    tab = table(summ)
+    notes = [
+        "",
+        "cycles/pkt (TSC/pps) is the worker core's whole budget per packet (it busy-polls); "
+        "busy cycles/pkt counts only the TSC spent in polls that carried packets "
+        "(struct dp_counters busy_tsc); on-CPU cycles/pkt counts only the time the forwarding "
+        "thread was on a CPU (/proc schedstat), which removes preemption by other processes "
+        "but not the slowdown from a busy sibling vCPU; longspand/io on-CPU compares the two "
+        "programs' on-CPU cycles per packet; pipeline cycles/pkt is dp_cycles: dp_worker_poll() "
+        "timed with rdtsc over net_ring ports (no pcap copy, no null PMD), median of 5 rounds. "
+        "longspand Mpps is the WAN port's tx rate "
+        "(longspanctl show stats); the ethdev telemetry counter agreed within %s%%; "
+        "worker idle polls %s%%, packets per busy poll %s."
+        % (fmt(max(abs(s["ethdev_check"] - 1) * 100 for s in summ), 2),
+           fmt(max(s["idle_poll_pct"] for s in summ), 2),
+           fmt(min(s["pkts_per_poll"] for s in summ), 1)),
+    ]
+    if stages:
+        notes += ["", "Stages of the pipeline (dp_cycles --components, %d flows, %d B frames; "
+                  "rdtsc per burst of 32, median of 5; hot caches, so a lower bound):"
+                  % (stages["flows"], stages["frame_bytes"]), "",
+                  "| stage | cycles/pkt | note |", "|---|---|---|"]
+        notes += ["| %s | %.1f | %s |" % (x["stage"], x["cycles"], x["note"]) for x in stages["stages"]]
+    text = "\n".join(hdr) + tab + "\n" + "\n".join(notes) + "\n"
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
+        f.write(text)
+    with open(os.path.splitext(out)[0] + ".json", "w") as f:
+        json.dump({"tsc_hz": tsc_hz, "summary": summ, "runs": rows, "shared": shared,
+                   "stages": stages}, f, indent=1)
+    return text
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -847,6 +911,8 @@ def main():
                         stages = {"flows": nf, "frame_bytes": row["frame_bytes"],
                                   "stages": row["cycles"]["stages"]}
                 rows.append(row)
+                write_results(args, out, rows, tsc_hz, stages, started, others_before,
+                              len(flows) * len(sizes))
                 s = summarise(row, tsc_hz)
                 log("bench:   longspand %.2f Mpps, testpmd io %.2f, macswap %.2f, ratio %.2f" % (
                     s["mpps"], s["io_mpps"], s["macswap_mpps"], s["ratio_io"]))
@@ -857,64 +923,10 @@ def main():
     finally:
         stop_all()
 
-    summ = [summarise(r, tsc_hz) for r in rows]
-    max_other = max(s["other_pct"] for s in summ)
-    others_seen = sorted({c for s in summ for c in s["others"]})
-    shared = max_other > 10.0
-    ver = subprocess.run([args.longspand, "--version"], capture_output=True, text=True).stdout.strip()
-    hdr = [
-        "# Longspan benchmark results",
-        "",
-        "- date: %s" % started.strftime("%Y-%m-%d %H:%M %Z"),
-        "- command: `%s`" % " ".join(["/usr/bin/python3" if sys.executable == "/usr/bin/python3"
-                                      else sys.executable] + [os.path.relpath(sys.argv[0], os.getcwd())]
-                                     + sys.argv[1:]),
-        "- %s, source %s, build %s" % (ver, source_rev(args.build), args.build),
-        "- CPU: %s, %d vCPUs, TSC %s MHz; forwarding on lcore 1, control/main on lcore 0"
-        % (cpu_model(), os.cpu_count(), fmt(tsc_hz / 1e6 if tsc_hz else None, 0)),
-        "- windows: warm-up %.1f s, %d x %.1f s per run, %d round(s) of testpmd io, longspand, "
-        "testpmd macswap back to back per case; medians over all windows%s"
-        % (args.warmup, args.windows, args.window, args.rounds,
-           "; each round waited up to %.0f s for other load < %.0f%% of a core"
-           % (args.quiet_wait, args.quiet_below) if args.quiet_wait > 0 else ""),
-        "- machine shared: %s (other processes used up to %.0f%% of a core during a window%s%s)"
-        % ("YES, read the ratios" if shared else "no", max_other,
-           "; busy at start: " + ", ".join(others_before) if others_before else "",
-           "; using >= 5% of a core during runs: " + ", ".join(others_seen) if others_seen else ""),
-        "",
-        "",
-    ]
-    tab = table(summ)
-    notes = [
-        "",
-        "cycles/pkt (TSC/pps) is the worker core's whole budget per packet (it busy-polls); "
-        "busy cycles/pkt counts only the TSC spent in polls that carried packets "
-        "(struct dp_counters busy_tsc); on-CPU cycles/pkt counts only the time the forwarding "
-        "thread was on a CPU (/proc schedstat), which removes preemption by other processes "
-        "but not the slowdown from a busy sibling vCPU; longspand/io on-CPU compares the two "
-        "programs' on-CPU cycles per packet; pipeline cycles/pkt is dp_cycles: dp_worker_poll() "
-        "timed with rdtsc over net_ring ports (no pcap copy, no null PMD), median of 5 rounds. "
-        "longspand Mpps is the WAN port's tx rate "
-        "(longspanctl show stats); the ethdev telemetry counter agreed within %s%%; "
-        "worker idle polls %s%%, packets per busy poll %s."
-        % (fmt(max(abs(s["ethdev_check"] - 1) * 100 for s in summ), 2),
-           fmt(max(s["idle_poll_pct"] for s in summ), 2),
-           fmt(min(s["pkts_per_poll"] for s in summ), 1)),
-    ]
-    if stages:
-        notes += ["", "Stages of the pipeline (dp_cycles --components, %d flows, %d B frames; "
-                  "rdtsc per burst of 32, median of 5; hot caches, so a lower bound):"
-                  % (stages["flows"], stages["frame_bytes"]), "",
-                  "| stage | cycles/pkt | note |", "|---|---|---|"]
-        notes += ["| %s | %.1f | %s |" % (x["stage"], x["cycles"], x["note"]) for x in stages["stages"]]
-    text = "\n".join(hdr) + tab + "\n" + "\n".join(notes) + "\n"
-    print(text)
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out, "w") as f:
-        f.write(text)
-    with open(os.path.splitext(out)[0] + ".json", "w") as f:
-        json.dump({"tsc_hz": tsc_hz, "summary": summ, "runs": rows, "shared": shared,
-                   "stages": stages}, f, indent=1)
+    if not rows:
+        return EXIT_BROKEN
+    print(write_results(args, out, rows, tsc_hz, stages, started, others_before,
+                        len(rows)))
     log("bench: results in %s" % out)
     return 0
 
