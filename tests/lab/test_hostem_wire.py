@@ -376,6 +376,12 @@ def run_wire(args):
     check(len(out) > 20, "only %d frames sent" % len(out))
     problems = tshark_check.check_file(os.path.join(d, "tx.pcap"))
     check(not problems, "tshark: " + "; ".join("frame %d [%s]: %s" % p for p in problems[:5]))
+    # ...and tshark really dissected them as RoCEv2 (else the check above is empty).
+    protos = subprocess.run([tshark_check.TSHARK, "-n", "-r", os.path.join(d, "tx.pcap"), "-T",
+                             "fields", "-e", "frame.protocols"], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, timeout=120).stdout.split()
+    check(len(protos) == len(out) and all(":udp:infiniband" in x for x in protos),
+          "tshark did not dissect every frame as InfiniBand over UDP")
     n4 = check_icrc(out)
     frames = [parse(x) for x in out]
     counts = {n: check_sender(n, frames) for n in SENDERS}
