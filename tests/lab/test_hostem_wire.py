@@ -252,29 +252,46 @@ def parse(frame):
     return f
 
 
+def icrc_problems(fr):
+    """What is wrong with one frame's ICRC: lspkt for all, scapy's RoCE layer for IPv4."""
+    f = parse(fr)
+    out = []
+    want = roce_icrc(f["ip_bytes"][:-4])
+    if f["ip_bytes"][-4:] != want:
+        out.append("lspkt: ICRC %s, want %s" % (f["ip_bytes"][-4:].hex(), want.hex()))
+    if f["v"] == 4:
+        p = Ether(fr)
+        if BTH not in p:
+            return out + ["scapy does not see a BTH"]
+        got = p[BTH].icrc
+        p[BTH].icrc = None
+        rebuilt = Ether(raw(p))
+        if rebuilt[BTH].icrc != got:
+            out.append("scapy: ICRC %#x, frame has %#x" % (rebuilt[BTH].icrc, got))
+    else:
+        # IPv6: the UDP checksum must be valid (scapy recomputes it).
+        p = IPv6(f["ip_bytes"])
+        c = p[UDP].chksum
+        p[UDP].chksum = None
+        if IPv6(raw(p))[UDP].chksum != c:
+            out.append("bad IPv6 UDP checksum")
+    return out
+
+
 def check_icrc(frames):
-    """ICRC of every frame: lspkt for all, scapy's RoCE layer for IPv4."""
+    """Every frame's ICRC; and the check must catch a corrupted frame of each family."""
     n4 = 0
     for i, fr in enumerate(frames):
-        f = parse(fr)
-        want = roce_icrc(f["ip_bytes"][:-4])
-        check(f["ip_bytes"][-4:] == want, "frame %d: ICRC %s, lspkt says %s" %
-              (i, f["ip_bytes"][-4:].hex(), want.hex()))
-        if f["v"] == 4:
-            p = Ether(fr)
-            check(BTH in p, "frame %d: scapy does not see a BTH" % i)
-            got = p[BTH].icrc
-            p[BTH].icrc = None
-            rebuilt = Ether(raw(p))
-            check(rebuilt[BTH].icrc == got, "frame %d: scapy computes ICRC %#x, frame has %#x"
-                  % (i, rebuilt[BTH].icrc, got))
-            n4 += 1
-        else:
-            # IPv6: the UDP checksum must be valid (scapy recomputes it).
-            p = IPv6(f["ip_bytes"])
-            c = p[UDP].chksum
-            p[UDP].chksum = None
-            check(IPv6(raw(p))[UDP].chksum == c, "frame %d: bad IPv6 UDP checksum" % i)
+        pr = icrc_problems(fr)
+        check(not pr, "frame %d: %s" % (i, "; ".join(pr)))
+        n4 += parse(fr)["v"] == 4
+    for v in (4, 6):
+        fr = bytearray(next(x for x in frames if parse(x)["v"] == v))
+        fr[-8] ^= 0x01  # a payload bit, inside the ICRC's coverage
+        pr = icrc_problems(bytes(fr))
+        check(any(x.startswith("lspkt") for x in pr) and
+              (v == 6 or any(x.startswith("scapy") for x in pr)),
+              "a corrupted IPv%d frame passed the ICRC checks: %s" % (v, pr))
     return n4
 
 
