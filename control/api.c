@@ -792,6 +792,8 @@ enum api_flow_col {
 	API_FLOW_CNP_NO_QPN,
 	API_FLOW_AGE,
 	API_FLOW_IDLE,
+	API_FLOW_FIRST_MARK,
+	API_FLOW_FIRST_CNP,
 	API_FLOW_COLS
 };
 
@@ -822,6 +824,9 @@ static const struct {
 	[API_FLOW_CNP_NO_QPN] = { "cnp_no_qpn", "cnp_noq", 7, false },
 	[API_FLOW_AGE] = { "age_ms", "age_ms", 9, false },
 	[API_FLOW_IDLE] = { "idle_ms", "idle_ms", 7, false },
+	/* Wall-clock ns of the first gateway mark / CNP: the lab's feedback loop. */
+	[API_FLOW_FIRST_MARK] = { "first_mark_ns", "first_mark_ns", 19, false },
+	[API_FLOW_FIRST_CNP] = { "first_cnp_ns", "first_cnp_ns", 19, false },
 };
 
 #define API_FLOW_RANK_WIDTH 6 /* text key column: the flow's rank in the sort */
@@ -1054,6 +1059,14 @@ api_flow_emit(struct api_ctx *ctx, unsigned int rank, unsigned int worker,
 	fmt_u64(f, api_flow_col(f, API_FLOW_AGE),
 		(now_ns - RTE_MIN(e->first_ns, last_ns)) / 1000000);
 	fmt_u64(f, api_flow_col(f, API_FLOW_IDLE), (now_ns - last_ns) / 1000000);
+	if (e->first_mark_ns != 0)
+		fmt_u64(f, api_flow_col(f, API_FLOW_FIRST_MARK), e->first_mark_ns);
+	else
+		fmt_none(f, api_flow_col(f, API_FLOW_FIRST_MARK));
+	if (e->first_cnp_ns != 0)
+		fmt_u64(f, api_flow_col(f, API_FLOW_FIRST_CNP), e->first_cnp_ns);
+	else
+		fmt_none(f, api_flow_col(f, API_FLOW_FIRST_CNP));
 	fmt_close(f);
 }
 

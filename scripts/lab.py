@@ -1,0 +1,474 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The two-site lab on one machine (scripts/lab.sh sets up and builds first).
+
+    site A endpoints == gateway A == WAN delay line == gateway B == site B endpoints
+    (longspan-hostem)  (longspand)   (longspan-wanem)  (longspand)  (longspan-hostem)
+
+every hop a net_memif link between processes. Scenarios:
+
+  near-source (default): four inter-DC RDMA WRITE streams from site A to site B
+      and two intra-DC streams inside site A, DCQCN senders (ConnectX firmware
+      model); the bottleneck is gateway A's WAN link (its traffic manager
+      shapes to [port wan] link_rate). Runs once per --mechanisms value and
+      reports WAN queue, utilisation, per-QP goodput and fairness, and the
+      feedback loop from gateway A's first signal for a QP to the sender's
+      first rate cut.
+  mix: the traffic mix check: RoCE writes, ACK/NAK, CNPs, UDP, ICMP and TCP
+      over IPv4 and IPv6 both ways; every inner packet must arrive intact
+      but for TTL.
+
+Outputs go to --out (default lab-out/TIMESTAMP): per run the configs, logs,
+JSON reports, summary.json and PNG plots, and a comparison table.
+"""
+
+import argparse
+import collections
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+PY = "/usr/bin/python3"
+RUN = "/run/longspan"
+
+
+def log(msg):
+    print(f"lab: {msg}", flush=True)
+
+
+def ini_set(text, section, key, value):
+    """Set key = value in [section] of an INI text (replace or append)."""
+    lines = text.splitlines()
+    out, in_sec, done = [], False, False
+    for ln in lines:
+        s = ln.strip()
+        if s.startswith("["):
+            if in_sec and not done:
+                out.append(f"{key} = {value}")
+                done = True
+            in_sec = s == f"[{section}]"
+        elif in_sec and re.match(rf"{re.escape(key)}\s*=", s):
+            if not done:
+                out.append(f"{key} = {value}")
+                done = True
+            continue
+        out.append(ln)
+    if in_sec and not done:
+        out.append(f"{key} = {value}")
+        done = True
+    if not done:
+        out += ["", f"[{section}]", f"{key} = {value}"]
+    return "\n".join(out) + "\n"
+
+
+def ini_del(text, section, key):
+    out, in_sec = [], False
+    for ln in text.splitlines():
+        s = ln.strip()
+        if s.startswith("["):
+            in_sec = s == f"[{section}]"
+        elif in_sec and re.match(rf"{re.escape(key)}\s*=", s):
+            continue
+        out.append(ln)
+    return "\n".join(out) + "\n"
+
+
+class Lab:
+    def __init__(self, a, run_dir, mechanisms):
+        self.a, self.dir, self.mech = a, run_dir, mechanisms
+        self.build = os.path.abspath(a.build)
+        self.procs = []
+        os.makedirs(run_dir, exist_ok=True)
+
+    # -- processes --------------------------------------------------------
+    def spawn(self, name, cmd):
+        logf = open(os.path.join(self.dir, f"{name}.log"), "w")
+        p = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT)
+        self.procs.append((name, p, logf))
+        return p
+
+    def stop(self, name, sig=signal.SIGTERM, timeout=20):
+        for n, p, f in self.procs:
+            if n == name and p.poll() is None:
+                p.send_signal(sig)
+                try:
+                    p.wait(timeout=timeout)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+                f.close()
+
+    def stop_all(self):
+        for n, p, f in reversed(self.procs):
+            if p.poll() is None:
+                self.stop(n)
+
+    def ctl(self, site, *args):
+        out = subprocess.run([os.path.join(self.build, "control", "longspanctl"), "-s",
+                              f"{RUN}/lab-{site}.sock", "--json"] + list(args),
+                             capture_output=True, text=True, timeout=10)
+        if out.returncode != 0:
+            raise RuntimeError(out.stderr.strip())
+        return json.loads(out.stdout)
+
+    def wait_api(self, site, timeout=20):
+        end = time.time() + timeout
+        while time.time() < end:
+            try:
+                self.ctl(site, "show", "stats")
+                return
+            except Exception:
+                time.sleep(0.1)
+        raise RuntimeError(f"gateway {site} did not come up; see {self.dir}/gw-{site}.log")
+
+    def wait_log(self, name, pattern, timeout=20):
+        path = os.path.join(self.dir, f"{name}.log")
+        end = time.time() + timeout
+        while time.time() < end:
+            if re.search(pattern, open(path).read()):
+                return
+            time.sleep(0.1)
+        raise RuntimeError(f"{name} did not print /{pattern}/; see {path}")
+
+    # -- configs ----------------------------------------------------------
+    def gateway_configs(self):
+        for s, o in (("a", "b"), ("b", "a")):
+            t = open(os.path.join(ROOT, "config", f"site-{s}.conf")).read()
+            t = ini_set(t, "gateway", "name", f"lab-{s}")
+            t = ini_set(t, "gateway", "socket", f"{RUN}/lab-{s}.sock")
+            t = ini_set(t, "eal", "file_prefix", f"lab-gw-{s}")
+            t = ini_set(t, "port wan", "link_rate", self.a.wan_rate)
+            t = ini_del(t, f"peer site-{o}", "rtt")
+            t = ini_set(t, f"peer site-{o}", "distance", f"{self.a.distance_km}km")
+            t = ini_set(t, "congestion", "mechanisms", self.mech)
+            t = ini_set(t, "congestion", "marker", self.a.marker)
+            path = os.path.join(self.dir, f"site-{s}.conf")
+            open(path, "w").write(t)
+            chk = subprocess.run([os.path.join(self.build, "longspand"), "--check-config", path],
+                                 capture_output=True, text=True)
+            if chk.returncode != 0:
+                raise RuntimeError(chk.stderr)
+
+    def hostem_configs(self):
+        for s in "ab":
+            t = open(os.path.join(ROOT, "tests", "lab", "examples", f"site-{s}.ini")).read()
+            if s == "a":
+                t = ini_set(t, "host", "duration", f"{self.a.seconds}s")
+                t = ini_set(t, "host", "line_rate", self.a.host_rate)
+                t = ini_set(t, "host", "tor_rate", self.a.tor_rate)
+                t = ini_set(t, "host", "csv_interval", "10ms")
+            open(os.path.join(self.dir, f"hostem-{s}.ini"), "w").write(t)
+
+    # -- topology ---------------------------------------------------------
+    def start_gateways_and_wan(self):
+        for s in "ab":
+            self.spawn(f"gw-{s}", [os.path.join(self.build, "longspand"), "-c",
+                                   os.path.join(self.dir, f"site-{s}.conf")])
+            self.wait_api(s)
+        self.spawn("wanem", [os.path.join(self.build, "tests", "lab", "longspan-wanem"),
+                             "-l", "0", "--file-prefix", "lab-wanem", "-m", "160", "--no-pci",
+                             "--log-level=*:warning",
+                             "--vdev=net_memif0,role=client,socket=/run/longspan/wan-a.sock,id=0",
+                             "--vdev=net_memif1,role=client,socket=/run/longspan/wan-b.sock,id=0",
+                             "--", "--distance-km", str(self.a.distance_km),
+                             "--stats-interval", "0",
+                             "--json", os.path.join(self.dir, "wanem.json")])
+        self.wait_log("wanem", r"wanem")
+
+    def hostem(self, site, extra):
+        name = f"hostem-{site}"
+        return self.spawn(name, [os.path.join(self.build, "tests", "lab", "longspan-hostem"),
+                                 "-l", "1", "--file-prefix", f"lab-{name}", "-m", "160",
+                                 "--no-pci", "--log-level=*:warning",
+                                 f"--vdev=net_memif0,role=client,socket=/run/longspan/{site}-dc.sock,id=0",
+                                 "--", "--config", os.path.join(self.dir, f"{name}.ini")] + extra)
+
+
+# ---------------------------------------------------------------------------
+# near-source scenario
+
+
+def hist_pct(hist, pct):
+    """Upper edge of the log2 bucket holding the pct-th percentile."""
+    total = sum(hist)
+    if total == 0:
+        return 0
+    acc = 0
+    for i, n in enumerate(hist):
+        acc += n
+        if acc >= total * pct / 100.0:
+            return 2 ** (i + 1)
+    return 2 ** len(hist)
+
+
+def jain(xs):
+    xs = [x for x in xs]
+    if not xs or sum(xs) == 0:
+        return 0.0
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+
+
+def run_near_source(a, run_dir, mech):
+    lab = Lab(a, run_dir, mech)
+    lab.gateway_configs()
+    lab.hostem_configs()
+    series = []
+    try:
+        lab.start_gateways_and_wan()
+        lab.hostem("b", ["--json", os.path.join(run_dir, "hostem-b.json")])
+        time.sleep(1.0)
+        ha = lab.hostem("a", ["--json", os.path.join(run_dir, "hostem-a.json"),
+                              "--csv", os.path.join(run_dir, "rates-a.csv"),
+                              "--cnp-log", os.path.join(run_dir, "cnp-a.csv")])
+        t0 = time.time()
+        last_print = 0
+        flows = {}
+        while ha.poll() is None and time.time() - t0 < a.seconds + 30:
+            try:
+                tm = lab.ctl("a", "show", "tm")
+                st = lab.ctl("a", "show", "stats")
+            except Exception:
+                time.sleep(0.2)
+                continue
+            wan = tm_port(tm, "wan")
+            roce = wan_class(wan, 1)
+            row = {"t": time.time() - t0,
+                   "depth_bytes": roce.get("depth_bytes", 0),
+                   "marks": st.get("wan_marks", 0), "cnp_sent": st.get("cnp_sent", 0),
+                   "deq_bytes": sum(wan_class(wan, c).get("deq_bytes", 0) for c in range(3))}
+            series.append(row)
+            if row["t"] - last_print >= 1.0:
+                last_print = row["t"]
+                # Flow entries age out once traffic stops: keep the latest view.
+                flows = lab.ctl("a", "show", "flows", "--limit", "64")
+                log(f"[{mech}] t={row['t']:5.1f}s WAN queue {row['depth_bytes'] / 1e3:7.1f} kB, "
+                    f"marks {row['marks']}, gateway CNPs {row['cnp_sent']}")
+            time.sleep(0.1)
+        ha.wait(timeout=60)
+        time.sleep(1.0)
+        tm = lab.ctl("a", "show", "tm")
+        stats = {s: lab.ctl(s, "show", "stats") for s in "ab"}
+        lab.stop("hostem-b", signal.SIGINT)
+    finally:
+        lab.stop_all()
+    json.dump({"tm": tm, "flows": flows, "stats": stats, "series": series},
+              open(os.path.join(run_dir, "gateway-a.json"), "w"), indent=1)
+    return summarize_near_source(a, run_dir, mech, tm, flows, series)
+
+
+def tm_port(tm, name):
+    ports = tm.get("ports", {})
+    if isinstance(ports, dict):
+        return ports.get(name, {})
+    for p in ports:
+        if p.get("name") == name:
+            return p
+    return {}
+
+
+def wan_class(port, c):
+    classes = port.get("classes", {})
+    if isinstance(classes, dict):
+        for k, v in classes.items():
+            if str(k) == str(c) or v.get("class") == c or k in (("control", "roce", "other")[c],):
+                return v
+        return {}
+    return classes[c] if c < len(classes) else {}
+
+
+def summarize_near_source(a, run_dir, mech, tm, flows, series):
+    ha = json.load(open(os.path.join(run_dir, "hostem-a.json")))
+    hb = json.load(open(os.path.join(run_dir, "hostem-b.json")))
+    real0 = ha["realtime_ns0"]
+    wan = tm_port(tm, "wan")
+    roce = wan_class(wan, 1)
+    # Per QP: goodput at the receivers (site B for inter, site A for intra).
+    inter = {r["qp"]: r for r in hb.get("receivers", [])}
+    intra = {r["qp"]: r for r in ha.get("receivers", [])}
+    senders = {s["qp"]: s for s in ha.get("senders", [])}
+    # Gateway A's signal time per inter-DC QP: first gateway CNP (A) or first mark.
+    sig = {}
+    frows = flows.get("flows", {})
+    frows = frows.values() if isinstance(frows, dict) else frows
+    for f in frows:
+        if f.get("dir") not in ("dc->wan", "dc_to_wan", 0):
+            continue
+        t = f.get("first_cnp_ns") or f.get("first_mark_ns")
+        if t:
+            sig[(f.get("src"), f.get("dst"))] = t
+    qps = []
+    loops = []
+    for name, s in sorted(senders.items()):
+        is_inter = name.startswith("inter")
+        rx = inter.get(name) if is_inter else intra.get(name + "-rx")
+        good = rx.get("goodput_bps", 0) if rx else 0
+        loop_ns = None
+        t_sig = sig.get((s.get("local"), s.get("remote")))
+        if is_inter and t_sig:
+            # First CNP to reach the sender after gateway A's first signal.
+            after = [real0 + t for t in s.get("cnp_rx_ns", []) if real0 + t >= t_sig]
+            if after:
+                loop_ns = min(after) - t_sig
+                loops.append(loop_ns)
+        qps.append({"qp": name, "kind": "inter" if is_inter else "intra",
+                    "goodput_bps": good, "tx_bps": s.get("tx_bps", 0),
+                    "cnps": s.get("cnps", 0), "gateway_cnps": s.get("cnps_other", 0),
+                    "rate_cuts": s.get("rp", {}).get("cuts", 0),
+                    "feedback_loop_ns": loop_ns})
+    inter_good = [q["goodput_bps"] for q in qps if q["kind"] == "inter"]
+    link = parse_rate(a.wan_rate)
+    run_s = ha.get("run_ns", 1) / 1e9
+    wan_bytes = sum(wan_class(wan, c).get("deq_bytes", 0) for c in range(3))
+    summ = {
+        "mechanisms": mech, "distance_km": a.distance_km, "marker": a.marker,
+        "wan_rate_bps": link, "seconds": run_s,
+        "wan_queue_p99_bytes": hist_pct(roce.get("depth_hist", []), 99) if roce.get("depth_hist") else roce.get("depth_p99_bytes"),
+        "wan_queue_max_bytes": roce.get("depth_max_bytes"),
+        "wan_sojourn_p99_ns": hist_pct(roce.get("sojourn_hist", []), 99) if roce.get("sojourn_hist") else roce.get("sojourn_p99_ns"),
+        "wan_drops": sum(wan_class(wan, c).get("drops", 0) for c in range(3)),
+        "wan_marks": sum(wan_class(wan, c).get("marks", 0) for c in range(3)),
+        "wan_utilization": wan_bytes * 8 / (link * run_s) if link else None,
+        "inter_goodput_bps": sum(inter_good),
+        "inter_jain": jain(inter_good),
+        "feedback_loop_ns_median": sorted(loops)[len(loops) // 2] if loops else None,
+        "qps": qps,
+    }
+    json.dump(summ, open(os.path.join(run_dir, "summary.json"), "w"), indent=1)
+    plot_run(run_dir, mech, series)
+    return summ
+
+
+def parse_rate(s):
+    m = re.match(r"([\d.]+)\s*([KMGT]?)", s)
+    mult = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[m.group(2)]
+    return float(m.group(1)) * mult
+
+
+def plot_run(run_dir, mech, series):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
+    if series:
+        ax1.plot([r["t"] for r in series], [r["depth_bytes"] / 1e3 for r in series])
+    ax1.set_ylabel("gateway A WAN queue (kB)")
+    ax1.set_title(f"near-source lab, mechanisms {mech}")
+    rates = collections.defaultdict(list)
+    csv = os.path.join(run_dir, "rates-a.csv")
+    if os.path.exists(csv):
+        for ln in open(csv).read().splitlines()[1:]:
+            f = ln.split(",")
+            if len(f) >= 5 and f[2] == "send":
+                rates[f[1]].append((float(f[0]), float(f[4]) / 1e6))
+    for qp, pts in sorted(rates.items()):
+        ax2.plot([p[0] for p in pts], [p[1] for p in pts], label=qp, linewidth=0.8)
+    ax2.set_ylabel("sender rate (Mb/s, sent)")
+    ax2.set_xlabel("time (s)")
+    ax2.legend(fontsize=7, ncol=3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(run_dir, "lab.png"), dpi=110)
+    plt.close(fig)
+
+
+def print_table(results):
+    print()
+    print("| mechanisms | WAN queue p99 | WAN drops | WAN util | inter goodput | Jain | "
+          "feedback loop (median) |")
+    print("|---|---|---|---|---|---|---|")
+    for s in results:
+        fl = s["feedback_loop_ns_median"]
+        print(f"| {s['mechanisms']} | {fmt_b(s['wan_queue_p99_bytes'])} | {s['wan_drops']} | "
+              f"{(s['wan_utilization'] or 0) * 100:.0f}% | {s['inter_goodput_bps'] / 1e6:.0f} Mb/s | "
+              f"{s['inter_jain']:.3f} | {fl / 1e3 if fl else float('nan'):.0f} us |")
+    print()
+
+
+def fmt_b(b):
+    if b is None:
+        return "-"
+    return f"{b / 1e3:.0f} kB"
+
+
+# ---------------------------------------------------------------------------
+# traffic mix scenario
+
+
+def run_mix(a, run_dir):
+    import lab_check
+    lab = Lab(a, run_dir, "none")
+    lab.gateway_configs()
+    for s in "ab":
+        subprocess.run([PY, os.path.join(ROOT, "scripts", "lab_traffic.py"), "--site", s, "--out",
+                        os.path.join(run_dir, f"site-{s}-tx.pcap")], check=True,
+                       capture_output=True)
+    frames = 232
+    loops = max(1, a.seconds * 2000 // frames)
+    try:
+        lab.start_gateways_and_wan()
+        pk = {}
+        for s in "ab":
+            pk[s] = lab.spawn(f"pktio-{s}", [
+                os.path.join(a.build, "tests", "tools", "longspan-pktio"), "-l", "1",
+                "--file-prefix", f"lab-pktio-{s}", "-m", "160", "--no-pci",
+                "--log-level=*:warning",
+                f"--vdev=net_memif0,role=client,socket=/run/longspan/{s}-dc.sock,id=0", "--",
+                "--tx", os.path.join(run_dir, f"site-{s}-tx.pcap"),
+                "--rx", os.path.join(run_dir, f"site-{s}-rx.pcap"),
+                "--loop", str(loops), "--pps", "2000", "--duration", str(a.seconds + 15),
+                "--expect", str(loops * frames), "--settle", "1500"])
+        for s in "ab":
+            pk[s].wait(timeout=a.seconds + 60)
+        for s in "ab":
+            print(lab.ctl(s, "show", "stats") and "", end="")
+            out = subprocess.run([os.path.join(a.build, "control", "longspanctl"), "-s",
+                                  f"{RUN}/lab-{s}.sock", "show", "peers"], capture_output=True,
+                                 text=True).stdout
+            print(f"=== gateway {s}: show peers ===\n{out}")
+    finally:
+        lab.stop_all()
+    ok = lab_check.check(run_dir, "a", "b") & lab_check.check(run_dir, "b", "a")
+    return ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scenario", choices=["near-source", "mix"], default="near-source")
+    ap.add_argument("--mechanisms", nargs="+", default=["none", "A"],
+                    help="one run per value: none, A, C, A,C (default: none A)")
+    ap.add_argument("--distance-km", type=int, default=100)
+    ap.add_argument("--marker", choices=["red", "sojourn", "phantom"], default="red")
+    ap.add_argument("--seconds", type=int, default=10)
+    ap.add_argument("--wan-rate", default="1G", help="gateway A's WAN link rate (the bottleneck)")
+    ap.add_argument("--host-rate", default="1G", help="each sender's line rate")
+    ap.add_argument("--tor-rate", default="10G", help="site A ToR uplink (10G: not a bottleneck)")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "lab-out", time.strftime("%Y%m%d-%H%M%S")))
+    a = ap.parse_args()
+    os.makedirs(RUN, exist_ok=True)
+    os.makedirs(a.out, exist_ok=True)
+    if a.scenario == "mix":
+        ok = run_mix(a, os.path.join(a.out, "mix"))
+        log("OK: every frame crossed the WAN intact in both directions" if ok else "FAILED")
+        sys.exit(0 if ok else 1)
+    results = []
+    for mech in a.mechanisms:
+        log(f"run: near-source, {a.distance_km} km, mechanisms {mech}, marker {a.marker}, "
+            f"{a.seconds} s")
+        results.append(run_near_source(a, os.path.join(a.out, f"mech-{mech.replace(',', '')}"), mech))
+    print_table(results)
+    json.dump(results, open(os.path.join(a.out, "comparison.json"), "w"), indent=1)
+    log(f"results, plots and logs in {a.out}")
+
+
+if __name__ == "__main__":
+    main()
