@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Build the fuzz targets with clang's libFuzzer (+ ASan, UBSan) and run each
+# for a while. Not part of the meson suites: the unit suite replays the seed
+# corpus through the same targets without libFuzzer (fuzz_*_replay tests).
+#
+#   tests/fuzz/run.sh [SECONDS] [TARGET...]     TARGET: parse, config (default both)
+#
+# Environment: CC (default clang-14, else clang), FUZZ_OUT (default
+# build-fuzz), FUZZ_ARGS (more libFuzzer options, e.g. -len_control=0).
+# One libFuzzer process per target, one after the other.
+# The growing corpus lives in $FUZZ_OUT/corpus-TARGET (seeded from
+# tests/fuzz/corpus/TARGET and, for config, tests/configs/ and config/);
+# crashes go to $FUZZ_OUT/artifacts-TARGET/ and make the script fail.
+# To keep an input as a regression seed, copy it into tests/fuzz/corpus/.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+secs=${1:-60}
+[ $# -gt 0 ] && shift
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(parse config)
+cc=${CC:-$(command -v clang-14 || command -v clang)}
+out=${FUZZ_OUT:-build-fuzz}
+mkdir -p "$out"
+
+common=(-g -O1 -std=c11 -D_GNU_SOURCE -DALLOW_EXPERIMENTAL_API
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+	-I. -Icontrol)
+
+build() {
+	case "$1" in
+	parse)
+		# Header-only DPDK use: no DPDK library is linked.
+		"$cc" "${common[@]}" $(pkg-config --cflags libdpdk) \
+			tests/fuzz/fuzz_parse.c dataplane/parse.c dataplane/geneve.c \
+			dataplane/drop_reason.c -o "$out/fuzz_parse"
+		;;
+	config)
+		"$cc" "${common[@]}" $(pkg-config --cflags inih) \
+			tests/fuzz/fuzz_config.c control/config.c control/config_keys.c \
+			control/config_doc.c control/units.c control/eal_args.c \
+			$(pkg-config --libs inih) -lm -o "$out/fuzz_config"
+		;;
+	*)
+		echo "unknown target $1 (parse, config)" >&2
+		exit 2
+		;;
+	esac
+}
+
+status=0
+for t in "${targets[@]}"; do
+	build "$t"
+	corpus="$out/corpus-$t"
+	art="$out/artifacts-$t"
+	mkdir -p "$corpus" "$art"
+	seeds=(tests/fuzz/corpus/"$t")
+	# shellcheck disable=SC2206
+	opts=(-max_total_time="$secs" -artifact_prefix="$art/" -print_final_stats=1
+		${FUZZ_ARGS:-})
+	if [ "$t" = config ]; then
+		seeds+=(tests/configs/good tests/configs/bad config)
+		opts+=(-dict=tests/fuzz/config.dict -max_len=8192)
+	else
+		opts+=(-max_len=4096)
+	fi
+	echo "=== fuzz_$t for ${secs}s (corpus $corpus)"
+	before=$(find "$art" -type f | wc -l)
+	# libFuzzer reads every directory and writes new inputs to the first.
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		"$out/fuzz_$t" "${opts[@]}" "$corpus" "${seeds[@]}" 2>&1 |
+		tee "$out/fuzz_$t.log" | grep -E '^(#[0-9]+.*(DONE|INITED)|stat::|==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)' || true
+	after=$(find "$art" -type f | wc -l)
+	if [ "$after" -gt "$before" ]; then
+		echo "=== fuzz_$t: new crash inputs in $art (see $out/fuzz_$t.log)"
+		status=1
+	else
+		echo "=== fuzz_$t: no crash; corpus $(find "$corpus" -type f | wc -l) inputs"
+	fi
+done
+exit $status
