@@ -142,10 +142,21 @@ neigh_age(struct neigh_table *t, uint64_t now_ns, uint64_t valid_timeout_ns,
 	  uint64_t incomplete_timeout_ns)
 {
 	static struct neigh_entry keep[NEIGH_TABLE_SIZE];
-	unsigned int i, n_keep = 0, removed = 0;
+	unsigned int i, n_keep = 0, removed = 0, start = 0;
 
+	/*
+	 * Survivors are reinserted in their original probe order, starting
+	 * just after a slot that was free: no probe chain crosses a free slot,
+	 * so every entry lands at or before its old place and stays within
+	 * NEIGH_PROBE_MAX of its home.
+	 */
+	for (i = 0; i < NEIGH_TABLE_SIZE; i++)
+		if (t->e[i].state == NEIGH_FREE) {
+			start = (i + 1) & (NEIGH_TABLE_SIZE - 1);
+			break;
+		}
 	for (i = 0; i < NEIGH_TABLE_SIZE; i++) {
-		struct neigh_entry *e = &t->e[i];
+		struct neigh_entry *e = &t->e[(start + i) & (NEIGH_TABLE_SIZE - 1)];
 
 		if (e->state == NEIGH_FREE)
 			continue;

@@ -689,8 +689,16 @@ dp_tm_in(struct dp_worker *w, const struct dp_conf *c, uint32_t peer_idx, struct
 	if (m->pkt_len > meta->ip_len)
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - meta->ip_len));
 	if (!tm_enqueue(&w->tm[port], tc, w->counters.tm[port], cls, m, l2 + outer_ip, clk->ns,
-			clk->tsc, &mark))
+			clk->tsc, &mark)) {
+		/*
+		 * A drop is the strongest congestion signal there is: with
+		 * mechanism A the sender hears of it within the DC round trip
+		 * instead of from a NAK a WAN round trip later.
+		 */
+		if (fe != NULL)
+			dp_signal(w, c, m, true, fe, NULL, clk, tx);
 		return LS_DROP_TM_QUEUE_FULL;
+	}
 	/*
 	 * Enqueue-time verdict (RED, phantom) or a CE from upstream; with a
 	 * dequeue-time marker (sojourn) both are handled when the packet leaves.
@@ -975,6 +983,9 @@ dp_decap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		src = ip->src_addr;
 		dst = ip->dst_addr;
 	}
+	/* The parser bounded the UDP datagram by the IP packet; keep it so here. */
+	if (unlikely(udp_end > (uint32_t)meta->l3_off + meta->ip_len || udp_end > m->data_len))
+		return LS_DROP_UDP_LEN;
 	peer = dp_peer_find(c, family, src);
 	if (peer < 0)
 		return LS_DROP_UNKNOWN_PEER;
@@ -1168,7 +1179,11 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 		}
 		if (unlikely(consumed))
 			continue;
-		if (unlikely(meta.proto != IPPROTO_UDP || !meta.first_frag ||
+		/*
+		 * Tunnel packets are never fragments: GENEVE endpoints set DF, and
+		 * a fragment's UDP length covers bytes the frame does not hold.
+		 */
+		if (unlikely(meta.proto != IPPROTO_UDP || !meta.first_frag || meta.fragmented ||
 			     meta.dport != c->geneve_port)) {
 			const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 			bool ours = meta.l3 == PKT_L3_IP4 ?

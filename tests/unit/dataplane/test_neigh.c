@@ -346,10 +346,8 @@ test_aging_rebuild_wrapping_chain(void **state)
 	wrapping_chain(8);
 }
 
-#ifdef UT_KNOWN_BUGS
 /*
- * KNOWN BUG (dataplane/neigh.c neigh_age), kept out of the meson suite
- * until fixed; run with tests/unit/dataplane/known_bugs.sh.
+ * Regression test for a rebuild that reinserted in slot order.
  *
  * Sixteen static entries with home 1020 fill 1020..1023 and 0..11, and a
  * static entry with home 0 sits at 12 (probe distance 12): a valid table.
@@ -362,12 +360,11 @@ test_aging_rebuild_wrapping_chain(void **state)
  * its home) keeps every survivor within its original probe distance.
  */
 static void
-test_known_bug_aging_loses_wrapped_entry(void **state)
+test_aging_wrapped_chain_at_probe_limit(void **state)
 {
 	(void)state;
 	wrapping_chain(NEIGH_PROBE_MAX);
 }
-#endif
 
 /* A reader racing the control thread's updates sees one whole MAC or the other. */
 struct race {
@@ -431,9 +428,7 @@ main(void)
 		cmocka_unit_test_setup(test_aging_rebuild_keeps_chains, setup),
 		cmocka_unit_test_setup(test_aging_rebuild_wrapping_chain, setup),
 		cmocka_unit_test_setup(test_seqcount_race, setup),
-#ifdef UT_KNOWN_BUGS
-		cmocka_unit_test_setup(test_known_bug_aging_loses_wrapped_entry, setup),
-#endif
+		cmocka_unit_test_setup(test_aging_wrapped_chain_at_probe_limit, setup),
 	};
 
 	return cmocka_run_group_tests_name("dataplane_neigh", tests, NULL, NULL);

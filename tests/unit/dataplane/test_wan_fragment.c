@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * KNOWN BUG, kept out of the meson suite until fixed; run it with
- * tests/unit/dataplane/known_bugs.sh.
- *
- * WAN -> DC decapsulation of an outer IPv4 *first fragment* (MF set,
+ * Regression test (was a bug): WAN -> DC decapsulation of an outer IPv4 *first fragment* (MF set,
  * offset 0) of a UDP datagram to geneve_port. parse_l4() keeps the ports
  * of a first fragment and, by design, does not check its UDP length (it
  * covers fragments still to come). dp_pipeline_wan() then only requires
@@ -17,7 +14,7 @@
  * The test puts a complete inner packet in the mbuf's tailroom, beyond
  * data_len, as a previous packet in the same buffer would leave it, and
  * sends a 50-byte first fragment that only holds the outer headers and the
- * GENEVE base header. Correct: dropped, nothing sent. Now: forwarded.
+ * GENEVE base header: it must be dropped, nothing sent.
  *
  * A control case shows the harness forwards a normal tunnel packet.
  */
