@@ -397,6 +397,9 @@ burst = 32
 mbufs = {mbufs}
 mbuf_data_size = {mbuf_data_size}
 stats_interval = 1s
+; Per-QP flow table: four times the flows (a quarter full), as a deployment
+; would size it; the default (65536) would be full at 64k flows.
+flows = {flow_entries}
 
 [eal]
 lcores = 0,1
@@ -438,10 +441,12 @@ mechanisms = none
 """
 
 
-def write_config(path, sock, pcap, n_mbufs, prefix, rings=False):
+def write_config(path, sock, pcap, n_mbufs, prefix, rings=False, flows=1024):
     """The benchmark's longspand config; with rings, net_ring_dc/net_ring_wan
     device names for dp_cycles, which replaces the ports with its own rings."""
+    entries = 1 << max(10, (4 * flows - 1).bit_length())
     text = LONGSPAND_CONF.format(sock=sock, mbufs=n_mbufs, mbuf_data_size=MBUF_DATA_SIZE,
+                                 flow_entries=entries,
                                  prefix=prefix, pcap=pcap, dc_mac=DC_MAC,
                                  dc_router_mac=DC_ROUTER_MAC, wan_mac=WAN_MAC,
                                  peer_mac=PEER_MAC, wan_mtu=WAN_MTU)
@@ -484,11 +489,11 @@ def pin_start(args, sock, timeout=6.0, max_err=0.05):
     return None, None
 
 
-def run_longspand(args, pcap, n_mbufs, tag):
+def run_longspand(args, pcap, n_mbufs, tag, flows):
     prefix = "lsperf-%d-%s" % (os.getpid(), tag)
     sock = os.path.join(args.workdir, "bench.sock")
     conf = os.path.join(args.workdir, "bench-%s.conf" % tag)
-    write_config(conf, sock, pcap, n_mbufs, prefix)
+    write_config(conf, sock, pcap, n_mbufs, prefix, flows=flows)
     r = subprocess.run([args.longspand, "--check-config", conf], capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError("bench config rejected:\n" + r.stdout + r.stderr)
@@ -549,6 +554,9 @@ def run_longspand(args, pcap, n_mbufs, tag):
             w["idle_poll_pct"] = 100.0 * idle / polls if polls else float("nan")
             w["pkts_per_poll"] = tx / (polls - idle) if polls > idle else float("nan")
             w["tx"] = tx
+            if "flows_full" in b:  # per-QP flow table (issue 4): every flow must fit
+                w["flows_full"] = b["flows_full"] - a["flows_full"]
+                w["flows_created"] = b["flows_created"]
             return w
 
         ws = Sampler(args, p).windows(sample, check)
@@ -586,12 +594,12 @@ def wait_quiet(args):
             return waited
 
 
-def run_dp_cycles(args, pcap, n_mbufs, tag, components=False):
+def run_dp_cycles(args, pcap, n_mbufs, tag, flows, components=False):
     """dp_cycles on the same packets: the pipeline's rdtsc cycles per packet
     over net_ring ports (no pcap copy, no null PMD), and optionally its stages."""
     conf = os.path.join(args.workdir, "cycles-%s.conf" % tag)
     write_config(conf, os.path.join(args.workdir, "cycles.sock"), pcap, n_mbufs,
-                 "lsperf-%d-cy" % os.getpid(), rings=True)
+                 "lsperf-%d-cy" % os.getpid(), rings=True, flows=flows)
     cmd = [args.dp_cycles, "--config", conf, "--pcap", pcap,
            "--packets", str(args.cycles_packets), "--rounds", "5"]
     if components:
@@ -661,6 +669,7 @@ def summarise(row, tsc_hz):
         "others": sorted({c for k in ("longspand", "io", "macswap") for w in row[k]
                           for _, c in w.get("others", [])}),
         "windows": len(ls),
+        "flows_full": sum(w.get("flows_full", 0) for w in ls),
     }
 
 
@@ -769,6 +778,10 @@ def write_results(args, out, rows, tsc_hz, stages, started, others_before, n_cas
            fmt(max(s["idle_poll_pct"] for s in summ), 2),
            fmt(min(s["pkts_per_poll"] for s in summ), 1)),
     ]
+    full = sum(s.get("flows_full", 0) for s in summ)
+    if full:
+        notes += ["", "WARNING: the per-QP flow table was full for %d packets "
+                  "(flows_full): those flows went untracked." % full]
     if stages:
         notes += ["", "Stages of the pipeline (dp_cycles --components, %d flows, %d B frames; "
                   "rdtsc per burst of 32, median of 5; hot caches, so a lower bound):"
@@ -900,7 +913,7 @@ def main():
                     tsc_hz = tsc_hz or tsc_hz_from_log(
                         os.path.join(args.workdir, "testpmd-%s-io.log" % tag))
                     log("bench: %s: longspand%s" % (what, sfx))
-                    ws, hz = run_longspand(args, pcap, n_mbufs, tag)
+                    ws, hz = run_longspand(args, pcap, n_mbufs, tag, nf)
                     row["longspand"] += ws
                     tsc_hz = tsc_hz or hz
                     log("bench: %s: testpmd macswap%s" % (what, sfx))
@@ -909,7 +922,7 @@ def main():
                     log("bench: %s flows, %s B frames: dp_cycles" % (nf, row["frame_bytes"]))
                     stage_flows = 1024 if 1024 in flows else flows[0]
                     want_stages = stages is None and size == sizes[0] and nf == stage_flows
-                    row["cycles"] = run_dp_cycles(args, pcap, n_mbufs, tag, want_stages)
+                    row["cycles"] = run_dp_cycles(args, pcap, n_mbufs, tag, nf, want_stages)
                     if want_stages:
                         stages = {"flows": nf, "frame_bytes": row["frame_bytes"],
                                   "stages": row["cycles"]["stages"]}

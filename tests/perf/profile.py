@@ -15,7 +15,12 @@ port received (the --stats line longspand prints at exit). Instruction counts
 are repeatable whatever else the machine runs; they are not cycles (cache
 misses and dependency chains do not show), so read them beside the cycles/pkt
 of bench.py. Debug info is needed for the per-line view: configure the build
-with -Ddebug=true (a release build with -g; the code is the same).
+with -Ddebug=true (a release build with -g; the code is the same). valgrind
+3.19 cannot decode AVX-512, which -march=native emits on these machines for
+the code libdpdk's -march=corei7 does not reach (congestion/): profile a build
+set up with
+
+    meson setup build-vg --buildtype=release -Ddebug=true -Dc_args=-mno-avx512f
 """
 
 import argparse
@@ -221,12 +226,8 @@ def main():
     tag = "cg-%d-%s" % (args.flows, args.size)
     sock = os.path.join(args.workdir, "profile.sock")
     conf = os.path.join(args.workdir, "profile.conf")
-    with open(conf, "w") as f:
-        f.write(bench.LONGSPAND_CONF.format(
-            sock=sock, mbufs=max(args.flows, bench.MIN_PCAP_PKTS) + bench.MBUF_SLACK,
-            mbuf_data_size=bench.MBUF_DATA_SIZE, prefix="lsperf-%d-%s" % (os.getpid(), tag),
-            pcap=pcap, dc_mac=bench.DC_MAC, dc_router_mac=bench.DC_ROUTER_MAC,
-            wan_mac=bench.WAN_MAC, peer_mac=bench.PEER_MAC, wan_mtu=bench.WAN_MTU))
+    bench.write_config(conf, sock, pcap, max(args.flows, bench.MIN_PCAP_PKTS) + bench.MBUF_SLACK,
+                       "lsperf-%d-%s" % (os.getpid(), tag), flows=args.flows)
     cg_out = os.path.join(args.workdir, "callgrind-%s.out" % tag)
     logp = os.path.join(args.workdir, "callgrind-%s.log" % tag)
     if args.reuse and os.path.exists(cg_out) and os.path.exists(logp):
@@ -244,6 +245,11 @@ def main():
             while subprocess.run([longspanctl, "-s", sock, "show", "stats"],
                                  capture_output=True).returncode != 0:
                 if p.poll() is not None or time.monotonic() > deadline:
+                    with open(logp, errors="replace") as f:
+                        if "SIGILL" in f.read():
+                            raise SystemExit("profile: valgrind met an instruction it cannot "
+                                             "run (AVX-512?): build with -Dc_args=-mno-avx512f "
+                                             "(log %s)" % logp)
                     raise SystemExit("profile: longspand did not start under valgrind (log %s)" % logp)
                 time.sleep(0.5)
             time.sleep(args.seconds)
