@@ -163,6 +163,7 @@ class Lab:
                 t = ini_set(t, "host", "duration", f"{self.a.seconds}s")
                 t = ini_set(t, "host", "line_rate", self.a.host_rate)
                 t = ini_set(t, "host", "tor_rate", self.a.tor_rate)
+                t = ini_set(t, "host", "variant", self.a.variant)
                 t = ini_set(t, "host", "csv_interval", "10ms")
             open(os.path.join(self.dir, f"hostem-{s}.ini"), "w").write(t)
 
@@ -328,6 +329,7 @@ def summarize_near_source(a, run_dir, mech, tm, flows, series):
     wan_bytes = sum(wan_class(wan, c).get("deq_bytes", 0) for c in range(3))
     summ = {
         "mechanisms": mech, "distance_km": a.distance_km, "marker": a.marker,
+        "variant": a.variant,
         "wan_rate_bps": link, "seconds": run_s,
         "wan_queue_p99_bytes": hist_pct(roce.get("depth_hist", []), 99) if roce.get("depth_hist") else roce.get("depth_p99_bytes"),
         "wan_queue_max_bytes": roce.get("depth_max_bytes"),
@@ -451,6 +453,8 @@ def main():
     ap.add_argument("--wan-rate", default="1G", help="gateway A's WAN link rate (the bottleneck)")
     ap.add_argument("--host-rate", default="1G", help="each sender's line rate")
     ap.add_argument("--tor-rate", default="10G", help="site A ToR uplink (10G: not a bottleneck)")
+    ap.add_argument("--variant", choices=["firmware", "paper", "hpcc"], default="firmware",
+                    help="senders' DCQCN reaction point model")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--out", default=os.path.join(ROOT, "lab-out", time.strftime("%Y%m%d-%H%M%S")))
     a = ap.parse_args()
@@ -463,7 +467,7 @@ def main():
     results = []
     for mech in a.mechanisms:
         log(f"run: near-source, {a.distance_km} km, mechanisms {mech}, marker {a.marker}, "
-            f"{a.seconds} s")
+            f"{a.variant} DCQCN, {a.seconds} s")
         results.append(run_near_source(a, os.path.join(a.out, f"mech-{mech.replace(',', '')}"), mech))
     print_table(results)
     json.dump(results, open(os.path.join(a.out, "comparison.json"), "w"), indent=1)
