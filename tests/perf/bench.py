@@ -304,6 +304,11 @@ def median(xs):
     return statistics.median(xs) if xs else float("nan")
 
 
+class Stalled(Exception):
+    """A window in which nothing was forwarded: starved by other processes
+    for a while, or broken if it lasts (Sampler decides)."""
+
+
 class Sampler:
     """Windows over a running process. sample() returns a dict of counters;
     forwarded(a, b) the packets forwarded between two samples."""
@@ -321,13 +326,25 @@ class Sampler:
         c0, r0 = cpu_sample(pid), oncpu_ns(pid, tid)
         p_start, t_start = proc_times(), time.monotonic()
         out = []
-        for _ in range(a.windows):
+        stalls = 0
+        while len(out) < a.windows:
             time.sleep(a.window)
             s1 = sample()
             c1, r1 = cpu_sample(pid), oncpu_ns(pid, tid)
             if self.proc.poll() is not None:
                 raise RuntimeError("process exited during the measurement")
-            w = check(s0, s1)
+            try:
+                w = check(s0, s1)
+            except Stalled as e:
+                # Another process can starve the forwarding core for a few
+                # seconds; only a stall that lasts is a broken setup.
+                stalls += 1
+                if stalls * a.window >= 15.0:
+                    raise RuntimeError("%s for %.0f s" % (e, stalls * a.window))
+                log("bench: %s in a window; waiting" % e)
+                s0, c0, r0 = s1, c1, r1
+                continue
+            stalls = 0
             w["other_pct"], w["steal_pct"] = other_load(c0, c1)
             # Share of the window the forwarding thread was on a CPU: the
             # other vCPU's load preempts it as well as slowing it down.
@@ -369,7 +386,7 @@ def run_testpmd(args, mode, pcap, n_mbufs, tag):
         def check(s0, s1):
             n = s1["tx"] - s0["tx"]
             if n <= 0:
-                raise RuntimeError("testpmd %s stopped forwarding" % mode)
+                raise Stalled("testpmd %s forwarded nothing" % mode)
             return {"pps": n / (s1["t"] - s0["t"])}
 
         ws = Sampler(args, p).windows(sample, check)
@@ -535,8 +552,8 @@ def run_longspand(args, pcap, n_mbufs, tag, flows):
             rx = b["rx_pkts"] - a["rx_pkts"]
             drops = b["drops"] - a["drops"]
             data = b["classes"]["roce_data"] - a["classes"]["roce_data"]
-            if tx <= 0:
-                raise RuntimeError("longspand forwarded nothing in a window")
+            if tx <= 0 and rx <= 0 and drops == 0:
+                raise Stalled("longspand forwarded nothing")
             if drops != 0 or abs(rx - tx) > 1024 or abs(data - rx) > 1024:
                 raise RuntimeError("longspand: rx %d tx %d roce_data %d drops %d in a window: "
                                    "the benchmark would measure the wrong path" % (rx, tx, data, drops))

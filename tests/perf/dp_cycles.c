@@ -42,12 +42,16 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_prefetch.h>
 #include <rte_ring.h>
 
 #include "control/config.h"
 #include "control/eal_args.h"
 #include "control/ports.h"
 #include "control/runtime.h"
+#ifdef DP_CYCLES_WORKER_STATE
+#include "dataplane/flow.h"
+#endif
 #include "dataplane/geneve.h"
 #include "dataplane/mbuf_meta.h"
 #include "dataplane/neigh.h"
@@ -80,6 +84,7 @@ static unsigned int cy_n;
  */
 static uint64_t cy_preempt_cycles;
 static uint64_t cy_preempted;
+static uint64_t cy_last_ns; /* the pipeline's clock when it stopped */
 static volatile uint64_t cy_sink; /* keeps measured results alive */
 
 static int
@@ -293,6 +298,7 @@ cy_pipeline(uint64_t target, unsigned int rounds, double *round_cyc, uint64_t *p
 			rte_ring_enqueue_burst(cy_rx[dc], (void **)out, n, NULL);
 		}
 	}
+	cy_last_ns = clk.ns;
 	for (i = 1; i < LS_DROP_MAX; i++)
 		if (w->counters.drops[i] != 0) {
 			fprintf(stderr, "dp_cycles: %" PRIu64 " packets dropped as %s: not the "
@@ -655,6 +661,90 @@ cy_components(uint64_t target, struct cy_item *items, unsigned int *n_items)
 
 			acc += (uint64_t)(((unsigned __int128)d * 1000000000u) / rt.workers[0]->tsc_hz);
 		}) };
+#ifdef DP_CYCLES_WORKER_STATE
+	{
+		/* The per-QP flow table as dp_flow_account() uses it (entries exist from part 1). */
+		struct flow_table *ft = &rt.workers[0]->flows;
+		struct flow_key keys[CY_BURST];
+		double rr[16];
+		unsigned int ri;
+
+		items[n++] = (struct cy_item){ "flow table: key, flow_table_get(), counters, meter (current)",
+			"40 B key hashed with rte_hash_crc, entries ~200 B",
+			CY_MEASURE(target, {
+				const struct pkt_meta *mt = &cy_meta[k];
+				struct flow_entry *fe;
+				struct flow_key fk;
+				bool created;
+
+				memset(&fk, 0, sizeof(fk));
+				fk.family = AF_INET;
+				memcpy(fk.src, cy_pkt(k) + mt->l3_off + 12, 4);
+				memcpy(fk.dst, cy_pkt(k) + mt->l3_off + 16, 4);
+				fk.sport = mt->sport;
+				fk.dqpn = mt->dqpn;
+				fe = flow_table_get(ft, &fk, cy_last_ns, &created);
+				if (fe != NULL) {
+					fe->pkts++;
+					fe->bytes += mt->ip_len;
+					flow_entry_meter(fe, mt->ip_len, cy_last_ns);
+				}
+				acc += created;
+			}) };
+		for (ri = 0; ri < cy_rounds; ri++) {
+			uint64_t cyc = 0, done = 0;
+
+			while (done < target / cy_rounds) {
+				unsigned int b;
+
+				for (b = 0; b + CY_BURST <= cy_n; b += CY_BURST) {
+					uint64_t t0 = rte_rdtsc();
+
+					/* Keys and hashes of the burst first, buckets prefetched... */
+					for (k = 0; k < CY_BURST; k++) {
+						const struct pkt_meta *mt = &cy_meta[b + k];
+						uint32_t h;
+
+						memset(&keys[k], 0, sizeof(keys[k]));
+						keys[k].family = AF_INET;
+						memcpy(keys[k].src, cy_pkt(b + k) + mt->l3_off + 12, 4);
+						memcpy(keys[k].dst, cy_pkt(b + k) + mt->l3_off + 16, 4);
+						keys[k].sport = mt->sport;
+						keys[k].dqpn = mt->dqpn;
+						h = rte_hash_crc(&keys[k], sizeof(keys[k]), 0x4c53);
+						rte_prefetch0(&ft->e[(h ? h : 1) & ft->mask]);
+					}
+					/* ...then the lookups (which hash again: the API takes no hash). */
+					for (k = 0; k < CY_BURST; k++) {
+						const struct pkt_meta *mt = &cy_meta[b + k];
+						bool created;
+						struct flow_entry *fe = flow_table_get(ft, &keys[k], cy_last_ns,
+										       &created);
+
+						if (fe != NULL) {
+							fe->pkts++;
+							fe->bytes += mt->ip_len;
+							flow_entry_meter(fe, mt->ip_len, cy_last_ns);
+						}
+						acc += created;
+					}
+					t0 = rte_rdtsc() - t0;
+					if (t0 > cy_preempt_cycles) {
+						cy_preempted++;
+						continue;
+					}
+					cyc += t0;
+					done += CY_BURST;
+				}
+			}
+			rr[ri] = (double)cyc / (double)done;
+		}
+		items[n++] = (struct cy_item){
+			"flow table: burst keys + hashes first, buckets prefetched, then get (alternative)",
+			"hashes twice (flow_table_get takes no hash); matters when the table misses the cache",
+			cy_median(rr, cy_rounds) };
+	}
+#endif
 	{
 		struct cy_encap_tmpl t;
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(t.hdr + 14);
@@ -709,7 +799,7 @@ main(int argc, char **argv)
 	bool components = false;
 	char prefix[64];
 	char *eal_argv[10];
-	struct cy_item items[24];
+	struct cy_item items[32];
 	unsigned int n_items = 0, i, ring_size = 1;
 	double cyc, round_cyc[16];
 	uint64_t pkts;
@@ -772,7 +862,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "setup failed: %s\n", strerror(-rc));
 		return 1;
 	}
-	rc = cy_load(pcap_path, rt.cfg->gw.mbufs / 2);
+	/* Every frame, leaving the pool what the ports' descriptors and caches take. */
+	rc = cy_load(pcap_path, rt.cfg->gw.mbufs > 16384 ? rt.cfg->gw.mbufs - 8192 : rt.cfg->gw.mbufs / 2);
 	if (rc != 0)
 		return 1;
 	rc = cy_pipeline(target, cy_rounds, round_cyc, &pkts);
