@@ -259,6 +259,12 @@ static const struct sim_key sim_keys[] = {
 	  "TRP ramp step period after the hold; 0 = trp default (hold / 8)" },
 	{ "mech_c", "ramp_steps", SIM_KEY_U32, OFF(c_ramp_steps), 0, 0, 1000, "0", NULL,
 	  "TRP ramp steps before it hands the QP back; 0 = trp default (5)" },
+	{ "mech_c", "upstream_ce_check", SIM_KEY_BOOL, OFF(c_upstream_ce_check), 0, 0, 1, "true",
+	  NULL, "ignore receiver CNPs of a QP whose data reached this gateway with CE already set "
+	  "(congestion before the WAN, which shaping here cannot relieve)" },
+	{ "mech_c", "upstream_ce_window", SIM_KEY_TIME, OFF(c_upstream_ce_window_ns), 0, 0, 1e12,
+	  "0", NULL, "how long a CE arrival from the WAN marks a QP's CNPs as upstream; "
+	  "0 = 2 x DC RTT" },
 	{ "mech_c", "forward_cnp", SIM_KEY_BOOL, OFF(c_forward_cnp), 0, 0, 1, "true", NULL,
 	  "forward the receiver's CNPs on to the remote sender" },
 	{ "mech_c", "cnp_gap", SIM_KEY_TIME, OFF(c_cnp_gap_ns), 0, 0, 1e12, "0", NULL,

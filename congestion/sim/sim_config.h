@@ -129,6 +129,8 @@ struct sim_config {
 	uint64_t c_cut_interval_ns; /* 0: trp default (4 us) */
 	uint64_t c_ramp_interval_ns; /* 0: trp default (hold / 8) */
 	uint32_t c_ramp_steps;	    /* 0: trp default (5) */
+	bool c_upstream_ce_check;   /* no TRP reaction to CNPs for CE set before the WAN */
+	uint64_t c_upstream_ce_window_ns; /* 0: 2 x DC RTT */
 	bool c_forward_cnp;	    /* forward the receiver's CNPs to the sender */
 	uint64_t c_cnp_gap_ns;	    /* forward at most one CNP per QP per gap */
 };

@@ -230,6 +230,10 @@ sim_gw_init_one(struct sim *s, struct sim_gw *gw, uint64_t wan_rtt, uint64_t dc_
 		tp.ramp_interval_ns = c->c_ramp_interval_ns;
 	if (c->c_ramp_steps != 0)
 		tp.ramp_steps = c->c_ramp_steps;
+	/* Two DC round trips: the CE packet's way to the receiver and its CNP's way back. */
+	gw->upstream_ce_window_ns = !c->c_upstream_ce_check ? 0 :
+				    c->c_upstream_ce_window_ns ? c->c_upstream_ce_window_ns :
+				    2 * gw->d.dc_rtt_ns;
 	if (trp_config_init(&gw->c_cfg, &tp) < 0) {
 		fprintf(stderr, "longspan-sim: gateway %u: TRP parameters rejected\n", gw->node);
 		return -EINVAL;
@@ -448,6 +452,11 @@ sim_gw_data_from_wan(struct sim *s, struct sim_gw *gw, uint32_t in_port, uint32_
 	struct trp_verdict v;
 
 	sim_gw_meter(s, &fs->meter, pkt->size);
+	/* CE already set when it reaches the destination side: marked before the WAN. */
+	if (pkt->ecn == SIM_ECN_CE) {
+		fs->wan_ce_ns = s->now_ns;
+		fs->wan_ce_seen = 1;
+	}
 	if (!(s->cfg.mechanisms & SIM_MECH_C))
 		return false;
 	if (fs->c.phase == TRP_INACTIVE && fs->shape_head == SIM_NONE)
@@ -486,11 +495,25 @@ sim_gw_cnp_to_wan(struct sim *s, struct sim_gw *gw, uint32_t p)
 
 	if (!(c->mechanisms & SIM_MECH_C))
 		return false;
-	trp_on_cnp(&gw->c_cfg, &fs->c, s->now_ns, fs->meter.rate_bps);
-	gw->trp_cnps++;
-	if (fs->shape_head != SIM_NONE) {
-		fs->shape_event_ns = SIM_NEVER;
-		sim_gw_shape_arm(s, gw, pkt->flow);
+	/*
+	 * A receiver's CNP does not say where the mark was set.  If this QP's
+	 * data arrived from the WAN already carrying CE within the last
+	 * upstream_ce_window, the congestion may be in the sending DC or on
+	 * the WAN, where shaping here relieves nothing: the TRP would cut on
+	 * every CNP down to its floor while the real queue stays.  Such CNPs
+	 * only go on to the sender.  (With mechanism A and a known QPN the
+	 * sending gateway clears those marks, so this rarely triggers.)
+	 */
+	if (gw->upstream_ce_window_ns != 0 && fs->wan_ce_seen &&
+	    s->now_ns - fs->wan_ce_ns < gw->upstream_ce_window_ns) {
+		gw->trp_skipped_upstream++;
+	} else {
+		trp_on_cnp(&gw->c_cfg, &fs->c, s->now_ns, fs->meter.rate_bps);
+		gw->trp_cnps++;
+		if (fs->shape_head != SIM_NONE) {
+			fs->shape_event_ns = SIM_NEVER;
+			sim_gw_shape_arm(s, gw, pkt->flow);
+		}
 	}
 	/* Thin the stale end-to-end feedback while the gateway reacts for the sender. */
 	if (!c->c_forward_cnp ||

@@ -53,6 +53,8 @@ struct sim_gw_flow {
 	struct token_bucket drain;
 	uint8_t draining;
 	uint32_t cnp_pending;	  /* gateway CNPs waiting for their send time */
+	uint64_t wan_ce_ns;	  /* last data arrival from the WAN already carrying CE */
+	uint8_t wan_ce_seen;
 	uint8_t qpn_cm;		  /* sender QPN known from RDMA-CM */
 	uint8_t fwd_cnp_sent;
 };
@@ -68,6 +70,7 @@ struct sim_gw {
 	void *learn_mem;
 	struct sim_gw_flow *fs;	  /* [flow] */
 	struct sim_gw_port *ports; /* WAN ports, [local port] (NULL entries for DC ports) */
+	uint64_t upstream_ce_window_ns; /* 0: every receiver CNP reaches the TRP */
 	uint64_t dram_bytes;
 	uint64_t dram_max_bytes;
 	/* statistics */
@@ -76,6 +79,7 @@ struct sim_gw {
 	uint64_t cnp_no_qpn;
 	uint64_t ce_cleared;
 	uint64_t trp_cnps;
+	uint64_t trp_skipped_upstream; /* receiver CNPs left to the sender (CE from upstream) */
 	uint64_t trp_delayed_pkts;
 	uint64_t fwd_cnp_dropped;
 	uint64_t learn_results[QPN_LEARN_RESULT_MAX];

@@ -294,12 +294,13 @@ sim_json_gw(const struct sim *s, FILE *j, const struct sim_gw *gw, bool last)
 			marks += gw->ports[k].marks;
 	fprintf(j, "    {\"node\": %u, \"site\": %u, \"wan_marks\": %llu, \"cnp_sent\": %llu, "
 		"\"cnp_suppressed\": %llu, \"cnp_no_qpn\": %llu, \"ce_cleared\": %llu, "
-		"\"trp_cnps\": %llu, \"trp_delayed_pkts\": %llu, \"dram_max_bytes\": %llu, "
+		"\"trp_cnps\": %llu, \"trp_skipped_upstream\": %llu, \"trp_delayed_pkts\": %llu, "
+		"\"dram_max_bytes\": %llu, "
 		"\"receiver_cnps_thinned\": %llu,\n",
 		gw->node, gw->site, (unsigned long long)marks, (unsigned long long)gw->cnp_sent,
 		(unsigned long long)gw->cnp_suppressed, (unsigned long long)gw->cnp_no_qpn,
 		(unsigned long long)gw->ce_cleared, (unsigned long long)gw->trp_cnps,
-		(unsigned long long)gw->trp_delayed_pkts,
+		(unsigned long long)gw->trp_skipped_upstream, (unsigned long long)gw->trp_delayed_pkts,
 		(unsigned long long)gw->dram_max_bytes,
 		(unsigned long long)gw->fwd_cnp_dropped);
 	fprintf(j, "     \"learner\": {");
