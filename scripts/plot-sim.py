@@ -8,7 +8,7 @@ name is used.
 
   plot-sim.py table RUN...                 markdown table of the headline numbers
   plot-sim.py bins --out PNG RUN...        FCT slowdown by size bin, intra and inter
-  plot-sim.py cdf --out PNG RUN...         CDFs of FCT slowdown, intra and inter
+  plot-sim.py cdf --out PNG RUN...         CDFs of FCT slowdown and of FCT, intra and inter
   plot-sim.py timeseries --out PNG RUN     gateway/ToR queue depth and flow rates
   plot-sim.py all --out DIR RUN...         bins.png and cdf.png for the runs, and a
                                            timeseries PNG per run that has CSVs
@@ -107,22 +107,27 @@ def cmd_bins(runs, out):
 # -------------------------------------------------------------------- cdf
 
 def cmd_cdf(runs, out):
+    """Top: CDFs of FCT slowdown; bottom: CDFs of FCT itself (ms)."""
     plt = plt_module()
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    fig, axes = plt.subplots(2, 2, figsize=(12, 8.5))
+    data = [(label, flows(path)) for label, path in runs]
     for ci, cls in enumerate(("intra", "inter")):
-        ax = axes[ci]
-        for label, path in runs:
-            sd = sorted(r["slowdown"] for r in flows(path) if r["inter"] == ci)
-            if not sd:
-                continue
-            ys = [(i + 1) / len(sd) for i in range(len(sd))]
-            ax.plot(sd, ys, label=label)
-        ax.set_xscale("log")
-        ax.set_xlabel("FCT slowdown (FCT / standalone FCT)")
-        ax.set_ylabel("CDF of flows")
-        ax.set_title(f"{cls}-DC flows")
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
+        for row, (key, scale, xlabel) in enumerate((
+                ("slowdown", 1.0, "FCT slowdown (FCT / standalone FCT)"),
+                ("fct_ns", 1e-6, "FCT (ms)"))):
+            ax = axes[row][ci]
+            for label, rows in data:
+                xs = sorted(r[key] * scale for r in rows if r["inter"] == ci)
+                if not xs:
+                    continue
+                ys = [(i + 1) / len(xs) for i in range(len(xs))]
+                ax.plot(xs, ys, label=label)
+            ax.set_xscale("log")
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel("CDF of flows")
+            ax.set_title(f"{cls}-DC flows")
+            ax.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)
