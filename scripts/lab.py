@@ -450,8 +450,10 @@ def main():
     ap.add_argument("--distance-km", type=int, default=100)
     ap.add_argument("--marker", choices=["red", "sojourn", "phantom"], default="red")
     ap.add_argument("--seconds", type=int, default=10)
-    ap.add_argument("--wan-rate", default="1G", help="gateway A's WAN link rate (the bottleneck)")
-    ap.add_argument("--host-rate", default="1G", help="each sender's line rate")
+    ap.add_argument("--wan-rate", default="500M", help="gateway A's WAN link rate (the bottleneck)")
+    ap.add_argument("--host-rate", default="400M",
+                    help="each sender's line rate (400M keeps the senders within what two "
+                         "shared cores can send, so DCQCN, not the CPU, sets their rate)")
     ap.add_argument("--tor-rate", default="10G", help="site A ToR uplink (10G: not a bottleneck)")
     ap.add_argument("--variant", choices=["firmware", "paper", "hpcc"], default="firmware",
                     help="senders' DCQCN reaction point model")
