@@ -326,7 +326,7 @@ class Sampler:
         c0, r0 = cpu_sample(pid), oncpu_ns(pid, tid)
         p_start, t_start = proc_times(), time.monotonic()
         out = []
-        stalls = 0
+        stalls = starved = 0
         while len(out) < a.windows:
             time.sleep(a.window)
             s1 = sample()
@@ -345,6 +345,15 @@ class Sampler:
                 s0, c0, r0 = s1, c1, r1
                 continue
             stalls = 0
+            oncpu = ((r1 - r0) / 1e9 / (c1[0] - c0[0])
+                     if r0 is not None and r1 is not None else 1.0)
+            if oncpu < a.min_oncpu and starved * a.window < a.starve_wait:
+                # The forwarding thread was kept off its CPU by other
+                # processes: such a window measures the scheduler. Retry.
+                starved += 1
+                log("bench: forwarding thread on its CPU %.0f%% of a window; retrying" % (100 * oncpu))
+                s0, c0, r0 = s1, c1, r1
+                continue
             w["other_pct"], w["steal_pct"] = other_load(c0, c1)
             # Share of the window the forwarding thread was on a CPU: the
             # other vCPU's load preempts it as well as slowing it down.
@@ -836,6 +845,11 @@ def main():
                          "load to fall below --quiet-below")
     ap.add_argument("--quiet-below", type=float, default=30.0,
                     help="%% of a core (default 30)")
+    ap.add_argument("--min-oncpu", type=float, default=0.8,
+                    help="retry a window in which the forwarding thread ran less than this "
+                         "share of the time (default 0.8)")
+    ap.add_argument("--starve-wait", type=float, default=30.0,
+                    help="seconds of such retries per run before keeping what there is")
     ap.add_argument("--no-cycles", action="store_true",
                     help="skip dp_cycles (the pipeline's cycles without a packet source)")
     ap.add_argument("--cycles-packets", type=int, default=None,
