@@ -6,7 +6,7 @@
 #
 #   scripts/sim-sweep.sh [-o OUT] [-f] [GROUP...]
 #
-# GROUP: test mix neardst distance wan firmware seeds (default: all).  A run
+# GROUP: test mix neardst distance wan firmware seeds inband tuning (default: all).  A run
 # whose summary.json exists is kept unless -f, so an interrupted sweep
 # resumes where it stopped.  OUT defaults to build-sim/sim-sweep; results go
 # to OUT/runs/<scenario>/<config>/, tables to OUT/tables.md, plots to
@@ -25,7 +25,7 @@ while getopts "o:fh" opt; do
 	esac
 done
 shift $((OPTIND - 1))
-GROUPS_WANTED=${*:-"test mix neardst distance wan firmware seeds"}
+GROUPS_WANTED=${*:-"test mix neardst distance wan firmware seeds inband tuning"}
 
 THEMIS=${THEMIS:-$ROOT/../shared/scenarios/themis}
 SIM=${SIM:-$ROOT/build-sim/congestion/sim/longspan-sim}
@@ -146,6 +146,23 @@ for g in $GROUPS_WANTED; do
 				run test "$c-seed$s" "$T/topology.txt" "$T/flow.txt" "$T/config.txt" \
 					--window off --seed $s "${o[@]}"
 			done
+		done
+		;;
+	inband)
+		# Mechanism A learning sender QPNs from returning ACKs only.
+		run mix A-inband "$M/topology.txt" "$M/flow.txt" "$M/config.txt" --window off \
+			--mechanisms A -o mech_a.qpn_learning=inband
+		run mix AC-tuned-inband "$M/topology.txt" "$M/flow.txt" "$M/config.txt" --window off \
+			--mechanisms A,C --config "$TUNED" -o mech_a.qpn_learning=inband
+		;;
+	tuning)
+		# The sweep behind tuned.ini: A CNP interval, TRP cut interval, hold.
+		for t in 10us,1ms,0 10us,0,150us 5us,1ms,150us 10us,1ms,150us 10us,1ms,350us \
+			20us,1ms,150us 10us,100us,150us 15us,100us,150us; do
+			IFS=, read -r ai ci hold <<<"$t"
+			run mix-tuning "a$ai-c$ci-h$hold" "$M/topology.txt" "$M/flow.txt" \
+				"$M/config.txt" --window off --mechanisms A,C \
+				-o mech_a.cnp_interval=$ai -o mech_c.cut_interval=$ci -o mech_c.hold=$hold
 		done
 		;;
 	*)
