@@ -180,6 +180,7 @@ struct dp_mech_counters {
 	uint64_t trp_released; /* C: held packets sent on */
 	uint64_t trp_active; /* C: gauge, QPs being shaped now */
 	uint64_t trp_queued; /* C: gauge, packets held now */
+	uint64_t trp_upstream_ce; /* C: CNP ignored, its data arrived CE-marked */
 };
 
 struct dp_counters {

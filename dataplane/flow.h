@@ -55,6 +55,7 @@ struct flow_entry {
 	uint64_t cnp_sent, cnp_suppressed, cnp_no_qpn; /* mechanism A */
 	uint64_t first_mark_ns; /* first CE the gateway wrote (0 = none); lab feedback loop */
 	uint64_t first_cnp_ns; /* first gateway CNP sent for this QP (0 = none) */
+	uint64_t last_ce_ns; /* last packet that arrived CE-marked (0 = none) */
 	struct proxy_cnp_qp cnp; /* mechanism A per-QP state */
 	uint64_t meter_start_ns, meter_bytes, rate_bps; /* measured rate */
 };

@@ -516,8 +516,10 @@ dp_flow_account(struct dp_worker *w, const uint8_t *ip, const struct pkt_meta *m
 	fe->cls = meta->cls;
 	fe->pkts++;
 	fe->bytes += meta->ip_len;
-	if (ecn == ECN_CE)
+	if (ecn == ECN_CE) {
 		fe->ce_in++;
+		fe->last_ce_ns = clk->ns;
+	}
 	else if (ecn != ECN_NOT_ECT)
 		fe->ect_in++;
 	if (meta->cls == DP_CLASS_ROCE_DATA) {
@@ -800,6 +802,18 @@ dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_ke
 	memcpy(dk.src, le->key.src, 16);
 	memcpy(dk.dst, le->key.dst, 16);
 	data = flow_table_find(&w->flows, &dk, clk->ns);
+	/*
+	 * Data that reached this gateway already CE-marked was congested before
+	 * or on the WAN, where shaping here cannot help (and throttles the QP
+	 * twice): leave that to the sender and mechanism A.
+	 */
+	if (data != NULL && data->last_ce_ns != 0 &&
+	    clk->ns - data->last_ce_ns < c->mech.trp.hold_ns) {
+		mc->trp_upstream_ce++;
+		if (!trp_active(&c->mech.trp, &he->trp, clk->ns))
+			hold_release(&w->hold, he);
+		return;
+	}
 	if (!trp_active(&c->mech.trp, &he->trp, clk->ns))
 		mc->trp_activations++;
 	trp_on_cnp(&c->mech.trp, &he->trp, clk->ns, data != NULL ? data->rate_bps : 0);
