@@ -1504,6 +1504,7 @@ api_mech_emit(struct fmt *f, const struct dp_mech_conf *m, const struct dp_mech_
 	fmt_u64(f, "trp_cnps", c->trp_cnps);
 	fmt_u64(f, "trp_no_flow", c->trp_no_flow);
 	fmt_u64(f, "trp_table_full", c->trp_table_full);
+	fmt_u64(f, "trp_upstream_ce", c->trp_upstream_ce);
 	fmt_u64(f, "trp_activations", c->trp_activations);
 	fmt_u64(f, "trp_delayed", c->trp_delayed);
 	fmt_u64(f, "trp_released", c->trp_released);
