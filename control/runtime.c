@@ -293,6 +293,7 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 			memcpy(dp->src, pc->local.a, 16);
 		else
 			memcpy(dp->src, net->addr.a, 16);
+		dp_peer_template(dp, &c->ports[dp->port], c->geneve_port);
 		if (runtime_on_link(net, &pc->remote)) {
 			memcpy(dp->nexthop, pc->remote.a, 16);
 		} else if (gw->family == pc->remote.family) {

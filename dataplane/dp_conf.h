@@ -39,6 +39,7 @@ struct neigh_table;
 
 #define DP_MAX_WORKERS 16
 #define DP_MAX_BURST 64
+#define DP_PEER_TMPL_MAX 80 /* 18 (Ethernet + VLAN) + 20 + 8 + 28 */
 static_assert(DP_MAX_WORKERS == LS_MAX_WORKERS && DP_MAX_BURST == LS_MAX_BURST,
 	      "config limits match the dataplane");
 
@@ -69,7 +70,21 @@ struct dp_peer {
 	uint8_t nexthop[16]; /* resolved through the WAN port's neighbour table */
 	uint64_t rtt_ns;
 	char name[LS_NAME_MAX];
+	/*
+	 * Outer headers of an IPv4 underlay prepared at publish time
+	 * (dp_peer_template()): Ethernet [/ 802.1Q] / IPv4 / UDP / GENEVE /
+	 * Longspan option with every constant field set; per packet the
+	 * egress stage writes the next-hop MAC, TOS, lengths, checksum,
+	 * UDP source port, inner protocol, worker, sequence and timestamp.
+	 */
+	uint8_t tmpl[DP_PEER_TMPL_MAX];
+	uint8_t tmpl_len; /* 0: no template (IPv6 underlay) */
+	uint8_t tmpl_l2; /* Ethernet [+ VLAN] bytes */
+	uint32_t tmpl_csum; /* one's complement sum of the constant IPv4 words */
 };
+
+/* Fill peer->tmpl for its WAN port (control thread, at snapshot build). */
+void dp_peer_template(struct dp_peer *peer, const struct dp_port *wan, uint16_t geneve_port);
 
 /*
  * Traffic manager classes of a WAN egress queue, served in strict priority:

@@ -12,6 +12,7 @@
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
 #include <rte_mbuf.h>
+#include <rte_memcpy.h>
 #include <rte_ring.h>
 #include <rte_udp.h>
 
@@ -117,23 +118,33 @@ dp_prefix6_match(const uint8_t *a, const uint8_t *b, uint8_t plen)
 uint32_t
 dp_flow_hash(const uint8_t *ip, uint8_t l3, uint8_t proto, uint16_t sport, uint16_t dport)
 {
-	/* rte_hash_crc() loads 8 bytes at a time: keep the key 8-byte aligned. */
-	uint64_t key_words[5];
-	uint8_t *key = (uint8_t *)key_words;
-	uint32_t alen = l3 == PKT_L3_IP4 ? 4 : 16;
+	/*
+	 * CRC-32C over src || dst || proto || sport || dport (docs/wire-format.md),
+	 * fed to the CRC instruction in whole words: the same bytes in the same
+	 * order give the same CRC as a byte-wise loop.
+	 */
 	const uint8_t *src = ip + (l3 == PKT_L3_IP4 ? 12 : 8);
-	uint32_t n = 0;
+	uint64_t w;
+	uint32_t ports, h = 0;
 
-	memcpy(key, src, 2 * alen); /* source then destination, adjacent in both */
-	n = 2 * alen;
-	key[n++] = proto;
+	if (l3 == PKT_L3_IP4) {
+		memcpy(&w, src, 8); /* source and destination, adjacent */
+		h = rte_hash_crc_8byte(w, h);
+	} else {
+		unsigned int i;
+
+		for (i = 0; i < 32; i += 8) {
+			memcpy(&w, src + i, 8);
+			h = rte_hash_crc_8byte(w, h);
+		}
+	}
+	h = rte_hash_crc_1byte(proto, h);
 	if (proto != IPPROTO_UDP && proto != IPPROTO_TCP)
 		sport = dport = 0;
-	key[n++] = (uint8_t)(sport >> 8);
-	key[n++] = (uint8_t)sport;
-	key[n++] = (uint8_t)(dport >> 8);
-	key[n++] = (uint8_t)dport;
-	return rte_hash_crc(key, n, 0);
+	/* Network order on the wire: sport high, sport low, dport high, dport low. */
+	ports = (uint32_t)(sport >> 8) | (uint32_t)(sport & 0xff) << 8 |
+		(uint32_t)(dport >> 8) << 16 | (uint32_t)(dport & 0xff) << 24;
+	return rte_hash_crc_4byte(ports, h);
 }
 
 /*
@@ -323,10 +334,78 @@ dp_dc_nexthop(const struct dp_port *dc, const uint8_t *ip, uint8_t l3, uint8_t *
 	return LS_DROP_NONE;
 }
 
+/* Write the Longspan GENEVE option's per-packet fields. */
+static inline void
+dp_geneve_fill(struct dp_worker *w, uint8_t *g, uint16_t inner_et, uint32_t peer_idx,
+	       const struct dp_clock *clk)
+{
+	struct geneve_ls_opt *opt = (struct geneve_ls_opt *)(g + GENEVE_HDR_SIZE);
+
+	g[2] = (uint8_t)(inner_et >> 8);
+	g[3] = (uint8_t)inner_et;
+	opt->worker = rte_cpu_to_be_16((uint16_t)w->id);
+	opt->seq = rte_cpu_to_be_32(w->seq[peer_idx].tx_seq++);
+	opt->tx_ns = rte_cpu_to_be_64(clk->ns);
+}
+
+void
+dp_peer_template(struct dp_peer *peer, const struct dp_port *wan, uint16_t geneve_port)
+{
+	uint16_t l2 = sizeof(struct rte_ether_hdr) + (wan->vlan ? sizeof(struct rte_vlan_hdr) : 0);
+	uint8_t *hdr = peer->tmpl;
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)hdr;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(hdr + l2);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+	uint8_t *g = (uint8_t *)(udp + 1);
+	struct geneve_ls_opt *opt = (struct geneve_ls_opt *)(g + GENEVE_HDR_SIZE);
+	uint32_t sum;
+
+	memset(peer->tmpl, 0, sizeof(peer->tmpl));
+	peer->tmpl_len = 0;
+	if (peer->family != AF_INET)
+		return; /* IPv6 underlay: its UDP checksum covers the payload anyway */
+	rte_ether_addr_copy(&wan->mac, &eth->src_addr);
+	if (wan->vlan) {
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
+
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		vh->vlan_tci = rte_cpu_to_be_16(wan->vlan);
+		vh->eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	} else {
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	}
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = DP_OUTER_TTL;
+	ip->next_proto_id = IPPROTO_UDP;
+	memcpy(&ip->src_addr, peer->src, 4);
+	memcpy(&ip->dst_addr, peer->dst, 4);
+	udp->dst_port = rte_cpu_to_be_16(geneve_port);
+	g[0] = sizeof(struct geneve_ls_opt) / 4; /* version 0, option length in words */
+	g[4] = (uint8_t)(peer->vni >> 16);
+	g[5] = (uint8_t)(peer->vni >> 8);
+	g[6] = (uint8_t)peer->vni;
+	opt->opt_class = rte_cpu_to_be_16(GENEVE_OPT_CLASS_LONGSPAN);
+	opt->type = GENEVE_OPT_TYPE_TELEMETRY;
+	opt->len = (sizeof(*opt) - 4) / 4;
+	opt->version = GENEVE_LS_OPT_VERSION;
+	/*
+	 * The sum of the IPv4 header words that never change: everything but
+	 * version/IHL/TOS, the total length and the checksum (both zero here).
+	 */
+	ip->version_ihl = 0;
+	sum = rte_raw_cksum(ip, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	peer->tmpl_csum = sum;
+	peer->tmpl_l2 = (uint8_t)l2;
+	peer->tmpl_len = (uint8_t)(l2 + sizeof(*ip) + sizeof(*udp) + GENEVE_ENCAP_HDR_SIZE);
+}
+
 /*
  * Egress / deparser: prepend Ethernet / outer IP / UDP / GENEVE / Longspan
  * option (docs/wire-format.md) to an inner IP packet leaving the traffic
- * manager; the mbuf data starts at the inner IP header.
+ * manager; the mbuf data starts at the inner IP header. An IPv4 underlay
+ * copies the peer's template and patches the per-packet fields.
  */
 static void
 dp_encap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
@@ -340,96 +419,97 @@ dp_encap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 	bool inner4 = (inner[0] >> 4) == 4;
 	uint32_t hash = mm->tm.hash;
 	uint16_t ip_len = (uint16_t)m->pkt_len;
-	uint16_t l2 = sizeof(struct rte_ether_hdr) + (wan->vlan ? sizeof(struct rte_vlan_hdr) : 0);
-	uint16_t l3 = peer->family == AF_INET ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
 	uint16_t udp_len = (uint16_t)(sizeof(struct rte_udp_hdr) + GENEVE_ENCAP_HDR_SIZE + ip_len);
 	uint16_t inner_et = inner4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
-	uint16_t outer_et = peer->family == AF_INET ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
 	/* RFC 6040: copy DSCP and ECN (including the gateway's own mark) outward. */
 	uint8_t in_tos = inner4 ? inner[1] : (uint8_t)((inner[0] << 4) | (inner[1] >> 4));
 	uint8_t tos = ecn_tos_with(in_tos, ecn_encap(ecn_of_tos(in_tos)));
-	struct dp_peer_seq *ps = &w->seq[peer_idx];
-	struct rte_ether_addr dmac;
 	struct rte_ether_hdr *eth;
 	struct rte_udp_hdr *udp;
-	struct geneve_ls_opt *opt;
-	uint8_t *hdr, *g;
+	uint8_t *hdr;
 
-	memcpy(dmac.addr_bytes, mm->tm.dmac, RTE_ETHER_ADDR_LEN);
-	/* Headroom was checked when the packet entered the traffic manager. */
-	hdr = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(l2 + l3 + sizeof(*udp) + GENEVE_ENCAP_HDR_SIZE));
+	if (likely(peer->tmpl_len != 0)) {
+		uint16_t l2 = peer->tmpl_l2;
+		struct rte_ipv4_hdr *ip;
+		uint16_t tot = (uint16_t)(sizeof(struct rte_ipv4_hdr) + udp_len);
+		uint32_t sum;
 
-	eth = (struct rte_ether_hdr *)hdr;
-	rte_ether_addr_copy(&dmac, &eth->dst_addr);
-	rte_ether_addr_copy(&wan->mac, &eth->src_addr);
-	if (wan->vlan) {
-		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
-
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
-		vh->vlan_tci = rte_cpu_to_be_16(wan->vlan);
-		vh->eth_proto = rte_cpu_to_be_16(outer_et);
-	} else {
-		eth->ether_type = rte_cpu_to_be_16(outer_et);
-	}
-
-	if (peer->family == AF_INET) {
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(hdr + l2);
-
-		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		/* Headroom was checked when the packet entered the traffic manager. */
+		hdr = (uint8_t *)rte_pktmbuf_prepend(m, peer->tmpl_len);
+		rte_memcpy(hdr, peer->tmpl, peer->tmpl_len);
+		memcpy(hdr, mm->tm.dmac, RTE_ETHER_ADDR_LEN);
+		ip = (struct rte_ipv4_hdr *)(hdr + l2);
 		ip->type_of_service = tos;
-		ip->total_length = rte_cpu_to_be_16((uint16_t)(l3 + udp_len));
-		ip->packet_id = 0;
-		ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
-		ip->time_to_live = DP_OUTER_TTL;
-		ip->next_proto_id = IPPROTO_UDP;
-		ip->hdr_checksum = 0;
-		memcpy(&ip->src_addr, peer->src, 4);
-		memcpy(&ip->dst_addr, peer->dst, 4);
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		ip->total_length = rte_cpu_to_be_16(tot);
+		/*
+		 * The template's constant sum plus the version/TOS word and the
+		 * length. rte_raw_cksum() sums words as loaded from memory, so
+		 * the added words go in the same (network) byte order and the
+		 * result is stored as is.
+		 */
+		sum = peer->tmpl_csum + rte_cpu_to_be_16((uint16_t)(RTE_IPV4_VHL_DEF << 8 | tos)) +
+		      rte_cpu_to_be_16(tot);
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		ip->hdr_checksum = (rte_be16_t)~sum;
+		udp = (struct rte_udp_hdr *)(ip + 1);
+		udp->src_port = rte_cpu_to_be_16(geneve_src_port(hash));
+		udp->dgram_len = rte_cpu_to_be_16(udp_len);
+		dp_geneve_fill(w, (uint8_t *)(udp + 1), inner_et, peer_idx, clk);
+		m->l2_len = l2;
+		m->l3_len = sizeof(struct rte_ipv4_hdr);
 	} else {
-		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(hdr + l2);
+		uint16_t l2 = sizeof(struct rte_ether_hdr) + (wan->vlan ? sizeof(struct rte_vlan_hdr) : 0);
+		uint16_t l3 = sizeof(struct rte_ipv6_hdr);
+		struct rte_ipv6_hdr *ip;
+		struct geneve_ls_opt *opt;
+		uint8_t *g;
 
+		hdr = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(l2 + l3 + sizeof(*udp) +
+								   GENEVE_ENCAP_HDR_SIZE));
+		eth = (struct rte_ether_hdr *)hdr;
+		memcpy(&eth->dst_addr, mm->tm.dmac, RTE_ETHER_ADDR_LEN);
+		rte_ether_addr_copy(&wan->mac, &eth->src_addr);
+		if (wan->vlan) {
+			struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
+
+			eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+			vh->vlan_tci = rte_cpu_to_be_16(wan->vlan);
+			vh->eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+		} else {
+			eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+		}
+		ip = (struct rte_ipv6_hdr *)(hdr + l2);
 		ip->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)tos << 20 | (hash & 0xfffff));
 		ip->payload_len = rte_cpu_to_be_16(udp_len);
 		ip->proto = IPPROTO_UDP;
 		ip->hop_limits = DP_OUTER_TTL;
 		memcpy(ip->src_addr, peer->src, 16);
 		memcpy(ip->dst_addr, peer->dst, 16);
-	}
-
-	udp = (struct rte_udp_hdr *)(hdr + l2 + l3);
-	udp->src_port = rte_cpu_to_be_16(geneve_src_port(hash));
-	udp->dst_port = rte_cpu_to_be_16(c->geneve_port);
-	udp->dgram_len = rte_cpu_to_be_16(udp_len);
-	udp->dgram_cksum = 0;
-
-	g = (uint8_t *)(udp + 1);
-	g[0] = sizeof(struct geneve_ls_opt) / 4; /* version 0, option length in words */
-	g[1] = 0; /* O = 0, C = 0 */
-	g[2] = (uint8_t)(inner_et >> 8);
-	g[3] = (uint8_t)inner_et;
-	g[4] = (uint8_t)(peer->vni >> 16);
-	g[5] = (uint8_t)(peer->vni >> 8);
-	g[6] = (uint8_t)peer->vni;
-	g[7] = 0;
-	opt = (struct geneve_ls_opt *)(g + GENEVE_HDR_SIZE);
-	opt->opt_class = rte_cpu_to_be_16(GENEVE_OPT_CLASS_LONGSPAN);
-	opt->type = GENEVE_OPT_TYPE_TELEMETRY;
-	opt->len = (sizeof(*opt) - 4) / 4;
-	opt->version = GENEVE_LS_OPT_VERSION;
-	opt->flags = 0;
-	opt->worker = rte_cpu_to_be_16((uint16_t)w->id);
-	opt->seq = rte_cpu_to_be_32(ps->tx_seq++);
-	opt->tx_ns = rte_cpu_to_be_64(clk->ns);
-
-	if (peer->family == AF_INET6) {
+		udp = (struct rte_udp_hdr *)(ip + 1);
+		udp->src_port = rte_cpu_to_be_16(geneve_src_port(hash));
+		udp->dst_port = rte_cpu_to_be_16(c->geneve_port);
+		udp->dgram_len = rte_cpu_to_be_16(udp_len);
+		udp->dgram_cksum = 0;
+		g = (uint8_t *)(udp + 1);
+		g[0] = sizeof(struct geneve_ls_opt) / 4;
+		g[1] = 0;
+		g[4] = (uint8_t)(peer->vni >> 16);
+		g[5] = (uint8_t)(peer->vni >> 8);
+		g[6] = (uint8_t)peer->vni;
+		g[7] = 0;
+		opt = (struct geneve_ls_opt *)(g + GENEVE_HDR_SIZE);
+		opt->opt_class = rte_cpu_to_be_16(GENEVE_OPT_CLASS_LONGSPAN);
+		opt->type = GENEVE_OPT_TYPE_TELEMETRY;
+		opt->len = (sizeof(*opt) - 4) / 4;
+		opt->version = GENEVE_LS_OPT_VERSION;
+		opt->flags = 0;
+		dp_geneve_fill(w, g, inner_et, peer_idx, clk);
 		/* A zero UDP checksum over IPv6 is only allowed under RFC 6936. */
-		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(hdr + l2);
-
 		udp->dgram_cksum = rte_ipv6_udptcp_cksum(ip, udp);
+		m->l2_len = l2;
+		m->l3_len = l3;
 	}
-	m->l2_len = l2;
-	m->l3_len = l3;
 	w->counters.peer[peer_idx].tx_pkts++;
 	w->counters.peer[peer_idx].tx_bytes += ip_len;
 }
