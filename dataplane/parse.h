@@ -9,6 +9,7 @@
  * past the packet. Fills a struct pkt_meta that the later stages use.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "drop_reason.h"
@@ -53,5 +54,15 @@ enum ls_drop_reason parse_l2(const uint8_t *p, uint32_t len, uint16_t port_vlan,
  */
 enum ls_drop_reason parse_ip(const uint8_t *p, uint32_t len, uint16_t off, uint16_t ether_type,
 			     struct pkt_meta *meta);
+
+/*
+ * One pass for the common packet: untagged Ethernet / IPv4 without options
+ * or fragmentation / UDP to 4791 / BTH (and AETH for an ACK), lengths and
+ * header checksum right. Fills meta exactly as parse_l2() + parse_ip()
+ * would and returns true; returns false, touching nothing the general
+ * parser needs, for anything else (the caller then runs the general one,
+ * which also names the drop reason of a malformed packet).
+ */
+bool parse_roce4_fast(const uint8_t *p, uint32_t len, struct pkt_meta *meta);
 
 #endif /* LONGSPAN_PARSE_H */

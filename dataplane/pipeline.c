@@ -220,6 +220,16 @@ dp_parse(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct rte
 	*consumed = false;
 	if (unlikely(m->nb_segs != 1))
 		return LS_DROP_MULTISEG;
+	/*
+	 * The common case in one pass: RoCEv2 over untagged IPv4 to the port
+	 * MAC, not addressed to the gateway. Anything else takes the general
+	 * parser below, which names what is wrong with a malformed packet.
+	 */
+	if (likely(pt->vlan == 0 && parse_roce4_fast(p, m->data_len, meta) &&
+		   rte_is_same_ether_addr(&((const struct rte_ether_hdr *)p)->dst_addr, &pt->mac) &&
+		   (!pt->has_ip4 ||
+		    ((const struct rte_ipv4_hdr *)(p + 14))->dst_addr != pt->ip4)))
+		return LS_DROP_NONE;
 	r = parse_l2(p, m->data_len, pt->vlan, meta, &et);
 	if (unlikely(r != LS_DROP_NONE))
 		return r;
@@ -731,31 +741,33 @@ dp_tm_class_of(uint8_t cls)
 	}
 }
 
+/* A packet that passed ingress, on its way into a WAN traffic manager. */
+struct dp_ready {
+	struct rte_mbuf *m;
+	struct flow_entry *fe; /* RoCE data: its flow entry (mechanism A) */
+	uint32_t frame; /* Ethernet frame bytes once encapsulated */
+	uint8_t cls; /* enum dp_tm_class */
+	uint8_t port; /* the peer's WAN port */
+};
+
 /*
- * Traffic manager, enqueue side: strip the inner Ethernet header, check
- * the encapsulated size against the WAN MTU and the headroom, remember the
- * encapsulation in the mbuf metadata, queue, and apply an enqueue-time mark.
+ * Traffic manager, enqueue side, first part: strip the inner Ethernet
+ * header, check the encapsulated size against the WAN MTU and the headroom,
+ * and remember the encapsulation in the mbuf metadata.
  */
 static enum ls_drop_reason
-dp_tm_in(struct dp_worker *w, const struct dp_conf *c, uint32_t peer_idx, struct rte_mbuf *m,
-	 const struct pkt_meta *meta, const struct rte_ether_addr *dmac, struct flow_entry *fe,
-	 const struct dp_clock *clk, struct dp_tx *tx)
+dp_tm_prepare(const struct dp_conf *c, uint32_t peer_idx, struct rte_mbuf *m,
+	      const struct pkt_meta *meta, const struct rte_ether_addr *dmac,
+	      struct dp_ready *r)
 {
 	const struct dp_peer *peer = &c->peers[peer_idx];
 	uint16_t port = peer->port;
 	const struct dp_port *wan = &c->ports[port];
-	const struct dp_tm_conf *tc = &c->tm[port];
 	uint16_t l2 = sizeof(struct rte_ether_hdr) + (wan->vlan ? sizeof(struct rte_vlan_hdr) : 0);
 	uint16_t l3 = peer->family == AF_INET ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
 	uint32_t outer_ip = (uint32_t)l3 + sizeof(struct rte_udp_hdr) + GENEVE_ENCAP_HDR_SIZE + meta->ip_len;
-	/*
-	 * Without a link rate nothing is shaped and nothing queues beyond one
-	 * burst: one FIFO keeps the arrival order.
-	 */
-	enum dp_tm_class cls = tc->enabled ? dp_tm_class_of(meta->cls) : DP_TM_CLASS_ROCE;
 	struct dp_mbuf_meta *mm = dp_mbuf_meta(m);
 	const uint8_t *inner;
-	bool mark;
 
 	if (outer_ip > wan->mtu)
 		return LS_DROP_MTU_EXCEEDED;
@@ -770,24 +782,131 @@ dp_tm_in(struct dp_worker *w, const struct dp_conf *c, uint32_t peer_idx, struct
 	rte_pktmbuf_adj(m, meta->l3_off);
 	if (m->pkt_len > meta->ip_len)
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - meta->ip_len));
-	if (!tm_enqueue(&w->tm[port], tc, w->counters.tm[port], cls, m, l2 + outer_ip, clk->ns,
-			clk->tsc, &mark)) {
+	r->m = m;
+	r->frame = l2 + outer_ip;
+	r->port = (uint8_t)port;
+	/*
+	 * Without a link rate nothing is shaped and nothing queues beyond one
+	 * burst: one FIFO keeps the arrival order.
+	 */
+	r->cls = (uint8_t)(c->tm[port].enabled ? dp_tm_class_of(meta->cls) : DP_TM_CLASS_ROCE);
+	return LS_DROP_NONE;
+}
+
+/* Queue one prepared packet; enqueue-time marking and signals. */
+static void
+dp_tm_queue(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready *r,
+	    const struct dp_clock *clk, struct dp_tx *tx)
+{
+	const struct dp_tm_conf *tc = &c->tm[r->port];
+	bool mark;
+
+	if (!tm_enqueue(&w->tm[r->port], tc, w->counters.tm[r->port], r->cls, r->m, r->frame,
+			clk->ns, clk->tsc, &mark)) {
 		/*
 		 * A drop is the strongest congestion signal there is: with
 		 * mechanism A the sender hears of it within the DC round trip
 		 * instead of from a NAK a WAN round trip later.
 		 */
-		if (fe != NULL)
-			dp_signal(w, c, m, true, fe, NULL, clk, tx);
-		return LS_DROP_TM_QUEUE_FULL;
+		if (r->fe != NULL)
+			dp_signal(w, c, r->m, true, r->fe, NULL, clk, tx);
+		dp_drop(w, r->m, LS_DROP_TM_QUEUE_FULL);
+		return;
 	}
 	/*
 	 * Enqueue-time verdict (RED, phantom) or a CE from upstream; with a
 	 * dequeue-time marker (sojourn) both are handled when the packet leaves.
 	 */
-	if (cls != DP_TM_CLASS_CONTROL && !tc->mark_at_dequeue)
-		dp_signal(w, c, m, mark, fe, &w->counters.tm[port][cls], clk, tx);
-	return LS_DROP_NONE;
+	if (r->cls != DP_TM_CLASS_CONTROL && !tc->mark_at_dequeue)
+		dp_signal(w, c, r->m, mark, r->fe, &w->counters.tm[r->port][r->cls], clk, tx);
+}
+
+/*
+ * May a burst of frames (wire bytes) skip the FIFOs of port p? Only when
+ * nothing waits there, the shaper has the tokens for all of it now, and
+ * queueing the burst could not have made the marker mark: the result is
+ * then exactly that of queueing and dequeueing in the same poll, without
+ * the round trip (the common, uncongested case).
+ */
+static inline bool
+dp_tm_can_pass(struct dp_worker *w, const struct dp_conf *c, uint16_t p, uint64_t frames,
+	       uint64_t wire, const struct dp_clock *clk)
+{
+	const struct dp_tm_conf *tc = &c->tm[p];
+	struct tm_port *t = &w->tm[p];
+
+	if (!tm_port_empty(t))
+		return false;
+	if (!tc->enabled)
+		return true;
+	if (tc->marker.kind == ECN_MARKER_RED && frames > tc->marker.red.kmin_bytes)
+		return false;
+	return token_bucket_conform(&tc->shaper, &t->tb, (uint32_t)RTE_MIN(wire, UINT32_MAX),
+				    clk->tsc, false);
+}
+
+/* The pass-through: count as queued and dequeued at once, encapsulate, send. */
+static void
+dp_tm_pass(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready *r,
+	   const struct dp_clock *clk, struct dp_tx *tx)
+{
+	const struct dp_tm_conf *tc = &c->tm[r->port];
+	struct tm_port *t = &w->tm[r->port];
+	struct dp_tm_counters *cc = &w->counters.tm[r->port][r->cls];
+	bool mark = false;
+
+	cc->enq_pkts++;
+	cc->enq_bytes += r->frame;
+	cc->deq_pkts++;
+	cc->deq_bytes += r->frame;
+	cc->depth_hist[0]++;
+	cc->sojourn_hist[0]++;
+	if (r->cls != DP_TM_CLASS_CONTROL) {
+		/* The phantom queue sees every arrival; RED and sojourn see an empty queue. */
+		if (unlikely(tc->marker.kind == ECN_MARKER_PHANTOM))
+			mark = ecn_marker_decide(&t->marker[r->cls], 0, 0, r->frame, clk->ns) ==
+			       ECN_VERDICT_MARK;
+		if (unlikely(mark || (r->fe != NULL &&
+				      dp_ip_ecn(rte_pktmbuf_mtod(r->m, uint8_t *)) == ECN_CE)))
+			dp_signal(w, c, r->m, mark, r->fe, cc, clk, tx);
+	}
+	dp_encap(w, c, r->m, clk);
+	dp_tx_add(tx, r->port, r->m);
+}
+
+/* Traffic manager for a burst of prepared packets, port by port. */
+static void
+dp_tm_burst(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready *ready,
+	    unsigned int n, const struct dp_clock *clk, struct dp_tx *tx)
+{
+	uint16_t p;
+	unsigned int i;
+
+	for (p = 0; p < c->n_ports; p++) {
+		uint64_t frames = 0, wire = 0;
+		unsigned int cnt = 0;
+		bool pass;
+
+		for (i = 0; i < n; i++) {
+			if (ready[i].port != p)
+				continue;
+			frames += ready[i].frame;
+			wire += ready[i].frame + TM_WIRE_OVERHEAD;
+			cnt++;
+		}
+		if (cnt == 0)
+			continue;
+		pass = cnt + tx->n[p] <= (unsigned int)DP_TX_MAX &&
+		       dp_tm_can_pass(w, c, p, frames, wire, clk);
+		for (i = 0; i < n; i++) {
+			if (ready[i].port != p)
+				continue;
+			if (pass)
+				dp_tm_pass(w, c, &ready[i], clk, tx);
+			else
+				dp_tm_queue(w, c, &ready[i], clk, tx);
+		}
+	}
 }
 
 /* The flow entry of a queued RoCE data packet (inner IP at the mbuf start). */
@@ -938,20 +1057,22 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 	       struct rte_mbuf **pkts, uint16_t n, const struct dp_clock *clk, struct dp_tx *tx)
 {
 	struct dp_counters *ctr = &w->counters;
+	struct dp_ready ready[DP_MAX_BURST];
+	struct rte_ether_addr dmac;
+	uint32_t dmac_peer = UINT32_MAX; /* the peer whose next hop dmac holds */
+	uint64_t rx_bytes = 0;
+	unsigned int nready = 0;
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct pkt_meta meta;
-		struct rte_ether_addr dmac;
 		const struct dp_peer *peer;
-		struct flow_entry *fe = NULL;
 		uint32_t peer_idx;
 		enum ls_drop_reason r;
 		bool consumed;
 
-		ctr->port[port].rx_pkts++;
-		ctr->port[port].rx_bytes += m->pkt_len;
+		rx_bytes += m->pkt_len;
 
 		/* Parser. */
 		r = dp_parse(w, c, port, m, &meta, &consumed);
@@ -971,29 +1092,38 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 		}
 		peer = &c->peers[peer_idx];
 
-		/* Next hop of the outer packet on the peer's WAN port. */
-		switch (neigh_lookup(c->ports[peer->port].neigh, peer->family, peer->nexthop, &dmac)) {
-		case NEIGH_HIT:
-			break;
-		case NEIGH_PENDING:
-			dp_drop(w, m, LS_DROP_NEIGH_MISS);
-			continue;
-		case NEIGH_ABSENT:
-			dp_punt_resolve(w, m, peer->port, peer->family, peer->nexthop);
-			continue;
+		/* Next hop of the outer packet on the peer's WAN port, once per peer and burst. */
+		if (peer_idx != dmac_peer) {
+			switch (neigh_lookup(c->ports[peer->port].neigh, peer->family, peer->nexthop,
+					     &dmac)) {
+			case NEIGH_HIT:
+				dmac_peer = peer_idx;
+				break;
+			case NEIGH_PENDING:
+				dp_drop(w, m, LS_DROP_NEIGH_MISS);
+				continue;
+			case NEIGH_ABSENT:
+				dp_punt_resolve(w, m, peer->port, peer->family, peer->nexthop);
+				continue;
+			}
 		}
 
 		/* Ingress match-action: the per-QP flow table, mechanisms A and C. */
-		if (meta.bth_off != 0)
-			fe = dp_roce_dc(w, c, m, &meta, peer_idx, clk);
+		ready[nready].fe = meta.bth_off != 0 ? dp_roce_dc(w, c, m, &meta, peer_idx, clk) : NULL;
 
-		/* Traffic manager: WAN queue, ECN marking, gateway CNPs. */
-		r = dp_tm_in(w, c, peer_idx, m, &meta, &dmac, fe, clk, tx);
+		/* Traffic manager, enqueue side: size, headroom, encapsulation plan. */
+		r = dp_tm_prepare(c, peer_idx, m, &meta, &dmac, &ready[nready]);
 		if (unlikely(r != LS_DROP_NONE)) {
 			dp_drop(w, m, r);
 			continue;
 		}
+		nready++;
 	}
+	ctr->port[port].rx_pkts += n;
+	ctr->port[port].rx_bytes += rx_bytes;
+
+	/* Traffic manager: WAN queues, ECN marking, gateway CNPs. */
+	dp_tm_burst(w, c, ready, nready, clk, tx);
 	/* Egress / deparser: what the shapers let out now, encapsulated. */
 	dp_tm_out(w, c, clk, tx);
 }

@@ -718,10 +718,80 @@ test_mutations(void **state)
 	assert_true(accepted > 1000);
 }
 
+/*
+ * The one-pass parser must agree with the general one: whenever it accepts
+ * a frame, the general parser accepts it too with the same metadata. Good
+ * frames, every truncation, and random mutations.
+ */
+static void
+fast_agrees(const uint8_t *b, uint32_t len, unsigned int *accepted)
+{
+	struct pkt_meta fast, slow;
+
+	memset(&fast, 0, sizeof(fast));
+	memset(&slow, 0, sizeof(slow));
+	if (!parse_roce4_fast(b, len, &fast))
+		return;
+	(*accepted)++;
+	assert_reason(parse_frame(b, len, 0, &slow), LS_DROP_NONE);
+	check_bounds(&fast, len);
+	/* Field by field: the padding of the two structs differs. */
+	assert_int_equal(fast.l3_off, slow.l3_off);
+	assert_int_equal(fast.l4_off, slow.l4_off);
+	assert_int_equal(fast.ip_len, slow.ip_len);
+	assert_int_equal(fast.vlan, slow.vlan);
+	assert_int_equal(fast.l3, slow.l3);
+	assert_int_equal(fast.proto, slow.proto);
+	assert_int_equal(fast.tos, slow.tos);
+	assert_int_equal(fast.cls, slow.cls);
+	assert_int_equal(fast.first_frag, slow.first_frag);
+	assert_int_equal(fast.fragmented, slow.fragmented);
+	assert_int_equal(fast.opcode, slow.opcode);
+	assert_int_equal(fast.sport, slow.sport);
+	assert_int_equal(fast.dport, slow.dport);
+	assert_int_equal(fast.bth_off, slow.bth_off);
+	assert_int_equal(fast.dqpn, slow.dqpn);
+	assert_int_equal(fast.psn, slow.psn);
+}
+
+static void
+test_fast_path_agrees(void **state)
+{
+	uint64_t seed = 0xfa57;
+	unsigned int accepted = 0, iter;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good_cases) / sizeof(good_cases[0]); i++) {
+		struct ut_pkt p;
+		uint32_t len;
+
+		ut_build(&p, &good_cases[i].s);
+		for (len = 0; len <= p.len; len++)
+			fast_agrees(p.b, len, &accepted);
+	}
+	for (iter = 0; iter < 40000; iter++) {
+		const struct good_case *gc =
+			&good_cases[ut_rand(&seed) % (sizeof(good_cases) / sizeof(good_cases[0]))];
+		struct ut_pkt p;
+		unsigned int k, n = 1 + ut_rand(&seed) % 3;
+
+		ut_build(&p, &gc->s);
+		for (k = 0; k < n; k++)
+			p.b[ut_rand(&seed) % p.len] ^= (uint8_t)(1u << (ut_rand(&seed) % 8));
+		if (ut_rand(&seed) & 1)
+			ut_ip4_fix_csum(p.b + p.l3_off);
+		fast_agrees(p.b, p.len, &accepted);
+	}
+	/* The good IPv4 RoCE frames (and many mutants) take the fast path. */
+	assert_true(accepted > 100);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fast_path_agrees),
 		cmocka_unit_test(test_good_frames),
 		cmocka_unit_test(test_vlan),
 		cmocka_unit_test(test_vlan_drops),
