@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <rte_hash_crc.h>
 
@@ -28,9 +29,25 @@ flow_table_init(struct flow_table *t, void *mem, uint32_t entries, uint64_t idle
 static inline uint32_t
 flow_hash(const struct flow_key *k)
 {
-	uint32_t h = rte_hash_crc(k, sizeof(*k), 0x4c53);
+	const uint64_t *w = (const uint64_t *)k;
+	uint32_t h = rte_hash_crc_8byte(w[0], 0x4c53); /* family, port, QPN */
 
+	/* Words 1..4: the addresses; IPv4 only has the first half of each. */
+	h = rte_hash_crc_8byte(w[1], h);
+	h = rte_hash_crc_8byte(w[3], h);
+	if (k->family != AF_INET) {
+		h = rte_hash_crc_8byte(w[2], h);
+		h = rte_hash_crc_8byte(w[4], h);
+	}
 	return h != 0 ? h : 1; /* 0 marks an unused slot */
+}
+
+static inline bool
+flow_key_eq(const struct flow_key *a, const struct flow_key *b)
+{
+	const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
+
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) | (x[4] ^ y[4])) == 0;
 }
 
 struct flow_entry *
@@ -44,7 +61,7 @@ flow_table_get(struct flow_table *t, const struct flow_key *key, uint64_t now_ns
 	for (i = 0; i < FLOW_PROBE_MAX; i++) {
 		struct flow_entry *e = &t->e[(h + i) & t->mask];
 
-		if (e->hash == h && memcmp(&e->key, key, sizeof(*key)) == 0) {
+		if (e->hash == h && flow_key_eq(&e->key, key)) {
 			if (!flow_entry_live(t, e, now_ns)) {
 				reuse = e; /* same key after a long silence: start afresh */
 				break;
@@ -84,7 +101,7 @@ flow_table_find(struct flow_table *t, const struct flow_key *key, uint64_t now_n
 
 		if (e->hash == 0)
 			return NULL;
-		if (e->hash == h && memcmp(&e->key, key, sizeof(*key)) == 0)
+		if (e->hash == h && flow_key_eq(&e->key, key))
 			return flow_entry_live(t, e, now_ns) ? e : NULL;
 	}
 	return NULL;

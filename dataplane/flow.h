@@ -17,7 +17,11 @@
  */
 
 #include <stdbool.h>
+#include <assert.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include <rte_common.h>
 
 #include "congestion/proxy_cnp.h"
 
@@ -37,28 +41,42 @@ enum flow_dir {
 	FLOW_WAN_TO_DC = 1,
 };
 
+/*
+ * Laid out for the fast path: the first cache line holds what every packet
+ * reads and writes (key, hash, last seen, packets), the second the other
+ * per-packet counters, the rest is touched only by mechanism A and reports.
+ */
 struct flow_entry {
+	/* Cache line 0. */
 	struct flow_key key;
 	uint32_t hash; /* 0 = never used */
 	uint8_t dir; /* enum flow_dir */
 	uint8_t cls; /* enum dp_class of the last packet */
 	uint8_t qpn_known; /* mechanism A: sender QPN learned */
 	uint8_t pad;
-	uint16_t peer;
-	uint32_t sender_qpn; /* valid when qpn_known */
-	uint32_t next_psn; /* expected next data PSN */
-	uint64_t first_ns, last_ns;
-	uint64_t pkts, bytes;
+	uint64_t last_ns;
+	uint64_t pkts;
+	/* Cache line 1. */
+	uint64_t bytes;
 	uint64_t ect_in, ce_in; /* ECN as received */
-	uint64_t marked; /* CE written by the gateway */
+	uint32_t next_psn; /* expected next data PSN */
+	uint16_t peer;
 	uint64_t psn_ooo; /* data PSN other than the expected one */
+	uint64_t meter_start_ns, meter_bytes, rate_bps; /* measured rate */
+	/* Cold. */
+	uint64_t first_ns;
+	uint32_t sender_qpn; /* valid when qpn_known */
+	uint64_t marked; /* CE written by the gateway */
 	uint64_t cnp_sent, cnp_suppressed, cnp_no_qpn; /* mechanism A */
 	uint64_t first_mark_ns; /* first CE the gateway wrote (0 = none); lab feedback loop */
 	uint64_t first_cnp_ns; /* first gateway CNP sent for this QP (0 = none) */
 	uint64_t last_ce_ns; /* last packet that arrived CE-marked (0 = none) */
 	struct proxy_cnp_qp cnp; /* mechanism A per-QP state */
-	uint64_t meter_start_ns, meter_bytes, rate_bps; /* measured rate */
-};
+} __rte_cache_aligned;
+
+static_assert(offsetof(struct flow_entry, bytes) == 64,
+	      "a flow entry's first cache line holds what every packet touches");
+
 
 struct flow_table {
 	struct flow_entry *e;
