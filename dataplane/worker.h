@@ -51,6 +51,7 @@ struct dp_worker {
 	uint64_t tsc_hz;
 	uint64_t ns_base; /* CLOCK_REALTIME ns at tsc_base */
 	uint64_t tsc_base;
+	uint64_t ns_per_tick_q32; /* 1e9 / tsc_hz in Q32, set by dp_worker_main() */
 	struct dp_peer_seq seq[LS_MAX_PEERS];
 	struct rte_mempool *pool; /* for packets the worker builds (CNPs) */
 	uint64_t generation; /* of the snapshot the state below was synced to */
