@@ -462,9 +462,12 @@ rtt = 100us
 prefix = 10.2.0.0/16
 
 [congestion]
-marker = none
-mechanisms = none
+marker = {marker}
+mechanisms = {mechanisms}
 """
+
+# Set from --marker / --mechanisms: the congestion settings every run uses.
+CONGESTION = {"marker": "none", "mechanisms": "none"}
 
 
 def write_config(path, sock, pcap, n_mbufs, prefix, rings=False, flows=1024):
@@ -475,7 +478,7 @@ def write_config(path, sock, pcap, n_mbufs, prefix, rings=False, flows=1024):
                                  flow_entries=entries,
                                  prefix=prefix, pcap=pcap, dc_mac=DC_MAC,
                                  dc_router_mac=DC_ROUTER_MAC, wan_mac=WAN_MAC,
-                                 peer_mac=PEER_MAC, wan_mtu=WAN_MTU)
+                                 peer_mac=PEER_MAC, wan_mtu=WAN_MTU, **CONGESTION)
     if rings:
         text = text.replace("dev = net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap, "dev = net_ring_dc")
         text = text.replace("dev = net_null0,no-rx=1", "dev = net_ring_wan")
@@ -854,11 +857,17 @@ def main():
                     help="skip dp_cycles (the pipeline's cycles without a packet source)")
     ap.add_argument("--cycles-packets", type=int, default=None,
                     help="packets per dp_cycles run (default 20M, --quick 5M)")
+    ap.add_argument("--marker", choices=["none", "red", "sojourn", "phantom"], default="none",
+                    help="[congestion] marker of the benchmark's gateway (default none)")
+    ap.add_argument("--mechanisms", default="none",
+                    help="[congestion] mechanisms: none, A, C or A,C (default none)")
     ap.add_argument("--workdir", default="/tmp/longspan-perf",
                     help="pcaps (kept between runs), configs and logs")
     ap.add_argument("--out", default=None,
                     help="results file (Markdown; a .json beside it). Default BUILD/perf-results.md")
     args = ap.parse_args()
+    CONGESTION["marker"] = args.marker
+    CONGESTION["mechanisms"] = args.mechanisms
 
     if args.quick:
         flows, sizes = [1024], ["64"]
