@@ -20,6 +20,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "dataplane/eth.h"
 #include "dataplane/mbuf_meta.h"
 #include "dataplane/neigh.h"
 #include "dataplane/parse.h"
@@ -79,17 +80,7 @@ l2_frame(struct ls_runtime *rt, const struct dp_port *pt, const struct rte_ether
 		return NULL;
 	}
 	memset(eth, 0, (size_t)l2 + payload_size);
-	rte_ether_addr_copy(dst, &eth->dst_addr);
-	rte_ether_addr_copy(&pt->mac, &eth->src_addr);
-	if (pt->vlan) {
-		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
-
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
-		vh->vlan_tci = rte_cpu_to_be_16(pt->vlan);
-		vh->eth_proto = rte_cpu_to_be_16(ether_type);
-	} else {
-		eth->ether_type = rte_cpu_to_be_16(ether_type);
-	}
+	eth_hdr_write(eth, dst, &pt->mac, pt->vlan, 0, ether_type);
 	*out = m;
 	return (uint8_t *)eth + l2;
 }

@@ -11,6 +11,7 @@
 #include <rte_udp.h>
 
 #include "congestion/ecn.h"
+#include "eth.h"
 #include "roce.h"
 
 #define CNP_PAD_BYTES 16 /* reserved bytes after the BTH */
@@ -70,18 +71,8 @@ cnp_build(struct rte_mempool *mp, const struct dp_port *dc, const struct rte_eth
 		return NULL;
 	}
 	memset(eth, 0, (size_t)l2 + l3 + CNP_L4_BYTES);
-	rte_ether_addr_copy(dmac, &eth->dst_addr);
-	rte_ether_addr_copy(&dc->mac, &eth->src_addr);
-	if (dc->vlan) {
-		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
-
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
-		/* PCP 6: CNPs ride the high-priority class (congestion.md). */
-		vh->vlan_tci = rte_cpu_to_be_16((uint16_t)(6u << 13 | dc->vlan));
-		vh->eth_proto = rte_cpu_to_be_16(et);
-	} else {
-		eth->ether_type = rte_cpu_to_be_16(et);
-	}
+	/* PCP 6 when tagged: CNPs ride the high-priority class (congestion.md). */
+	eth_hdr_write(eth, dmac, &dc->mac, dc->vlan, 6, et);
 	ip = (uint8_t *)eth + l2;
 	if (family == AF_INET) {
 		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;

@@ -19,6 +19,7 @@
 #include "cnp.h"
 #include "congestion/ecn.h"
 #include "csum.h"
+#include "eth.h"
 #include "geneve.h"
 #include "mbuf_meta.h"
 #include "neigh.h"
@@ -378,16 +379,7 @@ dp_peer_template(struct dp_peer *peer, const struct dp_port *wan, uint16_t genev
 	peer->tmpl_len = 0;
 	if (peer->family != AF_INET)
 		return; /* IPv6 underlay: its UDP checksum covers the payload anyway */
-	rte_ether_addr_copy(&wan->mac, &eth->src_addr);
-	if (wan->vlan) {
-		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
-
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
-		vh->vlan_tci = rte_cpu_to_be_16(wan->vlan);
-		vh->eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	} else {
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	}
+	eth_hdr_write(eth, NULL, &wan->mac, wan->vlan, 0, RTE_ETHER_TYPE_IPV4);
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
 	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
 	ip->time_to_live = DP_OUTER_TTL;
@@ -487,16 +479,7 @@ dp_encap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 								   GENEVE_ENCAP_HDR_SIZE));
 		eth = (struct rte_ether_hdr *)hdr;
 		memcpy(&eth->dst_addr, mm->tm.dmac, RTE_ETHER_ADDR_LEN);
-		rte_ether_addr_copy(&wan->mac, &eth->src_addr);
-		if (wan->vlan) {
-			struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
-
-			eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
-			vh->vlan_tci = rte_cpu_to_be_16(wan->vlan);
-			vh->eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
-		} else {
-			eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
-		}
+		eth_hdr_write(eth, NULL, &wan->mac, wan->vlan, 0, RTE_ETHER_TYPE_IPV6);
 		ip = (struct rte_ipv6_hdr *)(hdr + l2);
 		ip->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)tos << 20 | (hash & 0xfffff));
 		ip->payload_len = rte_cpu_to_be_16(udp_len);
@@ -1294,17 +1277,7 @@ dp_dc_rewrite(const struct dp_port *dc, struct rte_mbuf *m, uint8_t l3,
 	eth = (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, l2);
 	if (unlikely(eth == NULL))
 		return LS_DROP_NO_HEADROOM;
-	rte_ether_addr_copy(dmac, &eth->dst_addr);
-	rte_ether_addr_copy(&dc->mac, &eth->src_addr);
-	if (dc->vlan) {
-		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
-
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
-		vh->vlan_tci = rte_cpu_to_be_16(dc->vlan);
-		vh->eth_proto = rte_cpu_to_be_16(et);
-	} else {
-		eth->ether_type = rte_cpu_to_be_16(et);
-	}
+	eth_hdr_write(eth, dmac, &dc->mac, dc->vlan, 0, et);
 	m->l2_len = l2;
 	return LS_DROP_NONE;
 }
