@@ -97,37 +97,6 @@ api_pct(uint64_t part, uint64_t whole)
 	return whole == 0 ? NAN : 100.0 * (double)part / (double)whole;
 }
 
-static const char *
-api_marker_name(enum ls_marker_kind marker)
-{
-	switch (marker) {
-	case LS_MARKER_NONE:
-		return "none";
-	case LS_MARKER_RED:
-		return "red";
-	case LS_MARKER_SOJOURN:
-		return "sojourn";
-	case LS_MARKER_PHANTOM:
-		return "phantom";
-	}
-	return "unknown";
-}
-
-static const char *
-api_mechanisms_name(unsigned int mechanisms)
-{
-	switch (mechanisms & (LS_MECH_A | LS_MECH_C)) {
-	case LS_MECH_A:
-		return "A";
-	case LS_MECH_C:
-		return "C";
-	case LS_MECH_A | LS_MECH_C:
-		return "A,C";
-	default:
-		return "none";
-	}
-}
-
 /* Stable names of the traffic classes (operator interface, like drop names). */
 static const char *const api_class_names[DP_CLASS_MAX] = {
 	[DP_CLASS_ROCE_DATA] = "roce_data",
@@ -1553,7 +1522,7 @@ api_show_tm(struct api_ctx *ctx, int argc, char **argv)
 		if (rc < 0)
 			return rc;
 	}
-	fmt_str(ctx->fmt, "mechanisms", api_mechanisms_name(ctx->rt->dp->mech.mechanisms));
+	fmt_str(ctx->fmt, "mechanisms", config_mechanisms_name(ctx->rt->dp->mech.mechanisms));
 	fmt_notef(ctx->fmt, "(p50, p99: upper end of the log2 histogram bucket, at most the max)");
 	fmt_open(ctx->fmt, "ports", FMT_OBJ);
 	for (i = first; i < end; i++)
@@ -1711,8 +1680,8 @@ api_config_summary(struct api_ctx *ctx, const struct ls_config *cfg)
 	for (i = 0; i < cfg->n_peers && i < LS_MAX_PEERS; i++)
 		fmt_str(f, NULL, cfg->peers[i].name);
 	fmt_close(f);
-	fmt_str(f, "marker", api_marker_name(cfg->cong.marker));
-	fmt_str(f, "mechanisms", api_mechanisms_name(cfg->cong.mechanisms));
+	fmt_str(f, "marker", ecn_marker_kind_name((enum ecn_marker_kind)cfg->cong.marker));
+	fmt_str(f, "mechanisms", config_mechanisms_name(cfg->cong.mechanisms));
 	fmt_u64(f, "generation", rt->dp != NULL ? rt->dp->generation : 0);
 	fmt_u64(f, "reloads_ok", rt->reloads_ok);
 	fmt_u64(f, "reloads_failed", rt->reloads_failed);

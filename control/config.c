@@ -499,8 +499,8 @@ config_parse_mech(const char *s, unsigned int *out, const char **why)
 	return 0;
 }
 
-static const char *
-config_mech_text(unsigned int bits)
+const char *
+config_mechanisms_name(unsigned int bits)
 {
 	switch (bits & (LS_MECH_A | LS_MECH_C)) {
 	case LS_MECH_A:
@@ -1595,7 +1595,7 @@ config_dump_key(FILE *out, const struct config_key *k, const void *base)
 		break;
 	case CONFIG_T_MECH:
 		fprintf(out, "%s = %s\n", k->name,
-			config_mech_text((unsigned int)config_get_uint(field, k->size)));
+			config_mechanisms_name((unsigned int)config_get_uint(field, k->size)));
 		break;
 	case CONFIG_T_STRING:
 		if (*(const char *)field != '\0')

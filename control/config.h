@@ -174,6 +174,9 @@ void config_dump(const struct ls_config *cfg, FILE *out);
 /* Print the key reference (Markdown) generated from the key table. */
 void config_doc_markdown(FILE *out);
 
+/* "none", "A", "C" or "A,C" for LS_MECH_* bits, as the config spells them. */
+const char *config_mechanisms_name(unsigned int bits);
+
 /* Index of the port named NAME, or -1. */
 int config_port_index(const struct ls_config *cfg, const char *name);
 
