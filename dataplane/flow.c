@@ -29,8 +29,12 @@ flow_table_init(struct flow_table *t, void *mem, uint32_t entries, uint64_t idle
 static inline uint32_t
 flow_hash(const struct flow_key *k)
 {
-	const uint64_t *w = (const uint64_t *)k;
-	uint32_t h = rte_hash_crc_8byte(w[0], 0x4c53); /* family, port, QPN */
+	uint64_t w[5];
+	uint32_t h;
+
+	/* memcpy, not a cast: the key is written field by field (strict aliasing). */
+	memcpy(w, k, sizeof(w));
+	h = rte_hash_crc_8byte(w[0], 0x4c53); /* family, port, QPN */
 
 	/* Words 1..4: the addresses; IPv4 only has the first half of each. */
 	h = rte_hash_crc_8byte(w[1], h);
@@ -45,8 +49,10 @@ flow_hash(const struct flow_key *k)
 static inline bool
 flow_key_eq(const struct flow_key *a, const struct flow_key *b)
 {
-	const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
+	uint64_t x[5], y[5];
 
+	memcpy(x, a, sizeof(x));
+	memcpy(y, b, sizeof(y));
 	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) | (x[4] ^ y[4])) == 0;
 }
 

@@ -545,19 +545,17 @@ dp_ip_ecn(const uint8_t *ip)
 static inline void
 dp_flow_key(const uint8_t *ip, uint8_t l3, uint16_t sport, uint32_t dqpn, struct flow_key *k)
 {
-	uint64_t *w = (uint64_t *)k;
-
 	if (l3 == PKT_L3_IP4) {
 		uint32_t a;
 
-		w[0] = w[1] = w[2] = w[3] = w[4] = 0;
+		memset(k, 0, sizeof(*k));
 		k->family = AF_INET;
 		memcpy(&a, ip + 12, 4);
 		memcpy(k->src, &a, 4);
 		memcpy(&a, ip + 16, 4);
 		memcpy(k->dst, &a, 4);
 	} else {
-		w[0] = 0;
+		k->pad = 0;
 		k->family = AF_INET6;
 		memcpy(k->src, ip + 8, 16);
 		memcpy(k->dst, ip + 24, 16);
