@@ -15,13 +15,17 @@
 static inline rte_be16_t
 csum_update16(rte_be16_t csum, rte_be16_t old_w, rte_be16_t new_w)
 {
-	uint32_t s = (uint16_t)~rte_be_to_cpu_16(csum);
+	/*
+	 * Ones' complement sums do not depend on byte order (RFC 1071 2(B)):
+	 * add the words as stored, no swaps.
+	 */
+	uint32_t s = (uint16_t)~csum;
 
-	s += (uint16_t)~rte_be_to_cpu_16(old_w);
-	s += rte_be_to_cpu_16(new_w);
+	s += (uint16_t)~old_w;
+	s += new_w;
 	s = (s & 0xffff) + (s >> 16);
 	s = (s & 0xffff) + (s >> 16);
-	return rte_cpu_to_be_16((uint16_t)~s);
+	return (rte_be16_t)~s;
 }
 
 #endif /* LONGSPAN_CSUM_H */

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include <rte_hash_crc.h>
+#include "bits.h"
 
 #define FLOW_METER_NS 100000u /* rate window */
 
@@ -26,22 +26,27 @@ flow_table_init(struct flow_table *t, void *mem, uint32_t entries, uint64_t idle
 	t->idle_ns = idle_ns;
 }
 
+/* Word i of a key; memcpy, not a cast: keys are written field by field (strict aliasing). */
+static inline uint64_t
+flow_key_word(const struct flow_key *k, unsigned int i)
+{
+	uint64_t w;
+
+	memcpy(&w, (const uint8_t *)k + 8 * i, sizeof(w));
+	return w;
+}
+
 static inline uint32_t
 flow_hash(const struct flow_key *k)
 {
-	uint64_t w[5];
-	uint32_t h;
-
-	/* memcpy, not a cast: the key is written field by field (strict aliasing). */
-	memcpy(w, k, sizeof(w));
-	h = rte_hash_crc_8byte(w[0], 0x4c53); /* family, port, QPN */
+	uint32_t h = dp_crc32c_u64(flow_key_word(k, 0), 0x4c53); /* family, port, QPN */
 
 	/* Words 1..4: the addresses; IPv4 only has the first half of each. */
-	h = rte_hash_crc_8byte(w[1], h);
-	h = rte_hash_crc_8byte(w[3], h);
+	h = dp_crc32c_u64(flow_key_word(k, 1), h);
+	h = dp_crc32c_u64(flow_key_word(k, 3), h);
 	if (k->family != AF_INET) {
-		h = rte_hash_crc_8byte(w[2], h);
-		h = rte_hash_crc_8byte(w[4], h);
+		h = dp_crc32c_u64(flow_key_word(k, 2), h);
+		h = dp_crc32c_u64(flow_key_word(k, 4), h);
 	}
 	return h != 0 ? h : 1; /* 0 marks an unused slot */
 }
@@ -49,11 +54,12 @@ flow_hash(const struct flow_key *k)
 static inline bool
 flow_key_eq(const struct flow_key *a, const struct flow_key *b)
 {
-	uint64_t x[5], y[5];
+	uint64_t d = 0;
+	unsigned int i;
 
-	memcpy(x, a, sizeof(x));
-	memcpy(y, b, sizeof(y));
-	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) | (x[4] ^ y[4])) == 0;
+	for (i = 0; i < 5; i++)
+		d |= flow_key_word(a, i) ^ flow_key_word(b, i);
+	return d == 0;
 }
 
 struct flow_entry *

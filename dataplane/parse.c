@@ -8,6 +8,7 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
+#include "bits.h"
 #include "dp_conf.h"
 #include "roce.h"
 
@@ -209,8 +210,8 @@ parse_roce4_fast(const uint8_t *p, uint32_t len, struct pkt_meta *meta)
 						     RTE_IPV4_HDR_MF_FLAG)) != 0 ||
 	    udp->dst_port != rte_cpu_to_be_16(ROCE_UDP_PORT))
 		return false;
-	tot = rte_be_to_cpu_16(ip->total_length);
-	ulen = rte_be_to_cpu_16(udp->dgram_len);
+	tot = dp_ntohs(ip->total_length);
+	ulen = dp_ntohs(udp->dgram_len);
 	op = bth->opcode;
 	if (14u + tot > len || ulen != tot - 20u ||
 	    ulen < sizeof(*udp) + sizeof(*bth) + ROCE_ICRC_SIZE +
@@ -235,12 +236,12 @@ parse_roce4_fast(const uint8_t *p, uint32_t len, struct pkt_meta *meta)
 	meta->tos = ip->type_of_service;
 	meta->first_frag = 1;
 	meta->fragmented = 0;
-	meta->sport = rte_be_to_cpu_16(udp->src_port);
+	meta->sport = dp_ntohs(udp->src_port);
 	meta->dport = ROCE_UDP_PORT;
 	meta->bth_off = 42;
 	meta->opcode = op;
-	meta->dqpn = roce_u24(bth->dqpn);
-	meta->psn = roce_u24(bth->psn);
+	meta->dqpn = roce_bth_dqpn(bth);
+	meta->psn = roce_bth_psn(bth);
 	if (op == ROCE_OP_CNP)
 		meta->cls = DP_CLASS_ROCE_CNP;
 	else if (op == ROCE_OP_RC_ACK || op == ROCE_OP_RC_ATOMIC_ACK)

@@ -6,7 +6,6 @@
 
 #include <rte_branch_prediction.h>
 #include <rte_ether.h>
-#include <rte_hash_crc.h>
 #include <rte_icmp.h>
 #include <rte_ip.h>
 #include <rte_lpm.h>
@@ -16,6 +15,7 @@
 #include <rte_ring.h>
 #include <rte_udp.h>
 
+#include "bits.h"
 #include "cnp.h"
 #include "congestion/ecn.h"
 #include "csum.h"
@@ -134,22 +134,22 @@ dp_flow_hash(const uint8_t *ip, uint8_t l3, uint8_t proto, uint16_t sport, uint1
 
 	if (l3 == PKT_L3_IP4) {
 		memcpy(&w, src, 8); /* source and destination, adjacent */
-		h = rte_hash_crc_8byte(w, h);
+		h = dp_crc32c_u64(w, h);
 	} else {
 		unsigned int i;
 
 		for (i = 0; i < 32; i += 8) {
 			memcpy(&w, src + i, 8);
-			h = rte_hash_crc_8byte(w, h);
+			h = dp_crc32c_u64(w, h);
 		}
 	}
-	h = rte_hash_crc_1byte(proto, h);
+	h = dp_crc32c_u8(proto, h);
 	if (proto != IPPROTO_UDP && proto != IPPROTO_TCP)
 		sport = dport = 0;
 	/* Network order on the wire: sport high, sport low, dport high, dport low. */
 	ports = (uint32_t)(sport >> 8) | (uint32_t)(sport & 0xff) << 8 |
 		(uint32_t)(dport >> 8) << 16 | (uint32_t)(dport & 0xff) << 24;
-	return rte_hash_crc_4byte(ports, h);
+	return dp_crc32c_u32(ports, h);
 }
 
 /*
@@ -213,7 +213,7 @@ dp_local(struct dp_worker *w, const struct dp_conf *c, const struct dp_port *pt,
  * Returns LS_DROP_NONE with meta filled, or a reason. *consumed is set when
  * the packet went to the control thread.
  */
-static enum ls_drop_reason
+static __rte_always_inline enum ls_drop_reason
 dp_parse(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct rte_mbuf *m,
 	 struct pkt_meta *meta, bool *consumed)
 {
@@ -358,9 +358,9 @@ dp_geneve_fill(struct dp_worker *w, uint8_t *g, uint16_t inner_et, uint32_t peer
 
 	g[2] = (uint8_t)(inner_et >> 8);
 	g[3] = (uint8_t)inner_et;
-	opt->worker = rte_cpu_to_be_16((uint16_t)w->id);
-	opt->seq = rte_cpu_to_be_32(w->seq[peer_idx].tx_seq++);
-	opt->tx_ns = rte_cpu_to_be_64(clk->ns);
+	opt->worker = dp_htons((uint16_t)w->id);
+	opt->seq = dp_htonl(w->seq[peer_idx].tx_seq++);
+	opt->tx_ns = dp_htonll(clk->ns);
 }
 
 void
@@ -413,7 +413,7 @@ dp_peer_template(struct dp_peer *peer, const struct dp_port *wan, uint16_t genev
  * manager; the mbuf data starts at the inner IP header. An IPv4 underlay
  * copies the peer's template and patches the per-packet fields.
  */
-static void
+static __rte_always_inline void
 dp_encap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 	 const struct dp_clock *clk)
 {
@@ -450,21 +450,21 @@ dp_encap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		memcpy(hdr, mm->tm.dmac, RTE_ETHER_ADDR_LEN);
 		ip = (struct rte_ipv4_hdr *)(hdr + l2);
 		ip->type_of_service = tos;
-		ip->total_length = rte_cpu_to_be_16(tot);
+		ip->total_length = dp_htons(tot);
 		/*
 		 * The template's constant sum plus the version/TOS word and the
 		 * length. rte_raw_cksum() sums words as loaded from memory, so
 		 * the added words go in the same (network) byte order and the
 		 * result is stored as is.
 		 */
-		sum = peer->tmpl_csum + rte_cpu_to_be_16((uint16_t)(RTE_IPV4_VHL_DEF << 8 | tos)) +
-		      rte_cpu_to_be_16(tot);
+		sum = peer->tmpl_csum + dp_htons((uint16_t)(RTE_IPV4_VHL_DEF << 8 | tos)) +
+		      dp_htons(tot);
 		sum = (sum & 0xffff) + (sum >> 16);
 		sum = (sum & 0xffff) + (sum >> 16);
 		ip->hdr_checksum = (rte_be16_t)~sum;
 		udp = (struct rte_udp_hdr *)(ip + 1);
-		udp->src_port = rte_cpu_to_be_16(geneve_src_port(hash));
-		udp->dgram_len = rte_cpu_to_be_16(udp_len);
+		udp->src_port = dp_htons(geneve_src_port(hash));
+		udp->dgram_len = dp_htons(udp_len);
 		dp_geneve_fill(w, (uint8_t *)(udp + 1), inner_et, peer_idx, clk);
 		m->l2_len = l2;
 		m->l3_len = sizeof(struct rte_ipv4_hdr);
@@ -579,7 +579,7 @@ dp_learn_key(const struct flow_key *fk, struct qpn_learn_key *k)
  * Per-QP accounting of one RoCE packet: the flow table entry (created on
  * first sight) with its counters, PSN tracking and rate meter.
  */
-static struct flow_entry *
+static __rte_always_inline struct flow_entry *
 dp_flow_account(struct dp_worker *w, const uint8_t *ip, const struct pkt_meta *meta,
 		uint8_t dir, uint16_t peer, const struct dp_clock *clk, struct flow_key *key)
 {
@@ -841,8 +841,11 @@ dp_tm_can_pass(struct dp_worker *w, const struct dp_conf *c, uint16_t p, uint64_
 				    clk->tsc, false);
 }
 
-/* The pass-through: count as queued and dequeued at once, encapsulate, send. */
-static void
+/*
+ * The pass-through: encapsulate and send (dp_tm_burst() counts the packet
+ * as queued and dequeued at once).
+ */
+static __rte_always_inline void
 dp_tm_pass(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready *r,
 	   const struct dp_clock *clk, struct dp_tx *tx)
 {
@@ -851,12 +854,6 @@ dp_tm_pass(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready *
 	struct dp_tm_counters *cc = &w->counters.tm[r->port][r->cls];
 	bool mark = false;
 
-	cc->enq_pkts++;
-	cc->enq_bytes += r->frame;
-	cc->deq_pkts++;
-	cc->deq_bytes += r->frame;
-	cc->depth_hist[0]++;
-	cc->sojourn_hist[0]++;
 	if (r->cls != DP_TM_CLASS_CONTROL) {
 		/* The phantom queue sees every arrival; RED and sojourn see an empty queue. */
 		if (unlikely(tc->marker.kind == ECN_MARKER_PHANTOM))
@@ -879,8 +876,8 @@ dp_tm_burst(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready 
 	unsigned int i;
 
 	for (p = 0; p < c->n_ports; p++) {
-		uint64_t frames = 0, wire = 0;
-		unsigned int cnt = 0;
+		uint64_t frames = 0, wire = 0, bytes[DP_TM_CLASS_MAX];
+		unsigned int cnt = 0, q, pkts[DP_TM_CLASS_MAX];
 		bool pass;
 
 		for (i = 0; i < n; i++) {
@@ -894,13 +891,33 @@ dp_tm_burst(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready 
 			continue;
 		pass = cnt + tx->n[p] <= (unsigned int)DP_TX_MAX &&
 		       dp_tm_can_pass(w, c, p, frames, wire, clk);
+		if (!pass) {
+			for (i = 0; i < n; i++)
+				if (ready[i].port == p)
+					dp_tm_queue(w, c, &ready[i], clk, tx);
+			continue;
+		}
+		/* Through an empty queue: depth and sojourn 0, counted per class once. */
+		for (q = 0; q < DP_TM_CLASS_MAX; q++)
+			pkts[q] = bytes[q] = 0;
 		for (i = 0; i < n; i++) {
 			if (ready[i].port != p)
 				continue;
-			if (pass)
-				dp_tm_pass(w, c, &ready[i], clk, tx);
-			else
-				dp_tm_queue(w, c, &ready[i], clk, tx);
+			pkts[ready[i].cls]++;
+			bytes[ready[i].cls] += ready[i].frame;
+			dp_tm_pass(w, c, &ready[i], clk, tx);
+		}
+		for (q = 0; q < DP_TM_CLASS_MAX; q++) {
+			struct dp_tm_counters *cc = &w->counters.tm[p][q];
+
+			if (pkts[q] == 0)
+				continue;
+			cc->enq_pkts += pkts[q];
+			cc->enq_bytes += bytes[q];
+			cc->deq_pkts += pkts[q];
+			cc->deq_bytes += bytes[q];
+			cc->depth_hist[0] += pkts[q];
+			cc->sojourn_hist[0] += pkts[q];
 		}
 	}
 }
@@ -916,7 +933,7 @@ dp_tm_flow(struct dp_worker *w, struct rte_mbuf *m, const struct dp_clock *clk)
 	struct flow_key k;
 
 	dp_flow_key(ip, v4 ? PKT_L3_IP4 : PKT_L3_IP6, (uint16_t)(ip[l4] << 8 | ip[l4 + 1]),
-		    roce_u24(bth->dqpn), &k);
+		    roce_bth_dqpn(bth), &k);
 	return flow_table_find(&w->flows, &k, clk->ns);
 }
 
@@ -1015,7 +1032,7 @@ dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_ke
 }
 
 /* Mechanisms and flow accounting of a RoCE packet going DC -> WAN. */
-static struct flow_entry *
+static __rte_always_inline struct flow_entry *
 dp_roce_dc(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 	   const struct pkt_meta *meta, uint32_t peer, const struct dp_clock *clk)
 {

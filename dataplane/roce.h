@@ -10,6 +10,7 @@
 
 #include <assert.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_byteorder.h>
 
@@ -52,6 +53,25 @@ static inline uint32_t
 roce_u24(const uint8_t b[3])
 {
 	return ((uint32_t)b[0] << 16) | ((uint32_t)b[1] << 8) | b[2];
+}
+
+/* DestQP and PSN of a BTH: one 32-bit load each (the byte before is reserved/AckReq). */
+static inline uint32_t
+roce_bth_dqpn(const struct roce_bth *b)
+{
+	uint32_t v;
+
+	memcpy(&v, &b->fecn_becn, sizeof(v));
+	return __builtin_bswap32(v) & 0xffffff;
+}
+
+static inline uint32_t
+roce_bth_psn(const struct roce_bth *b)
+{
+	uint32_t v;
+
+	memcpy(&v, &b->ackreq, sizeof(v));
+	return __builtin_bswap32(v) & 0xffffff;
 }
 
 static inline void
