@@ -11,8 +11,16 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+
+#include "bits.h"
+#include "dp_conf.h"
 #include "drop_reason.h"
+#include "roce.h"
 
 struct rte_mbuf;
 
@@ -63,6 +71,65 @@ enum ls_drop_reason parse_ip(const uint8_t *p, uint32_t len, uint16_t off, uint1
  * parser needs, for anything else (the caller then runs the general one,
  * which also names the drop reason of a malformed packet).
  */
-bool parse_roce4_fast(const uint8_t *p, uint32_t len, struct pkt_meta *meta);
+/* Inline: called once per packet on the fast path. */
+static inline bool
+parse_roce4_fast(const uint8_t *p, uint32_t len, struct pkt_meta *meta)
+{
+	/* Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4. */
+	static const uint32_t min_len = 14 + 20 + 8 + 12 + ROCE_ICRC_SIZE;
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(p + 14);
+	const struct rte_udp_hdr *udp = (const struct rte_udp_hdr *)(p + 34);
+	const struct roce_bth *bth = (const struct roce_bth *)(p + 42);
+	uint32_t w[5];
+	uint64_t sum;
+	uint16_t tot, ulen;
+	uint8_t op;
+
+	if (len < min_len || p[12] != 0x08 || p[13] != 0x00 || ip->version_ihl != 0x45 ||
+	    ip->next_proto_id != IPPROTO_UDP ||
+	    (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK |
+						     RTE_IPV4_HDR_MF_FLAG)) != 0 ||
+	    udp->dst_port != rte_cpu_to_be_16(ROCE_UDP_PORT))
+		return false;
+	tot = dp_ntohs(ip->total_length);
+	ulen = dp_ntohs(udp->dgram_len);
+	op = bth->opcode;
+	if (14u + tot > len || ulen != tot - 20u ||
+	    ulen < sizeof(*udp) + sizeof(*bth) + ROCE_ICRC_SIZE +
+			   ((op == ROCE_OP_RC_ACK || op == ROCE_OP_RC_ATOMIC_ACK) ?
+				    sizeof(struct roce_aeth) : 0))
+		return false;
+	/* Header checksum: a right header sums to 0xffff (ones' complement). */
+	memcpy(w, ip, sizeof(w));
+	sum = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	if (sum != 0xffff)
+		return false;
+	meta->l3_off = 14;
+	meta->l4_off = 34;
+	meta->ip_len = tot;
+	meta->vlan = 0;
+	meta->l3 = PKT_L3_IP4;
+	meta->proto = IPPROTO_UDP;
+	meta->tos = ip->type_of_service;
+	meta->first_frag = 1;
+	meta->fragmented = 0;
+	meta->sport = dp_ntohs(udp->src_port);
+	meta->dport = ROCE_UDP_PORT;
+	meta->bth_off = 42;
+	meta->opcode = op;
+	meta->dqpn = roce_bth_dqpn(bth);
+	meta->psn = roce_bth_psn(bth);
+	if (op == ROCE_OP_CNP)
+		meta->cls = DP_CLASS_ROCE_CNP;
+	else if (op == ROCE_OP_RC_ACK || op == ROCE_OP_RC_ATOMIC_ACK)
+		meta->cls = DP_CLASS_ROCE_ACK;
+	else
+		meta->cls = DP_CLASS_ROCE_DATA;
+	return true;
+}
 
 #endif /* LONGSPAN_PARSE_H */

@@ -234,7 +234,9 @@ def main():
         return report(args, cg_out, logp, payload)
     if os.path.exists(sock):
         os.unlink(sock)
-    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + cg_out,
+    # --fair-sched: valgrind runs one thread at a time, and with its default
+    # lock a busy-polling worker can starve the control thread (API socket).
+    cmd = ["valgrind", "--tool=callgrind", "--fair-sched=yes", "--callgrind-out-file=" + cg_out,
            "--toggle-collect=dp_worker_poll", longspand, "-c", conf, "--stats",
            "--no-huge", "-m", "1024"]
     print("profile: %s" % " ".join(cmd), file=sys.stderr)
@@ -281,7 +283,7 @@ def report(args, cg_out, logp, payload):
         "",
         "- %d flows, %d B frames; %d packets forwarded under callgrind (%d sent to the WAN port)"
         % (args.flows, payload + bench.ROCE_OVERHEAD, pkts, wan_tx),
-        "- command: `valgrind --tool=callgrind --toggle-collect=dp_worker_poll longspand -c CONF "
+        "- command: `valgrind --tool=callgrind --fair-sched=yes --toggle-collect=dp_worker_poll longspand -c CONF "
         "--stats --no-huge -m 1024` (tests/perf/profile.py)",
         "- total inside dp_worker_poll: **%.0f instructions per packet**" % (total / pkts),
         "",
