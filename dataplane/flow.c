@@ -5,7 +5,6 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "bits.h"
 
 #define FLOW_METER_NS 100000u /* rate window */
 
@@ -26,31 +25,6 @@ flow_table_init(struct flow_table *t, void *mem, uint32_t entries, uint64_t idle
 	t->idle_ns = idle_ns;
 }
 
-/* Word i of a key; memcpy, not a cast: keys are written field by field (strict aliasing). */
-static inline uint64_t
-flow_key_word(const struct flow_key *k, unsigned int i)
-{
-	uint64_t w;
-
-	memcpy(&w, (const uint8_t *)k + 8 * i, sizeof(w));
-	return w;
-}
-
-static inline uint32_t
-flow_hash(const struct flow_key *k)
-{
-	uint32_t h = dp_crc32c_u64(flow_key_word(k, 0), 0x4c53); /* family, port, QPN */
-
-	/* Words 1..4: the addresses; IPv4 only has the first half of each. */
-	h = dp_crc32c_u64(flow_key_word(k, 1), h);
-	h = dp_crc32c_u64(flow_key_word(k, 3), h);
-	if (k->family != AF_INET) {
-		h = dp_crc32c_u64(flow_key_word(k, 2), h);
-		h = dp_crc32c_u64(flow_key_word(k, 4), h);
-	}
-	return h != 0 ? h : 1; /* 0 marks an unused slot */
-}
-
 static inline bool
 flow_key_eq(const struct flow_key *a, const struct flow_key *b)
 {
@@ -63,9 +37,9 @@ flow_key_eq(const struct flow_key *a, const struct flow_key *b)
 }
 
 struct flow_entry *
-flow_table_get(struct flow_table *t, const struct flow_key *key, uint64_t now_ns, bool *created)
+flow_table_get_hashed(struct flow_table *t, const struct flow_key *key, uint32_t h,
+		      uint64_t now_ns, bool *created)
 {
-	uint32_t h = flow_hash(key);
 	struct flow_entry *reuse = NULL;
 	unsigned int i;
 
@@ -105,7 +79,7 @@ flow_table_get(struct flow_table *t, const struct flow_key *key, uint64_t now_ns
 struct flow_entry *
 flow_table_find(struct flow_table *t, const struct flow_key *key, uint64_t now_ns)
 {
-	uint32_t h = flow_hash(key);
+	uint32_t h = flow_table_hash(key);
 	unsigned int i;
 
 	for (i = 0; i < FLOW_PROBE_MAX; i++) {

@@ -16,12 +16,17 @@
  * reused in place (lazy aging, no sweeper on the fast path).
  */
 
-#include <stdbool.h>
 #include <assert.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
 
 #include <rte_common.h>
+#include <rte_prefetch.h>
+
+#include "bits.h"
 
 #include "congestion/proxy_cnp.h"
 
@@ -90,12 +95,52 @@ uint64_t flow_table_mem_size(uint32_t entries);
 /* Set up over MEM; entries must be a power of two. */
 void flow_table_init(struct flow_table *t, void *mem, uint32_t entries, uint64_t idle_ns);
 
+/* Word i of a key; memcpy, not a cast: keys are written field by field (strict aliasing). */
+static inline uint64_t
+flow_key_word(const struct flow_key *k, unsigned int i)
+{
+	uint64_t w;
+
+	memcpy(&w, (const uint8_t *)k + 8 * i, sizeof(w));
+	return w;
+}
+
+/* The table's hash of a key (never 0). */
+static inline uint32_t
+flow_table_hash(const struct flow_key *k)
+{
+	uint32_t h = dp_crc32c_u64(flow_key_word(k, 0), 0x4c53); /* family, port, QPN */
+
+	/* Words 1..4: the addresses; IPv4 only has the first half of each. */
+	h = dp_crc32c_u64(flow_key_word(k, 1), h);
+	h = dp_crc32c_u64(flow_key_word(k, 3), h);
+	if (k->family != AF_INET) {
+		h = dp_crc32c_u64(flow_key_word(k, 2), h);
+		h = dp_crc32c_u64(flow_key_word(k, 4), h);
+	}
+	return h != 0 ? h : 1; /* 0 marks an unused slot */
+}
+
 /*
- * Find or create the entry for key at now. Returns NULL when every slot of
- * the probe window holds a live flow (*full set). *created tells a new entry.
+ * Find or create the entry for key (whose flow_table_hash() is h) at now.
+ * Returns NULL when every slot of the probe window holds a live flow.
+ * *created tells a new entry.
  */
-struct flow_entry *flow_table_get(struct flow_table *t, const struct flow_key *key,
-				  uint64_t now_ns, bool *created);
+struct flow_entry *flow_table_get_hashed(struct flow_table *t, const struct flow_key *key,
+					 uint32_t h, uint64_t now_ns, bool *created);
+
+static inline struct flow_entry *
+flow_table_get(struct flow_table *t, const struct flow_key *key, uint64_t now_ns, bool *created)
+{
+	return flow_table_get_hashed(t, key, flow_table_hash(key), now_ns, created);
+}
+
+/* Bring the first slot key's probe will read into the cache (hash h). */
+static inline void
+flow_table_prefetch(const struct flow_table *t, uint32_t h)
+{
+	rte_prefetch0(&t->e[h & t->mask]);
+}
 
 /* The live entry for key, or NULL; never creates. */
 struct flow_entry *flow_table_find(struct flow_table *t, const struct flow_key *key,

@@ -11,6 +11,7 @@
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 #include <rte_memcpy.h>
 #include <rte_ring.h>
 #include <rte_udp.h>
@@ -576,19 +577,19 @@ dp_learn_key(const struct flow_key *fk, struct qpn_learn_key *k)
 }
 
 /*
- * Per-QP accounting of one RoCE packet: the flow table entry (created on
- * first sight) with its counters, PSN tracking and rate meter.
+ * Per-QP accounting of one RoCE packet (key and its flow_table_hash() h):
+ * the flow table entry (created on first sight) with its counters, PSN
+ * tracking and rate meter.
  */
 static __rte_always_inline struct flow_entry *
-dp_flow_account(struct dp_worker *w, const uint8_t *ip, const struct pkt_meta *meta,
-		uint8_t dir, uint16_t peer, const struct dp_clock *clk, struct flow_key *key)
+dp_flow_account(struct dp_worker *w, const struct pkt_meta *meta, uint8_t dir, uint16_t peer,
+		const struct dp_clock *clk, const struct flow_key *key, uint32_t h)
 {
 	struct flow_entry *fe;
 	uint8_t ecn = ecn_of_tos(meta->tos);
 	bool created;
 
-	dp_flow_key(ip, meta->l3, meta->sport, meta->dqpn, key);
-	fe = flow_table_get(&w->flows, key, clk->ns, &created);
+	fe = flow_table_get_hashed(&w->flows, key, h, clk->ns, &created);
 	if (unlikely(fe == NULL)) {
 		w->counters.flows_full++;
 		return NULL;
@@ -1033,22 +1034,20 @@ dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_ke
 
 /* Mechanisms and flow accounting of a RoCE packet going DC -> WAN. */
 static __rte_always_inline struct flow_entry *
-dp_roce_dc(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
-	   const struct pkt_meta *meta, uint32_t peer, const struct dp_clock *clk)
+dp_roce_dc(struct dp_worker *w, const struct dp_conf *c, const struct pkt_meta *meta,
+	   uint32_t peer, const struct dp_clock *clk, const struct flow_key *k, uint32_t h)
 {
-	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, meta->l3_off);
 	unsigned int mech = c->mech.mechanisms;
 	struct dp_mech_counters *mc = &w->counters.mech;
 	struct flow_entry *fe;
-	struct flow_key k;
 
-	fe = dp_flow_account(w, ip, meta, FLOW_DC_TO_WAN, (uint16_t)peer, clk, &k);
+	fe = dp_flow_account(w, meta, FLOW_DC_TO_WAN, (uint16_t)peer, clk, k, h);
 	if (meta->cls == DP_CLASS_ROCE_DATA && (mech & LS_MECH_A)) {
 		struct qpn_learn_key lk;
 		uint32_t qpn = 0;
 		enum qpn_learn_result r;
 
-		dp_learn_key(&k, &lk);
+		dp_learn_key(k, &lk);
 		r = qpn_learn_on_data(&w->learn_src, &lk, meta->psn, clk->ns, &qpn);
 		mc->learn[r]++;
 		if (fe != NULL && r == QPN_LEARN_DATA_KNOWN) {
@@ -1057,13 +1056,26 @@ dp_roce_dc(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		}
 	} else if (meta->cls == DP_CLASS_ROCE_ACK && (mech & LS_MECH_C)) {
 		/* A local receiver's ACK names the remote sender's QPN. */
-		mc->learn_dst[qpn_learn_on_ack(&w->learn_dst, k.family, k.src, k.dst, k.dqpn,
+		mc->learn_dst[qpn_learn_on_ack(&w->learn_dst, k->family, k->src, k->dst, k->dqpn,
 					       meta->psn, clk->ns)]++;
 	} else if (meta->cls == DP_CLASS_ROCE_CNP && (mech & LS_MECH_C)) {
-		dp_mech_c_cnp(w, c, &k, clk);
+		dp_mech_c_cnp(w, c, k, clk);
 	}
 	return meta->cls == DP_CLASS_ROCE_DATA ? fe : NULL;
 }
+
+/* Packets whose headers the parser prefetches ahead of the one it parses. */
+#define DP_PREFETCH_AHEAD 4
+
+/* A packet between the two passes of dp_pipeline_dc(). */
+struct dp_dc_pkt {
+	struct rte_mbuf *m;
+	uint32_t peer;
+	uint32_t hash; /* flow_table_hash(&key) when RoCE */
+	struct rte_ether_addr dmac; /* next hop of the outer packet */
+	struct pkt_meta meta;
+	struct flow_key key; /* RoCE: the per-QP flow key */
+};
 
 void
 dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
@@ -1071,46 +1083,56 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 {
 	struct dp_counters *ctr = &w->counters;
 	struct dp_ready ready[DP_MAX_BURST];
+	struct dp_dc_pkt st[DP_MAX_BURST];
 	struct rte_ether_addr dmac;
 	uint32_t dmac_peer = UINT32_MAX; /* the peer whose next hop dmac holds */
 	uint64_t rx_bytes = 0;
-	unsigned int nready = 0;
+	unsigned int nready = 0, nst = 0, j;
 	uint16_t i;
 
+	/*
+	 * First pass: parser and the route, and for RoCE the flow key, whose
+	 * table slot is prefetched so that the second pass finds it in cache
+	 * (with many flows the table is far larger than the L2 cache). Headers
+	 * of packets a few places ahead are prefetched the same way.
+	 */
+	for (i = 0; i < n && i < DP_PREFETCH_AHEAD; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		struct pkt_meta meta;
+		struct dp_dc_pkt *s = &st[nst];
 		const struct dp_peer *peer;
-		uint32_t peer_idx;
 		enum ls_drop_reason r;
 		bool consumed;
 
+		if (i + DP_PREFETCH_AHEAD < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + DP_PREFETCH_AHEAD], void *));
 		rx_bytes += m->pkt_len;
 
 		/* Parser. */
-		r = dp_parse(w, c, port, m, &meta, &consumed);
+		r = dp_parse(w, c, port, m, &s->meta, &consumed);
 		if (unlikely(r != LS_DROP_NONE)) {
 			dp_drop(w, m, r);
 			continue;
 		}
 		if (unlikely(consumed))
 			continue;
-		ctr->cls[meta.cls]++;
+		ctr->cls[s->meta.cls]++;
 
 		/* Ingress match-action: route and TTL. */
-		r = dp_ingress_dc(c, m, &meta, &peer_idx);
+		r = dp_ingress_dc(c, m, &s->meta, &s->peer);
 		if (unlikely(r != LS_DROP_NONE)) {
 			dp_drop(w, m, r);
 			continue;
 		}
-		peer = &c->peers[peer_idx];
+		peer = &c->peers[s->peer];
 
 		/* Next hop of the outer packet on the peer's WAN port, once per peer and burst. */
-		if (peer_idx != dmac_peer) {
+		if (s->peer != dmac_peer) {
 			switch (neigh_lookup(c->ports[peer->port].neigh, peer->family, peer->nexthop,
 					     &dmac)) {
 			case NEIGH_HIT:
-				dmac_peer = peer_idx;
+				dmac_peer = s->peer;
 				break;
 			case NEIGH_PENDING:
 				dp_drop(w, m, LS_DROP_NEIGH_MISS);
@@ -1120,20 +1142,36 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 				continue;
 			}
 		}
+		s->dmac = dmac;
+		s->m = m;
+		if (s->meta.bth_off != 0) {
+			dp_flow_key(rte_pktmbuf_mtod_offset(m, const uint8_t *, s->meta.l3_off),
+				    s->meta.l3, s->meta.sport, s->meta.dqpn, &s->key);
+			s->hash = flow_table_hash(&s->key);
+			flow_table_prefetch(&w->flows, s->hash);
+		}
+		nst++;
+	}
+	ctr->port[port].rx_pkts += n;
+	ctr->port[port].rx_bytes += rx_bytes;
+
+	/* Second pass. */
+	for (j = 0; j < nst; j++) {
+		struct dp_dc_pkt *s = &st[j];
+		enum ls_drop_reason r;
 
 		/* Ingress match-action: the per-QP flow table, mechanisms A and C. */
-		ready[nready].fe = meta.bth_off != 0 ? dp_roce_dc(w, c, m, &meta, peer_idx, clk) : NULL;
+		ready[nready].fe = s->meta.bth_off != 0 ?
+			dp_roce_dc(w, c, &s->meta, s->peer, clk, &s->key, s->hash) : NULL;
 
 		/* Traffic manager, enqueue side: size, headroom, encapsulation plan. */
-		r = dp_tm_prepare(c, peer_idx, m, &meta, &dmac, &ready[nready]);
+		r = dp_tm_prepare(c, s->peer, s->m, &s->meta, &s->dmac, &ready[nready]);
 		if (unlikely(r != LS_DROP_NONE)) {
-			dp_drop(w, m, r);
+			dp_drop(w, s->m, r);
 			continue;
 		}
 		nready++;
 	}
-	ctr->port[port].rx_pkts += n;
-	ctr->port[port].rx_bytes += rx_bytes;
 
 	/* Traffic manager: WAN queues, ECN marking, gateway CNPs. */
 	dp_tm_burst(w, c, ready, nready, clk, tx);
@@ -1311,7 +1349,8 @@ dp_roce_wan(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 	struct dp_mech_counters *mc = &w->counters.mech;
 	struct flow_key k;
 
-	dp_flow_account(w, ip, meta, FLOW_WAN_TO_DC, (uint16_t)peer, clk, &k);
+	dp_flow_key(ip, meta->l3, meta->sport, meta->dqpn, &k);
+	dp_flow_account(w, meta, FLOW_WAN_TO_DC, (uint16_t)peer, clk, &k, flow_table_hash(&k));
 	if (meta->cls == DP_CLASS_ROCE_ACK && (mech & LS_MECH_A)) {
 		/* A remote receiver's ACK names the local sender's QPN. */
 		mc->learn[qpn_learn_on_ack(&w->learn_src, k.family, k.src, k.dst, k.dqpn,

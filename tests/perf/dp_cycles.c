@@ -519,24 +519,6 @@ cy_flow_key(unsigned int k, struct flow_key *fk)
 	fk->sport = mt->sport;
 	fk->dqpn = mt->dqpn;
 }
-
-/* flow.c's flow_hash() (static there), for the prefetching alternative's bucket. */
-static inline uint32_t
-cy_flow_key_hash(const struct flow_key *fk)
-{
-	uint64_t w[5];
-	uint32_t h;
-
-	memcpy(w, fk, sizeof(w));
-	h = dp_crc32c_u64(w[0], 0x4c53);
-	h = dp_crc32c_u64(w[1], h);
-	h = dp_crc32c_u64(w[3], h);
-	if (fk->family != AF_INET) {
-		h = dp_crc32c_u64(w[2], h);
-		h = dp_crc32c_u64(w[4], h);
-	}
-	return h != 0 ? h : 1;
-}
 #endif
 
 /* The copies and alternatives must compute what the code they stand for computes. */
@@ -808,11 +790,12 @@ cy_components(uint64_t target, struct cy_item *items, unsigned int *n_items)
 		/* The per-QP flow table as dp_flow_account() uses it (entries exist from part 1). */
 		struct flow_table *ft = &rt.workers[0]->flows;
 		struct flow_key keys[CY_BURST];
+		uint32_t hashes[CY_BURST];
 		double rr[16];
 		unsigned int ri;
 
 		items[n++] = (struct cy_item){
-			"flow table: key, flow_table_get(), counters, meter (pipeline)",
+			"flow table: key, flow_table_get(), counters, meter, one packet at a time (before)",
 			"dp_flow_account() without ECN and PSN, copied: IPv4 key hashed as 3 words "
 			"with CRC-32C (bits.h), open addressing, hot fields in the entry's first "
 			"cache line",
@@ -831,19 +814,6 @@ cy_components(uint64_t target, struct cy_item *items, unsigned int *n_items)
 				}
 				acc += created;
 			}) };
-		/* The alternative prefetches the bucket flow_table_get() will probe first. */
-		for (k = 0; k < cy_n; k++) {
-			struct flow_entry *fe;
-			bool created;
-
-			cy_flow_key(k, &keys[0]);
-			fe = flow_table_get(ft, &keys[0], cy_last_ns, &created);
-			if (fe == NULL || fe->hash != cy_flow_key_hash(&keys[0])) {
-				fprintf(stderr, "dp_cycles: warning: prefetch flow hash disagrees "
-					"with flow_table_get() on frame %u\n", k);
-				break;
-			}
-		}
 		for (ri = 0; ri < cy_rounds; ri++) {
 			uint64_t cyc = 0, done = 0;
 
@@ -853,20 +823,18 @@ cy_components(uint64_t target, struct cy_item *items, unsigned int *n_items)
 				for (b = 0; b + CY_BURST <= cy_n; b += CY_BURST) {
 					uint64_t t0 = rte_rdtsc();
 
-					/* Keys and hashes of the burst first, buckets prefetched... */
+					/* Keys and hashes of the burst first, slots prefetched... */
 					for (k = 0; k < CY_BURST; k++) {
-						uint32_t h;
-
 						cy_flow_key(b + k, &keys[k]);
-						h = cy_flow_key_hash(&keys[k]);
-						rte_prefetch0(&ft->e[h & ft->mask]);
+						hashes[k] = flow_table_hash(&keys[k]);
+						flow_table_prefetch(ft, hashes[k]);
 					}
-					/* ...then the lookups (which hash again: the API takes no hash). */
+					/* ...then the lookups with those hashes. */
 					for (k = 0; k < CY_BURST; k++) {
 						const struct pkt_meta *mt = &cy_meta[b + k];
 						bool created;
-						struct flow_entry *fe = flow_table_get(ft, &keys[k], cy_last_ns,
-										       &created);
+						struct flow_entry *fe = flow_table_get_hashed(
+							ft, &keys[k], hashes[k], cy_last_ns, &created);
 
 						if (fe != NULL) {
 							fe->pkts++;
@@ -887,8 +855,9 @@ cy_components(uint64_t target, struct cy_item *items, unsigned int *n_items)
 			rr[ri] = (double)cyc / (double)done;
 		}
 		items[n++] = (struct cy_item){
-			"flow table: burst keys + hashes first, buckets prefetched, then get (alternative)",
-			"hashes twice (flow_table_get takes no hash); matters when the table misses the cache",
+			"flow table: burst keys + hashes first, slots prefetched, then get (pipeline)",
+			"dp_pipeline_dc()'s two passes, copied; matters when the table misses the cache "
+			"(64k flows)",
 			cy_median(rr, cy_rounds) };
 	}
 #endif
