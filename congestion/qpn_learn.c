@@ -70,8 +70,8 @@ load64(const uint8_t *p)
 }
 
 /* Hash of (family, src, dst); never 0, which marks a never-used slot. */
-static uint32_t
-pair_hash(uint8_t family, const uint8_t src[16], const uint8_t dst[16])
+uint32_t
+qpn_learn_pair_hash(uint8_t family, const uint8_t src[16], const uint8_t dst[16])
 {
 	uint64_t h = family;
 
@@ -149,7 +149,15 @@ enum qpn_learn_result
 qpn_learn_on_data(struct qpn_learn *t, const struct qpn_learn_key *key, uint32_t psn,
 		uint64_t now_ns, uint32_t *sender_qpn)
 {
-	uint32_t h = pair_hash(key->family, key->src, key->dst);
+	uint32_t h = qpn_learn_pair_hash(key->family, key->src, key->dst);
+
+	return qpn_learn_on_data_hashed(t, key, h, psn, now_ns, sender_qpn);
+}
+
+enum qpn_learn_result
+qpn_learn_on_data_hashed(struct qpn_learn *t, const struct qpn_learn_key *key, uint32_t h,
+		uint32_t psn, uint64_t now_ns, uint32_t *sender_qpn)
+{
 	struct qpn_learn_entry *free_slot = NULL;
 	struct qpn_learn_entry *e;
 	uint32_t i;
@@ -200,7 +208,7 @@ qpn_learn_on_ack(struct qpn_learn *t, uint8_t family, const uint8_t ack_src[16],
 		const uint8_t ack_dst[16], uint32_t ack_dest_qpn, uint32_t psn, uint64_t now_ns)
 {
 	/* The data flow went the other way: its source is the ACK's destination. */
-	uint32_t h = pair_hash(family, ack_dst, ack_src);
+	uint32_t h = qpn_learn_pair_hash(family, ack_dst, ack_src);
 	struct qpn_learn_entry *match = NULL;
 	unsigned int flows = 0, matches = 0;
 	uint32_t i;
@@ -243,7 +251,7 @@ qpn_learn_on_ack(struct qpn_learn *t, uint8_t family, const uint8_t ack_src[16],
 const struct qpn_learn_entry *
 qpn_learn_lookup(const struct qpn_learn *t, const struct qpn_learn_key *key, uint64_t now_ns)
 {
-	uint32_t h = pair_hash(key->family, key->src, key->dst);
+	uint32_t h = qpn_learn_pair_hash(key->family, key->src, key->dst);
 	uint32_t i;
 
 	for (i = 0; i < t->max_probe; i++) {
@@ -261,7 +269,7 @@ const struct qpn_learn_entry *
 qpn_learn_find_sender(const struct qpn_learn *t, uint8_t family, const uint8_t src[16],
 		const uint8_t dst[16], uint32_t sender_qpn, uint64_t now_ns)
 {
-	uint32_t h = pair_hash(family, src, dst);
+	uint32_t h = qpn_learn_pair_hash(family, src, dst);
 	uint32_t i;
 
 	sender_qpn &= QPN_LEARN_PSN_MASK;

@@ -109,6 +109,25 @@ int qpn_learn_init(struct qpn_learn *t, void *mem, size_t entries,
 		const struct qpn_learn_params *p);
 
 /*
+ * The table's hash of an address pair (never 0), and a hint to bring the
+ * first slot of its probe into the cache: a caller that knows a burst's
+ * keys early hashes them, prefetches, and hands the hash to
+ * qpn_learn_on_data_hashed() later, when the slot has arrived.
+ */
+uint32_t qpn_learn_pair_hash(uint8_t family, const uint8_t src[16], const uint8_t dst[16]);
+
+static inline void
+qpn_learn_prefetch(const struct qpn_learn *t, uint32_t pair_hash)
+{
+	__builtin_prefetch(&t->slots[pair_hash & t->mask]);
+}
+
+/* qpn_learn_on_data() for a key whose qpn_learn_pair_hash() is pair_hash. */
+enum qpn_learn_result qpn_learn_on_data_hashed(struct qpn_learn *t,
+		const struct qpn_learn_key *key, uint32_t pair_hash, uint32_t psn,
+		uint64_t now_ns, uint32_t *sender_qpn);
+
+/*
  * A data packet of flow KEY with PSN psn was forwarded at now: track it,
  * extend its PSN window, and report whether the sender QPN is known (then
  * stored in *sender_qpn when not NULL).

@@ -1032,10 +1032,15 @@ dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_ke
 	trp_on_cnp(&c->mech.trp, &he->trp, clk->ns, data != NULL ? data->rate_bps : 0);
 }
 
-/* Mechanisms and flow accounting of a RoCE packet going DC -> WAN. */
+/*
+ * Mechanisms and flow accounting of a RoCE packet going DC -> WAN: key with
+ * its flow_table_hash() h and, for data under mechanism A, the learner's
+ * qpn_learn_pair_hash() (both computed and prefetched in the first pass).
+ */
 static __rte_always_inline struct flow_entry *
 dp_roce_dc(struct dp_worker *w, const struct dp_conf *c, const struct pkt_meta *meta,
-	   uint32_t peer, const struct dp_clock *clk, const struct flow_key *k, uint32_t h)
+	   uint32_t peer, const struct dp_clock *clk, const struct flow_key *k, uint32_t h,
+	   uint32_t learn_hash)
 {
 	unsigned int mech = c->mech.mechanisms;
 	struct dp_mech_counters *mc = &w->counters.mech;
@@ -1048,7 +1053,8 @@ dp_roce_dc(struct dp_worker *w, const struct dp_conf *c, const struct pkt_meta *
 		enum qpn_learn_result r;
 
 		dp_learn_key(k, &lk);
-		r = qpn_learn_on_data(&w->learn_src, &lk, meta->psn, clk->ns, &qpn);
+		r = qpn_learn_on_data_hashed(&w->learn_src, &lk, learn_hash, meta->psn, clk->ns,
+					     &qpn);
 		mc->learn[r]++;
 		if (fe != NULL && r == QPN_LEARN_DATA_KNOWN) {
 			fe->qpn_known = 1;
@@ -1072,6 +1078,7 @@ struct dp_dc_pkt {
 	struct rte_mbuf *m;
 	uint32_t peer;
 	uint32_t hash; /* flow_table_hash(&key) when RoCE */
+	uint32_t learn_hash; /* RoCE data with mechanism A: qpn_learn_pair_hash() */
 	struct rte_ether_addr dmac; /* next hop of the outer packet */
 	struct pkt_meta meta;
 	struct flow_key key; /* RoCE: the per-QP flow key */
@@ -1149,6 +1156,11 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 				    s->meta.l3, s->meta.sport, s->meta.dqpn, &s->key);
 			s->hash = flow_table_hash(&s->key);
 			flow_table_prefetch(&w->flows, s->hash);
+			if (s->meta.cls == DP_CLASS_ROCE_DATA && (c->mech.mechanisms & LS_MECH_A)) {
+				s->learn_hash = qpn_learn_pair_hash(s->key.family, s->key.src,
+								    s->key.dst);
+				qpn_learn_prefetch(&w->learn_src, s->learn_hash);
+			}
 		}
 		nst++;
 	}
@@ -1162,7 +1174,8 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 
 		/* Ingress match-action: the per-QP flow table, mechanisms A and C. */
 		ready[nready].fe = s->meta.bth_off != 0 ?
-			dp_roce_dc(w, c, &s->meta, s->peer, clk, &s->key, s->hash) : NULL;
+			dp_roce_dc(w, c, &s->meta, s->peer, clk, &s->key, s->hash, s->learn_hash) :
+			NULL;
 
 		/* Traffic manager, enqueue side: size, headroom, encapsulation plan. */
 		r = dp_tm_prepare(c, s->peer, s->m, &s->meta, &s->dmac, &ready[nready]);

@@ -121,6 +121,29 @@ test_learn_from_ack(void **state)
 	assert_int_equal(qpn_learn_count(&t, 405), 1);
 }
 
+/* The hashed entry point is the same operation: learn through one, read through the other. */
+static void
+test_on_data_hashed(void **state)
+{
+	struct qpn_learn t;
+	struct qpn_learn_key k = flow(3, 4, 0x000def), other = flow(4, 3, 0x000def);
+	uint32_t h = qpn_learn_pair_hash(k.family, k.src, k.dst), q = 0;
+
+	(void)state;
+	setup(&t, &params, ENTRIES);
+	assert_int_not_equal(h, 0);
+	assert_int_not_equal(h, qpn_learn_pair_hash(other.family, other.src, other.dst));
+	qpn_learn_prefetch(&t, h);
+	assert_int_equal(qpn_learn_on_data_hashed(&t, &k, h, 500, 10, &q), QPN_LEARN_DATA_UNKNOWN);
+	assert_int_equal(qpn_learn_on_data(&t, &k, 501, 11, &q), QPN_LEARN_DATA_UNKNOWN);
+	assert_int_equal(qpn_learn_lookup(&t, &k, 12)->first_psn, 500);
+	assert_int_equal(qpn_learn_lookup(&t, &k, 12)->last_psn, 501);
+	assert_int_equal(ack(&t, &k, 0x0a0b0c, 500, 20), QPN_LEARN_ACK_LEARNED);
+	assert_int_equal(qpn_learn_on_data_hashed(&t, &k, h, 502, 21, &q), QPN_LEARN_DATA_KNOWN);
+	assert_int_equal(q, 0x0a0b0c);
+	assert_int_equal(qpn_learn_count(&t, 21), 1);
+}
+
 static void
 test_psn_wrap(void **state)
 {
@@ -286,6 +309,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init_validation),
 		cmocka_unit_test(test_learn_from_ack),
+		cmocka_unit_test(test_on_data_hashed),
 		cmocka_unit_test(test_psn_wrap),
 		cmocka_unit_test(test_window_slides_and_restarts),
 		cmocka_unit_test(test_two_qps_same_hosts),
