@@ -1156,6 +1156,7 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 				    s->meta.l3, s->meta.sport, s->meta.dqpn, &s->key);
 			s->hash = flow_table_hash(&s->key);
 			flow_table_prefetch(&w->flows, s->hash);
+			s->learn_hash = 0;
 			if (s->meta.cls == DP_CLASS_ROCE_DATA && (c->mech.mechanisms & LS_MECH_A)) {
 				s->learn_hash = qpn_learn_pair_hash(s->key.family, s->key.src,
 								    s->key.dst);
