@@ -385,6 +385,21 @@ def build_cases(cfg):
             [dc_frame(udp("10.1.0.1", "10.2.0.5", ttl=t))], drops={"ttl_expired": 1})
         add("dc2wan.hlim.%d" % t, "IPv6 hop limit %d is not forwarded" % t, "dc",
             [dc_frame(udp("fd00:1::1", "fd00:3::5", ttl=t))], drops={"ttl_expired": 1})
+    # One burst mixing verdicts and peers: the parser/route pass and the flow
+    # table/TM pass of dp_pipeline_dc() must keep every survivor, in order,
+    # with its own peer's sequence numbers.
+    frs = [dc_frame(roce_msg("write_first", "10.1.0.1", "10.2.0.5")),
+           mac_b(dc.mac) + mac_b(h1_mac) + b"\x08",
+           dc_frame(roce_msg("write_only", "10.1.0.1", "10.3.0.5")),
+           dc_frame(udp("10.1.0.1", "10.2.0.5", ttl=1)),
+           dc_frame(roce_msg("ack", "10.1.0.1", "10.2.0.5")),
+           dc_frame(roce_msg("send_only", "10.1.0.1", "10.3.0.5"))]
+    add("dc2wan.burst.mixed_verdicts",
+        "RoCE to two peers with a truncated frame and an expired TTL between them, one burst",
+        "dc", frs, out={"wan": [enc(frs[0], 0, site_b), enc(frs[2], 0, site_c),
+                                enc(frs[4], 1, site_b), enc(frs[5], 1, site_c)]},
+        drops={"eth_truncated": 1, "ttl_expired": 1},
+        counters={"peer site-b tx": 2, "peer site-c tx": 2})
     # Checksum carry: a header whose checksum is near the wrap points.
     for ident in (0x0000, 0xFFFF, 0x7A3C):
         fr = dc_frame(ip4("10.1.0.1", "10.2.0.5", UDP(sport=1, dport=2) / Raw(b"c" * 20),
