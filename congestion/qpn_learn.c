@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdalign.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "cc_time.h"
 #include "qpn_learn.h"
@@ -73,12 +74,22 @@ load64(const uint8_t *p)
 uint32_t
 qpn_learn_pair_hash(uint8_t family, const uint8_t src[16], const uint8_t dst[16])
 {
-	uint64_t h = family;
+	uint64_t h;
 
-	h = mix64(h ^ load64(src));
-	h = mix64(h ^ load64(src + 8));
-	h = mix64(h ^ load64(dst));
-	h = mix64(h ^ load64(dst + 8));
+	if (family == AF_INET) {
+		/* 4-byte addresses: both fit one word, which mix64() maps one to one. */
+		uint32_t s, d;
+
+		memcpy(&s, src, sizeof(s));
+		memcpy(&d, dst, sizeof(d));
+		h = mix64(((uint64_t)d << 32 | s) ^ family);
+	} else {
+		h = family;
+		h = mix64(h ^ load64(src));
+		h = mix64(h ^ load64(src + 8));
+		h = mix64(h ^ load64(dst));
+		h = mix64(h ^ load64(dst + 8));
+	}
 	h = (uint32_t)(h >> 32) ^ (uint32_t)h;
 	return h != 0 ? (uint32_t)h : 1;
 }
