@@ -4,7 +4,7 @@
 and by source line, from valgrind's callgrind on the benchmark's setup.
 
     sudo /usr/bin/python3 tests/perf/profile.py --build build [--flows 1024] [--size 64]
-        [--seconds 40] [--out FILE]
+        [--seconds 40] [--marker red] [--mechanisms A,C] [--out FILE]
 
 No PMU is exposed on these machines (perf stat cannot count cycles), so this
 counts instructions instead: callgrind runs longspand with the benchmark's
@@ -206,7 +206,13 @@ def main():
                     help="report on the callgrind output and log of an earlier run with the "
                          "same --flows/--size instead of running valgrind again")
     ap.add_argument("--out", default=None, help="Markdown report (default BUILD/perf-profile.md)")
+    ap.add_argument("--marker", choices=["none", "red", "sojourn", "phantom"], default="none",
+                    help="[congestion] marker, as bench.py's (default none)")
+    ap.add_argument("--mechanisms", default="none",
+                    help="[congestion] mechanisms, as bench.py's: none, A, C or A,C")
     args = ap.parse_args()
+    bench.CONGESTION["marker"] = args.marker
+    bench.CONGESTION["mechanisms"] = args.mechanisms
     longspand = os.path.join(os.path.abspath(args.build), "longspand")
     longspanctl = os.path.join(os.path.abspath(args.build), "control", "longspanctl")
     if os.geteuid() != 0 or not os.access(longspand, os.X_OK):
