@@ -204,7 +204,7 @@ def main():
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--reuse", action="store_true",
                     help="report on the callgrind output and log of an earlier run with the "
-                         "same --flows/--size instead of running valgrind again")
+                         "same --flows/--size/--marker/--mechanisms instead of running valgrind again")
     ap.add_argument("--out", default=None, help="Markdown report (default BUILD/perf-profile.md)")
     ap.add_argument("--marker", choices=["none", "red", "sojourn", "phantom"], default="none",
                     help="[congestion] marker, as bench.py's (default none)")
@@ -229,7 +229,7 @@ def main():
     pcap = os.path.join(args.workdir, "roce-%dflows-%s.pcap" % (args.flows, args.size))
     if not os.path.exists(pcap):
         bench.write_pcap(pcap, args.flows, payload)
-    tag = "cg-%d-%s" % (args.flows, args.size)
+    tag = "cg-%d-%s-%s-%s" % (args.flows, args.size, args.marker, args.mechanisms.replace(",", ""))
     sock = os.path.join(args.workdir, "profile.sock")
     conf = os.path.join(args.workdir, "profile.conf")
     bench.write_config(conf, sock, pcap, max(args.flows, bench.MIN_PCAP_PKTS) + bench.MBUF_SLACK,
