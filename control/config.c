@@ -1532,6 +1532,24 @@ out_free:
 	return rc;
 }
 
+unsigned int
+config_warn(const struct ls_config *cfg, FILE *out)
+{
+	unsigned int n = 0;
+
+	if (cfg->cong.mechanisms != 0 && cfg->gw.workers > 1) {
+		fprintf(out,
+			"%s: warning: [congestion] mechanisms = %s with [gateway] workers = %u: "
+			"the QPN learners and mechanism C's holds are per worker, and RSS does not "
+			"keep a QP's data and its returning ACKs and CNPs on one worker, so gateway "
+			"CNPs and holds will miss most QPs; use workers = 1 for exact mechanisms "
+			"(docs/architecture.md)\n",
+			cfg->path, config_mechanisms_name(cfg->cong.mechanisms), cfg->gw.workers);
+		n++;
+	}
+	return n;
+}
+
 int
 config_load(const char *path, struct ls_config *cfg, FILE *err)
 {

@@ -163,6 +163,15 @@ struct ls_config {
 int config_load(const char *path, struct ls_config *cfg, FILE *err);
 
 /*
+ * Settings that load but will not do what they say in every deployment:
+ * each is written to out as "FILE: warning: ..." (one line). Returns how
+ * many. Today: mechanisms A/C with more than one worker (the QPN learners
+ * and holds are per worker, and RSS does not keep a QP's data and its
+ * returning ACKs/CNPs on one worker).
+ */
+unsigned int config_warn(const struct ls_config *cfg, FILE *out);
+
+/*
  * config_load() from an open stream; NAME is the file name used in messages
  * and stored in cfg->path. *cfg is written only on success.
  */

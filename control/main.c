@@ -325,6 +325,7 @@ main_run(struct ls_config *cfg, int eal_argc, char **eal_argv, bool stats)
 	       LONGSPAN_VERSION, rt.cfg->gw.name, rt.n_workers, rt.cfg->n_ports, rt.cfg->n_peers,
 	       rt.cfg->gw.socket_path);
 	fflush(stdout);
+	config_warn(rt.cfg, stderr);
 
 	main_control_loop(&rt, api_fd, stats);
 	/* No telemetry callback may run once workers and snapshots are freed. */
@@ -423,6 +424,7 @@ main(int argc, char **argv)
 		case 'C':
 			if (main_load(val, &cfg) != 0)
 				return 1;
+			config_warn(cfg, stderr);
 			printf("%s: OK\n", val);
 			free(cfg);
 			return 0;

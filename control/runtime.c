@@ -501,6 +501,7 @@ runtime_reload(struct ls_runtime *rt, const char *path, FILE *err)
 		goto fail;
 	runtime_publish(rt, cfg, dp);
 	rt->reloads_ok++;
+	config_warn(cfg, err);
 	return 0;
 
 fail:

@@ -5,7 +5,9 @@
 # Every CORPUS_DIR/bad/*.conf must exit non-zero and print on stderr each
 # "; expect: SUBSTRING" of its header right after the file's path (so the
 # message carries FILE:LINE), and exactly "; errors: N" lines when given.
-# Every CORPUS_DIR/good/*.conf must exit 0 with nothing on stderr.
+# Every CORPUS_DIR/good/*.conf must exit 0 and print on stderr exactly one
+# line per "; warns: SUBSTRING" of its leading comments, each containing
+# "FILE: warning: SUBSTRING" (nothing at all when it has none).
 set -u
 
 if [ $# -ne 2 ]; then
@@ -70,10 +72,28 @@ for f in "$dir"/good/*.conf; do
         echo "FAIL $f: rejected:" >&2
         sed 's/^/    /' "$tmp/err" >&2
         failed=$((failed + 1))
-    elif [ -s "$tmp/err" ]; then
-        echo "FAIL $f: accepted but wrote to stderr:" >&2
-        sed 's/^/    /' "$tmp/err" >&2
-        failed=$((failed + 1))
+    else
+        nwarn=0
+        while IFS= read -r line; do
+            case "$line" in
+            "; warns: "*)
+                want="$f: warning: ${line#; warns: }"
+                nwarn=$((nwarn + 1))
+                if ! grep -qF -- "$want" "$tmp/err"; then
+                    echo "FAIL $f: stderr lacks: $want" >&2
+                    failed=$((failed + 1))
+                fi
+                ;;
+            ";"*) ;;
+            *) break ;;
+            esac
+        done <"$f"
+        got=$(wc -l <"$tmp/err")
+        if [ "$got" -ne "$nwarn" ]; then
+            echo "FAIL $f: accepted with $got line(s) on stderr, want $nwarn warning(s):" >&2
+            sed 's/^/    /' "$tmp/err" >&2
+            failed=$((failed + 1))
+        fi
     fi
 done
 

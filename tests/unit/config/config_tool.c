@@ -35,6 +35,7 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "--check-config") == 0) {
 		if (config_load(argv[2], &cfg, stderr) < 0)
 			return 1;
+		config_warn(&cfg, stderr);
 		printf("%s: configuration OK\n", argv[2]);
 		return 0;
 	}

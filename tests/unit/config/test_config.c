@@ -146,6 +146,50 @@ expect_error(struct load_result *r, const char *want)
 		fail_msg("rc %d, want -EINVAL with '%s'; got:\n%s", r->rc, want, r->errors);
 }
 
+/* config_warn() of TEXT loaded; its output in *text (caller frees). */
+static unsigned int
+warn_of(const char *text, char **out)
+{
+	struct load_result r = load_text(text, &cfg);
+	size_t size = 0;
+	FILE *f = open_memstream(out, &size);
+	unsigned int n;
+
+	expect_ok(&r);
+	load_result_free(&r);
+	assert_non_null(f);
+	n = config_warn(&cfg, f);
+	fclose(f);
+	return n;
+}
+
+static void
+test_warn_mechanisms_workers(void **state)
+{
+	char *a = insert_after(base_conf, "[gateway]", "workers = 2");
+	char *b = insert_after(a, "[congestion]", "mechanisms = A,C");
+	char *c = insert_after(base_conf, "[congestion]", "mechanisms = A");
+	char *out = NULL;
+
+	(void)state;
+	/* Two workers with mechanisms: one warning, naming both settings. */
+	assert_int_equal(warn_of(b, &out), 1);
+	assert_non_null(strstr(out, "t.conf: warning: [congestion] mechanisms = A,C with "
+				    "[gateway] workers = 2"));
+	assert_int_equal(count_lines(out), 1);
+	free(out);
+	/* One worker with mechanisms, or two workers without: nothing to say. */
+	assert_int_equal(warn_of(c, &out), 0);
+	assert_string_equal(out, "");
+	free(out);
+	assert_int_equal(warn_of(a, &out), 0);
+	assert_string_equal(out, "");
+	free(out);
+	free(a);
+	free(b);
+	free(c);
+}
+
 static void
 test_base_loads(void **state)
 {
@@ -897,6 +941,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_key_table),
 		cmocka_unit_test(test_base_loads),
+		cmocka_unit_test(test_warn_mechanisms_workers),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_every_type),
 		cmocka_unit_test(test_distance_gives_rtt),
