@@ -343,28 +343,30 @@ static unsigned int cy_rounds = 5;
 
 static struct pkt_meta *cy_meta;
 
-/* Run FN over every packet, bursts of CY_BURST, until TARGET calls; cycles per call. */
-#define CY_MEASURE(target, ...)                                                   \
+/*
+ * Run the body once per burst of CY_BURST packets (b = the index of the
+ * burst's first packet), timing each burst, until TARGET packets have been
+ * timed; cycles per packet, the median of cy_rounds rounds. Bursts longer
+ * than cy_preempt_cycles were preempted and are left out (and counted).
+ */
+#define CY_MEASURE_BURSTS(target, ...)                                            \
 	({                                                                         \
 		double _r[16];                                                     \
 		unsigned int _i;                                                   \
 		for (_i = 0; _i < cy_rounds; _i++)                                 \
-			_r[_i] = CY_MEASURE1((target) / cy_rounds, __VA_ARGS__);   \
+			_r[_i] = CY_MEASURE_BURSTS1((target) / cy_rounds, __VA_ARGS__); \
 		cy_median(_r, cy_rounds);                                          \
 	})
 
-#define CY_MEASURE1(target, ...)                                                  \
+#define CY_MEASURE_BURSTS1(target, ...)                                           \
 	({                                                                         \
 		uint64_t _cyc = 0, _done = 0;                                      \
 		while (_done < (target)) {                                         \
-			unsigned int _b;                                           \
-			for (_b = 0; _b + CY_BURST <= cy_n; _b += CY_BURST) {      \
+			unsigned int b;                                            \
+			for (b = 0; b + CY_BURST <= cy_n; b += CY_BURST) {         \
 				uint64_t _t0 = rte_rdtsc();                        \
-				unsigned int k;                                    \
 				uint64_t _dt;                                      \
-				for (k = _b; k < _b + CY_BURST; k++) {             \
-					__VA_ARGS__;                               \
-				}                                                  \
+				__VA_ARGS__;                                       \
 				_dt = rte_rdtsc() - _t0;                           \
 				if (_dt > cy_preempt_cycles) {                     \
 					cy_preempted++;                            \
@@ -375,6 +377,15 @@ static struct pkt_meta *cy_meta;
 			}                                                          \
 		}                                                                  \
 		(double)_cyc / (double)_done;                                      \
+	})
+
+/* The same with the body run for every packet k of each burst; cycles per call. */
+#define CY_MEASURE(target, ...)                                                   \
+	CY_MEASURE_BURSTS(target, {                                                \
+		unsigned int k;                                                    \
+		for (k = b; k < b + CY_BURST; k++) {                               \
+			__VA_ARGS__;                                               \
+		}                                                                  \
 	})
 
 static inline const uint8_t *
@@ -679,40 +690,19 @@ cy_components(uint64_t target, struct cy_item *items, unsigned int *n_items)
 				memcpy(&d, cy_pkt(k) + 14 + 16, 4);
 				acc += rte_lpm_lookup(c->lpm4, rte_be_to_cpu_32(d), &hop) + hop;
 			}) };
-		double rr[16];
-		unsigned int ri;
-
-		for (ri = 0; ri < cy_rounds; ri++) {
-			uint64_t cyc = 0, done = 0;
-
-			while (done < target / cy_rounds) {
-				unsigned int b;
-
-				for (b = 0; b + CY_BURST <= cy_n; b += CY_BURST) {
-					uint64_t t0 = rte_rdtsc();
-
-					for (k = 0; k < CY_BURST; k++) {
-						uint32_t d;
-
-						memcpy(&d, cy_pkt(b + k) + 14 + 16, 4);
-						ips[k] = rte_be_to_cpu_32(d);
-					}
-					rte_lpm_lookup_bulk(c->lpm4, ips, hops, CY_BURST);
-					acc += hops[CY_BURST - 1];
-					t0 = rte_rdtsc() - t0;
-					if (t0 > cy_preempt_cycles) {
-						cy_preempted++;
-						continue;
-					}
-					cyc += t0;
-					done += CY_BURST;
-				}
-			}
-			rr[ri] = (double)cyc / (double)done;
-		}
 		items[n++] = (struct cy_item){
 			"route: rte_lpm_lookup_bulk() per burst of 32 (alternative)",
-			"gather destinations, one call", cy_median(rr, cy_rounds) };
+			"gather destinations, one call",
+			CY_MEASURE_BURSTS(target, {
+				for (k = 0; k < CY_BURST; k++) {
+					uint32_t d;
+
+					memcpy(&d, cy_pkt(b + k) + 14 + 16, 4);
+					ips[k] = rte_be_to_cpu_32(d);
+				}
+				rte_lpm_lookup_bulk(c->lpm4, ips, hops, CY_BURST);
+				acc += hops[CY_BURST - 1];
+			}) };
 	}
 	items[n++] = (struct cy_item){ "next hop: neigh_lookup() per packet (before)",
 		"same peer next hop for every packet",
@@ -791,8 +781,6 @@ cy_components(uint64_t target, struct cy_item *items, unsigned int *n_items)
 		struct flow_table *ft = &rt.workers[0]->flows;
 		struct flow_key keys[CY_BURST];
 		uint32_t hashes[CY_BURST];
-		double rr[16];
-		unsigned int ri;
 
 		items[n++] = (struct cy_item){
 			"flow table: key, flow_table_get(), counters, meter, one packet at a time (before)",
@@ -814,51 +802,32 @@ cy_components(uint64_t target, struct cy_item *items, unsigned int *n_items)
 				}
 				acc += created;
 			}) };
-		for (ri = 0; ri < cy_rounds; ri++) {
-			uint64_t cyc = 0, done = 0;
-
-			while (done < target / cy_rounds) {
-				unsigned int b;
-
-				for (b = 0; b + CY_BURST <= cy_n; b += CY_BURST) {
-					uint64_t t0 = rte_rdtsc();
-
-					/* Keys and hashes of the burst first, slots prefetched... */
-					for (k = 0; k < CY_BURST; k++) {
-						cy_flow_key(b + k, &keys[k]);
-						hashes[k] = flow_table_hash(&keys[k]);
-						flow_table_prefetch(ft, hashes[k]);
-					}
-					/* ...then the lookups with those hashes. */
-					for (k = 0; k < CY_BURST; k++) {
-						const struct pkt_meta *mt = &cy_meta[b + k];
-						bool created;
-						struct flow_entry *fe = flow_table_get_hashed(
-							ft, &keys[k], hashes[k], cy_last_ns, &created);
-
-						if (fe != NULL) {
-							fe->pkts++;
-							fe->bytes += mt->ip_len;
-							flow_entry_meter(fe, mt->ip_len, cy_last_ns);
-						}
-						acc += created;
-					}
-					t0 = rte_rdtsc() - t0;
-					if (t0 > cy_preempt_cycles) {
-						cy_preempted++;
-						continue;
-					}
-					cyc += t0;
-					done += CY_BURST;
-				}
-			}
-			rr[ri] = (double)cyc / (double)done;
-		}
 		items[n++] = (struct cy_item){
 			"flow table: burst keys + hashes first, slots prefetched, then get (pipeline)",
 			"dp_pipeline_dc()'s two passes, copied; matters when the table misses the cache "
 			"(64k flows)",
-			cy_median(rr, cy_rounds) };
+			CY_MEASURE_BURSTS(target, {
+				/* Keys and hashes of the burst first, slots prefetched... */
+				for (k = 0; k < CY_BURST; k++) {
+					cy_flow_key(b + k, &keys[k]);
+					hashes[k] = flow_table_hash(&keys[k]);
+					flow_table_prefetch(ft, hashes[k]);
+				}
+				/* ...then the lookups with those hashes. */
+				for (k = 0; k < CY_BURST; k++) {
+					const struct pkt_meta *mt = &cy_meta[b + k];
+					bool created;
+					struct flow_entry *fe = flow_table_get_hashed(
+						ft, &keys[k], hashes[k], cy_last_ns, &created);
+
+					if (fe != NULL) {
+						fe->pkts++;
+						fe->bytes += mt->ip_len;
+						flow_entry_meter(fe, mt->ip_len, cy_last_ns);
+					}
+					acc += created;
+				}
+			}) };
 	}
 #endif
 	if (peer->tmpl_len != 0 && have_dmac) {
