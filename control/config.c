@@ -430,25 +430,6 @@ config_mac_not_unicast(const uint8_t mac[6])
 	return NULL;
 }
 
-static int
-config_parse_bool(const char *s, bool *out)
-{
-	static const char *const yes[] = { "yes", "true", "on", "1" };
-	static const char *const no[] = { "no", "false", "off", "0" };
-
-	for (size_t i = 0; i < 4; i++) {
-		if (strcasecmp(s, yes[i]) == 0) {
-			*out = true;
-			return 0;
-		}
-		if (strcasecmp(s, no[i]) == 0) {
-			*out = false;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 /* "none" or a comma list of mechanism letters ("A,C"). */
 static int
 config_parse_mech(const char *s, unsigned int *out, const char **why)
@@ -570,7 +551,7 @@ config_set(struct config_parser *p, struct config_inst *in, const struct config_
 	case CONFIG_T_BOOL: {
 		bool b;
 
-		if (config_parse_bool(value, &b) < 0)
+		if (units_parse_bool(value, &b) < 0)
 			CONFIG_FAIL("'%s' is not a boolean (yes, no, true, false, on, off, 1, 0)",
 				    value);
 		*(bool *)field = b;

@@ -341,3 +341,22 @@ units_format(enum units_kind kind, uint64_t value, char *buf, size_t size)
 	len = snprintf(buf, size, "%s", best);
 	return len < 0 || (size_t)len >= size ? -ENOSPC : len;
 }
+
+int
+units_parse_bool(const char *text, bool *value)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	for (size_t i = 0; i < 4; i++) {
+		if (strcasecmp(text, yes[i]) == 0) {
+			*value = true;
+			return 0;
+		}
+		if (strcasecmp(text, no[i]) == 0) {
+			*value = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}

@@ -23,6 +23,7 @@
  *   COUNT       1          none (a plain decimal integer)
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,6 +54,12 @@ int units_parse(enum units_kind kind, const char *text, uint64_t *value, const c
  * back to VALUE. Returns the length written, or -ENOSPC.
  */
 int units_format(enum units_kind kind, uint64_t value, char *buf, size_t size);
+
+/*
+ * Parse TEXT as a boolean: yes/true/on/1 or no/false/off/0, any case.
+ * Returns 0, or -EINVAL for anything else.
+ */
+int units_parse_bool(const char *text, bool *value);
 
 /* Name of KIND's base unit for messages and docs ("bit/s", "bytes", "ns"). */
 const char *units_base_name(enum units_kind kind);

@@ -253,25 +253,6 @@ hostem_parse_prefix(const char *text, struct hostem_prefix *p, const char **why)
 	return 0;
 }
 
-static int
-hostem_parse_bool(const char *text, bool *b)
-{
-	static const char *yes[] = { "yes", "true", "on", "1" };
-	static const char *no[] = { "no", "false", "off", "0" };
-
-	for (size_t i = 0; i < 4; i++) {
-		if (strcasecmp(text, yes[i]) == 0) {
-			*b = true;
-			return 0;
-		}
-		if (strcasecmp(text, no[i]) == 0) {
-			*b = false;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 /* Parse VALUE for key K into the struct at base. Returns 0 or -EINVAL with *why. */
 static int
 hostem_key_set(const struct hostem_key *k, void *base, const char *value, const char **why)
@@ -324,7 +305,7 @@ hostem_key_set(const struct hostem_key *k, void *base, const char *value, const 
 		}
 		break;
 	case HK_BOOL:
-		if (hostem_parse_bool(value, (bool *)field) != 0) {
+		if (units_parse_bool(value, (bool *)field) != 0) {
 			*why = "expected yes or no";
 			return -EINVAL;
 		}

@@ -218,6 +218,30 @@ test_units_round_trip(void **state)
 	}
 }
 
+static void
+test_units_parse_bool(void **state)
+{
+	static const char *const yes[] = { "yes", "TRUE", "On", "1" };
+	static const char *const no[] = { "no", "False", "OFF", "0" };
+	static const char *const bad[] = { "", "2", "y", "enable", "yes ", "truth" };
+	bool b;
+
+	(void)state;
+	for (size_t i = 0; i < 4; i++) {
+		b = false;
+		assert_int_equal(units_parse_bool(yes[i], &b), 0);
+		assert_true(b);
+		b = true;
+		assert_int_equal(units_parse_bool(no[i], &b), 0);
+		assert_false(b);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		b = true;
+		assert_int_equal(units_parse_bool(bad[i], &b), -EINVAL);
+		assert_true(b); /* untouched */
+	}
+}
+
 int
 main(void)
 {
@@ -226,6 +250,7 @@ main(void)
 		cmocka_unit_test(test_units_parse_bad),
 		cmocka_unit_test(test_units_format),
 		cmocka_unit_test(test_units_round_trip),
+		cmocka_unit_test(test_units_parse_bool),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
