@@ -493,7 +493,7 @@ void sim_net_kick(struct sim *s, uint32_t port);
 void sim_net_enqueue(struct sim *s, uint32_t port, uint32_t q, uint32_t p);
 uint32_t sim_net_route(struct sim *s, const struct sim_node *n, const struct sim_pkt *pkt);
 int sim_net_setup(struct sim *s);
-uint64_t sim_net_tx_ns(uint64_t bytes, uint64_t rate_bps);
+uint64_t sim_net_tx_ns(enum sim_tx_time mode, uint64_t bytes, uint64_t rate_bps);
 void sim_net_forward(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t out_port,
 		     uint32_t p);
 bool sim_net_red(struct sim_port *port, uint32_t qbytes);

@@ -34,6 +34,12 @@ enum sim_window {
 	SIM_WINDOW_OFF,
 };
 
+/* Serialisation time of a packet on a link and of a QP's pacing gap. */
+enum sim_tx_time {
+	SIM_TX_TIME_EXACT, /* links exact to the picosecond, pacing rounded */
+	SIM_TX_TIME_NS3,   /* whole ns, truncated, as ns-3's Time(double) */
+};
+
 enum sim_qpn_learning {
 	SIM_QPN_CM,	/* RDMA-CM REQ/REP crosses the gateway before data */
 	SIM_QPN_INBAND, /* only returning ACK/NAKs teach the learner */
@@ -97,6 +103,7 @@ struct sim_config {
 	uint64_t np_cnp_interval_ns; /* receiver NIC min CNP spacing per QP */
 	bool np_cnp_interval_set;
 	bool pfc_u32_compat;	    /* keep HPCC's 32-bit threshold arithmetic */
+	uint32_t tx_time;	    /* enum sim_tx_time */
 
 	/* [gateway] */
 	uint32_t gateways[SIM_MAX_GATEWAYS];

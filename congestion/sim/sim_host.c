@@ -162,8 +162,8 @@ sim_host_set_rate(struct sim *s, struct sim_flow *f, uint64_t rate)
 			f->first_cut_ns = s->now_ns;
 	}
 	if (f->last_pkt_size != 0) {
-		old_t = sim_net_tx_ns(f->last_pkt_size, f->rate_bps);
-		new_t = sim_net_tx_ns(f->last_pkt_size, rate);
+		old_t = sim_net_tx_ns(s->cfg.tx_time, f->last_pkt_size, f->rate_bps);
+		new_t = sim_net_tx_ns(s->cfg.tx_time, f->last_pkt_size, rate);
 		f->next_avail_ns = f->next_avail_ns + new_t - old_t;
 		if ((int64_t)f->next_avail_ns < 0)
 			f->next_avail_ns = 0;
@@ -311,7 +311,7 @@ sim_host_send_data(struct sim *s, struct sim_host *h, struct sim_flow *f)
 	f->snd_nxt += payload;
 	f->last_pkt_size = pkt->size;
 	/* RdmaHw::UpdateNextAvail: the QP's next packet after one packet time at its rate. */
-	f->next_avail_ns = s->now_ns + sim_net_tx_ns(pkt->size, s->cfg.rate_bound ? f->rate_bps :
+	f->next_avail_ns = s->now_ns + sim_net_tx_ns(s->cfg.tx_time, pkt->size, s->cfg.rate_bound ? f->rate_bps :
 							       f->max_rate_bps);
 	sim_net_send(s, h->port, p);
 	if (f->rp_cfg->byte_counter_bytes != 0) {

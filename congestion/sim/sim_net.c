@@ -69,10 +69,19 @@ sim_pkt_free(struct sim *s, uint32_t p)
 	s->live_pkts--;
 }
 
+/*
+ * Time to send bytes at rate_bps in whole ns. ns-3 computes every
+ * serialisation time and pacing gap (QbbNetDevice::TransmitStart,
+ * RdmaHw::UpdateNextAvail, ChangeRate) as Seconds(bytes * 8 / rate): a
+ * double turned into its 1 ns Time by int64x64_t::GetHigh(), which
+ * truncates (83.84 ns -> 83 ns). SIM_TX_TIME_EXACT rounds to the nearest ns
+ * (links then keep a picosecond remainder, see sim_net_send()).
+ */
 uint64_t
-sim_net_tx_ns(uint64_t bytes, uint64_t rate_bps)
+sim_net_tx_ns(enum sim_tx_time mode, uint64_t bytes, uint64_t rate_bps)
 {
-	/* ns-3 rounds the serialisation time to its 1 ns resolution. */
+	if (mode == SIM_TX_TIME_NS3)
+		return bytes * 8000000000ull / rate_bps;
 	return (bytes * 8000000000ull + rate_bps / 2) / rate_bps;
 }
 
@@ -155,10 +164,21 @@ sim_net_send(struct sim *s, uint32_t pi, uint32_t p)
 {
 	struct sim_port *port = &s->ports[pi];
 	struct sim_pkt *pkt = &s->pkts[p];
-	uint64_t ps = (uint64_t)pkt->size * port->ps_per_byte + port->carry_ps;
+	uint64_t ps;
 
-	port->carry_ps = (uint32_t)(ps % 1000);
-	port->busy_until_ns = s->now_ns + ps / 1000;
+	if (s->cfg.tx_time == SIM_TX_TIME_NS3) {
+		/*
+		 * QbbNetDevice::TransmitStart: Seconds(CalculateTxTime()),
+		 * truncated to whole ns, so a 1048-byte packet takes 83 ns at
+		 * 100 Gb/s (101.0 Gb/s in effect) and 20 ns at 400 Gb/s.
+		 */
+		port->busy_until_ns = s->now_ns + sim_net_tx_ns(SIM_TX_TIME_NS3, pkt->size,
+								port->rate_bps);
+	} else {
+		ps = (uint64_t)pkt->size * port->ps_per_byte + port->carry_ps;
+		port->carry_ps = (uint32_t)(ps % 1000);
+		port->busy_until_ns = s->now_ns + ps / 1000;
+	}
 	port->tx_bytes += pkt->size;
 	if (pkt->type == SIM_PKT_DATA)
 		port->tx_data_bytes += pkt->size;

@@ -170,14 +170,18 @@ test_parse_time_bytes(void **state)
 	assert_true(d > 0.9499 && d < 0.9501);
 }
 
-/* ns-3 rounds serialisation to whole ns; the port keeps the remainder. */
+/* exact rounds to the nearest ns; ns3 truncates as ns-3's Time(double) does. */
 static void
 test_tx_time(void **state)
 {
 	(void)state;
-	assert_int_equal(sim_net_tx_ns(1048, 100000000000ull), 84); /* 83.84 */
-	assert_int_equal(sim_net_tx_ns(1048, 400000000000ull), 21); /* 20.96 */
-	assert_int_equal(sim_net_tx_ns(60, 1600000000000ull), 0);   /* 0.3 */
+	assert_int_equal(sim_net_tx_ns(SIM_TX_TIME_EXACT, 1048, 100000000000ull), 84); /* 83.84 */
+	assert_int_equal(sim_net_tx_ns(SIM_TX_TIME_EXACT, 1048, 400000000000ull), 21); /* 20.96 */
+	assert_int_equal(sim_net_tx_ns(SIM_TX_TIME_EXACT, 60, 1600000000000ull), 0);   /* 0.3 */
+	assert_int_equal(sim_net_tx_ns(SIM_TX_TIME_NS3, 1048, 100000000000ull), 83);
+	assert_int_equal(sim_net_tx_ns(SIM_TX_TIME_NS3, 1048, 400000000000ull), 20);
+	assert_int_equal(sim_net_tx_ns(SIM_TX_TIME_NS3, 60, 100000000000ull), 4);     /* 4.8 */
+	assert_int_equal(sim_net_tx_ns(SIM_TX_TIME_NS3, 1000, 100000000000ull), 80);  /* exact */
 }
 
 static void
