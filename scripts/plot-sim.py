@@ -12,6 +12,13 @@ name is used.
   plot-sim.py timeseries --out PNG RUN     gateway/ToR queue depth and flow rates
   plot-sim.py all --out DIR RUN...         bins.png and cdf.png for the runs, and a
                                            timeseries PNG per run that has CSVs
+  plot-sim.py seeds [--ref I,X] [--pair L] [--split MS] RUN...
+                                           a one-intra, one-inter-flow scenario (THEMIS
+                                           `test`) over many seeds: runs labelled
+                                           CONFIG-seedN are grouped by CONFIG; FCT mean,
+                                           spread, runs with both flows under the
+                                           reference (ms), per seed against CONFIG L,
+                                           and the runs whose FCT sum is under MS
 
 Needs python3-matplotlib (Debian) for everything but `table`; use
 /usr/bin/python3.
@@ -78,6 +85,68 @@ def cmd_table(runs):
               f"| {f['inter']['avg_ns'] / 1e6:.3f} | {s['pfc']['pause_count']} | {s['drops']} "
               f"| {s['cnp']['host']} / {s['cnp']['gateway']} | {s['events']} | {cpu:.1f} "
               f"| {s['events_per_s'] / 1e6:.1f} |")
+
+
+# ------------------------------------------------------------------ seeds
+
+def two_flow_fcts(path):
+    """(intra FCT ms, inter FCT ms) of a run with one flow of each class."""
+    rows = flows(path)
+    intra = [r["fct_ns"] for r in rows if not r["inter"]]
+    inter = [r["fct_ns"] for r in rows if r["inter"]]
+    if len(intra) != 1 or len(inter) != 1:
+        sys.exit(f"plot-sim: {path}: seeds wants one finished intra and one inter flow")
+    return intra[0] / 1e6, inter[0] / 1e6
+
+
+def cmd_seeds(runs, ref, pair, split):
+    groups = {}
+    for label, path in runs:
+        cfg, sep, seed = label.rpartition("-seed")
+        if not sep or not seed.isdigit():
+            sys.exit(f"plot-sim: seeds: label '{label}' is not CONFIG-seedN")
+        groups.setdefault(cfg, {})[int(seed)] = two_flow_fcts(path)
+    if pair is not None and pair not in groups:
+        sys.exit(f"plot-sim: seeds: no runs of '{pair}' to pair with")
+    first = [c for c in ("base", pair) if c in groups]
+    order = first + [c for c in groups if c not in first]
+    head = "| config | seeds | intra FCT mean (min-max) | inter FCT mean (min-max) | sum median (min-max) |"
+    rule = "|---|---|---|---|---|"
+    if ref:
+        head += f" both < {ref[0]:.3f} / {ref[1]:.3f} | intra / inter below |"
+        rule += "---|---|"
+    if pair:
+        head += f" both faster than {pair}, same seed | mean diff intra / inter |"
+        rule += "---|---|"
+    if split:
+        head += f" sum < {split:g}: runs, median |"
+        rule += "---|"
+    print(head)
+    print(rule)
+    for cfg in order:
+        g = groups[cfg]
+        a = [g[k][0] for k in sorted(g)]
+        b = [g[k][1] for k in sorted(g)]
+        sums = sorted(x + y for x, y in zip(a, b))
+        n = len(a)
+        line = (f"| {cfg} | {n} | {sum(a) / n:.3f} ({min(a):.2f}-{max(a):.2f}) "
+                f"| {sum(b) / n:.3f} ({min(b):.2f}-{max(b):.2f}) "
+                f"| {sums[n // 2]:.2f} ({sums[0]:.2f}-{sums[-1]:.2f}) |")
+        if ref:
+            both = sum(1 for x, y in zip(a, b) if x < ref[0] and y < ref[1])
+            line += (f" {both} | {sum(1 for x in a if x < ref[0])} / "
+                     f"{sum(1 for y in b if y < ref[1])} |")
+        if pair:
+            common = sorted(set(g) & set(groups[pair]))
+            p = groups[pair]
+            both = sum(1 for k in common if g[k][0] < p[k][0] and g[k][1] < p[k][1])
+            da = sum(g[k][0] - p[k][0] for k in common) / max(len(common), 1)
+            db = sum(g[k][1] - p[k][1] for k in common) / max(len(common), 1)
+            line += f" {both} of {len(common)} | {da:+.3f} / {db:+.3f} |"
+        if split:
+            low = [x for x in sums if x < split]
+            line += f" {len(low)}, {low[len(low) // 2]:.2f} |" if low else " 0 |"
+        print(line)
 
 
 # ------------------------------------------------------------------- bins
@@ -188,13 +257,27 @@ def cmd_timeseries(run, out, max_ports=6, max_flows=8):
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("cmd", choices=["table", "bins", "cdf", "timeseries", "all"])
+    ap.add_argument("cmd", choices=["table", "bins", "cdf", "timeseries", "all", "seeds"])
     ap.add_argument("runs", nargs="+", metavar="RUN")
     ap.add_argument("--out", help="PNG file (bins, cdf, timeseries) or directory (all)")
+    ap.add_argument("--ref", help="seeds: reference FCTs in ms, INTRA,INTER")
+    ap.add_argument("--pair", help="seeds: compare every config with this one, seed by seed")
+    ap.add_argument("--split", type=float, help="seeds: also count runs whose FCT sum is under MS")
     a = ap.parse_args()
     runs = [parse_run(r) for r in a.runs]
     if a.cmd == "table":
         cmd_table(runs)
+        return
+    if a.cmd == "seeds":
+        ref = None
+        if a.ref:
+            try:
+                ref = tuple(float(x) for x in a.ref.split(","))
+            except ValueError:
+                ref = ()
+            if len(ref) != 2:
+                ap.error("--ref wants INTRA_MS,INTER_MS")
+        cmd_seeds(runs, ref, a.pair, a.split)
         return
     if not a.out:
         ap.error("--out is required")

@@ -6,7 +6,8 @@
 #
 #   scripts/sim-sweep.sh [-o OUT] [-f] [GROUP...]
 #
-# GROUP: test mix neardst distance wan firmware seeds inband tuning (default: all).  A run
+# GROUP: test mix neardst distance wan firmware seeds inband tuning testseeds
+# testgrid (default: all).  A run
 # whose summary.json exists is kept unless -f, so an interrupted sweep
 # resumes where it stopped.  OUT defaults to build-sim/sim-sweep; results go
 # to OUT/runs/<scenario>/<config>/, tables to OUT/tables.md, plots to
@@ -25,11 +26,12 @@ while getopts "o:fh" opt; do
 	esac
 done
 shift $((OPTIND - 1))
-GROUPS_WANTED=${*:-"test mix neardst distance wan firmware seeds inband tuning"}
+GROUPS_WANTED=${*:-"test mix neardst distance wan firmware seeds inband tuning testseeds testgrid"}
 
 THEMIS=${THEMIS:-$ROOT/../shared/scenarios/themis}
 SIM=${SIM:-$ROOT/build-sim/congestion/sim/longspan-sim}
 TUNED=$ROOT/congestion/sim/configs/tuned.ini
+PNP=$ROOT/congestion/sim/configs/themis-pnp.ini
 PY=/usr/bin/python3
 PLOT=$ROOT/scripts/plot-sim.py
 
@@ -165,6 +167,43 @@ for g in $GROUPS_WANTED; do
 				-o mech_a.cnp_interval=$ai -o mech_c.cut_interval=$ci -o mech_c.hold=$hold
 		done
 		;;
+	testseeds)
+		# `test` over 16 seeds with THEMIS's PNP module (themis-pnp.ini) beside
+		# ours, with exact link timing and with ns-3's truncated timing.
+		for tx in exact ns3; do
+			for s in $(seq 1 16); do
+				for c in base pnp A A-9us A-12us AC-tuned; do
+					case $c in
+					base) o=(--mechanisms none) ;;
+					pnp) o=(--mechanisms A --config "$PNP") ;;
+					A) o=(--mechanisms A) ;;
+					A-9us) o=(--mechanisms A -o mech_a.cnp_interval=9us) ;;
+					A-12us) o=(--mechanisms A -o mech_a.cnp_interval=12us
+						-o mech_a.cnp_delay=0) ;;
+					AC-tuned) o=(--mechanisms A,C --config "$TUNED") ;;
+					esac
+					run "test-seeds-$tx" "$c-seed$s" "$T/topology.txt" "$T/flow.txt" \
+						"$T/config.txt" --window off --seed $s --ts-interval 0 \
+						-o sim.tx_time=$tx "${o[@]}"
+				done
+			done
+		done
+		;;
+	testgrid)
+		# Mechanism A's two knobs on `test`: CNP interval x CNP delay, seeds 1-8.
+		for tx in exact ns3; do
+			for i in 4.16 5 6 7 8 9 10 11 12 14 16 20 25 30; do
+				for d in 0 1 2 4 8; do
+					for s in $(seq 1 8); do
+						run "test-grid-$tx" "i$i-d$d-seed$s" "$T/topology.txt" \
+							"$T/flow.txt" "$T/config.txt" --window off --seed $s \
+							--ts-interval 0 -o sim.tx_time=$tx --mechanisms A \
+							-o mech_a.cnp_interval=${i}us -o mech_a.cnp_delay=${d}us
+					done
+				done
+			done
+		done
+		;;
 	*)
 		echo "sim-sweep: unknown group '$g'" >&2
 		exit 2
@@ -178,7 +217,21 @@ done
 		[ -d "$sc" ] || continue
 		echo "### $(basename "$sc")"
 		echo
-		"$PY" "$PLOT" table $(ls -d "$sc"/*/ | sort)
+		case $(basename "$sc") in
+		test-grid-*)
+			"$PY" "$PLOT" seeds --ref 17.273,18.816 --split 37.5 $(ls -d "$sc"/*/ | sort -V)
+			;;
+		test-seeds-*)
+			# THEMIS's ns-3 PNP row: 17.273 / 18.816 ms. Runs either settle after
+			# one start-up collapse (FCT sum 35.9-37.0 ms) or collapse again
+			# (37.8 ms and up); 37.5 splits them.
+			"$PY" "$PLOT" seeds --ref 17.273,18.816 --pair pnp --split 37.5 \
+				$(ls -d "$sc"/*/ | sort -V)
+			;;
+		*)
+			"$PY" "$PLOT" table $(ls -d "$sc"/*/ | sort)
+			;;
+		esac
 		echo
 	done
 } >"$OUT/tables.md"
