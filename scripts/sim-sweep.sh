@@ -111,6 +111,8 @@ for g in $GROUPS_WANTED; do
 		standard mix "$M/topology.txt" "$M/flow.txt" "$M/config.txt"
 		run mix C "$M/topology.txt" "$M/flow.txt" "$M/config.txt" --window off --mechanisms C
 		run mix base-window "$M/topology.txt" "$M/flow.txt" "$M/config.txt" --window auto
+		run mix pnp "$M/topology.txt" "$M/flow.txt" "$M/config.txt" --window off \
+			--mechanisms A --config "$PNP"
 		markers mix "$M/topology.txt" "$M/flow.txt" "$M/config.txt"
 		;;
 	neardst)
@@ -137,14 +139,16 @@ for g in $GROUPS_WANTED; do
 		;;
 	seeds)
 		for s in 2 3 4; do
-			for c in base A AC-tuned; do
+			for c in base A AC-tuned pnp; do
 				case $c in
 				base) o=(--mechanisms none) ;;
 				A) o=(--mechanisms A) ;;
 				AC-tuned) o=(--mechanisms A,C --config "$TUNED") ;;
+				pnp) o=(--mechanisms A --config "$PNP") ;;
 				esac
 				run mix "$c-seed$s" "$M/topology.txt" "$M/flow.txt" "$M/config.txt" \
 					--window off --seed $s "${o[@]}"
+				[ $c = pnp ] && continue # test-seeds covers test
 				run test "$c-seed$s" "$T/topology.txt" "$T/flow.txt" "$T/config.txt" \
 					--window off --seed $s "${o[@]}"
 			done
