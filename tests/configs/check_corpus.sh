@@ -21,6 +21,15 @@ checked=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# stderr_has CONF WANT: count a failure unless the last run's stderr has WANT.
+stderr_has() {
+    if ! grep -qF -- "$2" "$tmp/err"; then
+        echo "FAIL $1: stderr lacks: $2" >&2
+        sed 's/^/    /' "$tmp/err" >&2
+        failed=$((failed + 1))
+    fi
+}
+
 for f in "$dir"/bad/*.conf; do
     [ -e "$f" ] || continue
     checked=$((checked + 1))
@@ -40,13 +49,8 @@ for f in "$dir"/bad/*.conf; do
     while IFS= read -r line; do
         case "$line" in
         "; expect: "*)
-            want="$f${line#; expect: }"
             nexp=$((nexp + 1))
-            if ! grep -qF -- "$want" "$tmp/err"; then
-                echo "FAIL $f: stderr lacks: $want" >&2
-                sed 's/^/    /' "$tmp/err" >&2
-                failed=$((failed + 1))
-            fi
+            stderr_has "$f" "$f${line#; expect: }"
             ;;
         "; errors: "*)
             want=${line#; errors: }
@@ -77,12 +81,8 @@ for f in "$dir"/good/*.conf; do
         while IFS= read -r line; do
             case "$line" in
             "; warns: "*)
-                want="$f: warning: ${line#; warns: }"
                 nwarn=$((nwarn + 1))
-                if ! grep -qF -- "$want" "$tmp/err"; then
-                    echo "FAIL $f: stderr lacks: $want" >&2
-                    failed=$((failed + 1))
-                fi
+                stderr_has "$f" "$f: warning: ${line#; warns: }"
                 ;;
             ";"*) ;;
             *) break ;;
