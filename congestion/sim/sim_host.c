@@ -311,8 +311,9 @@ sim_host_send_data(struct sim *s, struct sim_host *h, struct sim_flow *f)
 	f->snd_nxt += payload;
 	f->last_pkt_size = pkt->size;
 	/* RdmaHw::UpdateNextAvail: the QP's next packet after one packet time at its rate. */
-	f->next_avail_ns = s->now_ns + sim_net_tx_ns(s->cfg.tx_time, pkt->size, s->cfg.rate_bound ? f->rate_bps :
-							       f->max_rate_bps);
+	f->next_avail_ns = s->now_ns +
+			   sim_net_tx_ns(s->cfg.tx_time, pkt->size,
+					 s->cfg.rate_bound ? f->rate_bps : f->max_rate_bps);
 	sim_net_send(s, h->port, p);
 	if (f->rp_cfg->byte_counter_bytes != 0) {
 		dcqcn_rp_on_tx(f->rp_cfg, &f->rp, pkt->size, s->now_ns);
