@@ -325,8 +325,9 @@ struct sim_stats {
 	uint64_t ce_cleared;	/* CE marks a gateway removed */
 	uint64_t nacks;
 	uint64_t pkts_alloc_peak;
-	uint64_t first_start_ns;
+	uint64_t first_start_ns;   /* valid once a flow has started */
 	uint64_t last_finish_ns;
+	bool started;
 	struct sim_hist qhist[SIM_ROLE_COUNT];
 };
 

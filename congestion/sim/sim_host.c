@@ -231,8 +231,10 @@ sim_host_flow_start(struct sim *s, uint32_t fi)
 	f->state = SIM_FLOW_ACTIVE;
 	f->next_avail_ns = s->now_ns;
 	f->milestone = 0;
-	if (s->st.first_start_ns == 0 || s->now_ns < s->st.first_start_ns)
+	if (!s->st.started || s->now_ns < s->st.first_start_ns) {
 		s->st.first_start_ns = s->now_ns;
+		s->st.started = true;
+	}
 	if (h->nqps == h->cap) {
 		uint32_t cap = h->cap ? h->cap * 2 : 8;
 		uint32_t *q = realloc(h->qps, sizeof(uint32_t) * cap);

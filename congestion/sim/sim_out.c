@@ -342,8 +342,10 @@ sim_out_finish(struct sim *s, double wall_s, double cpu_s)
 	struct sim_fct_stats st[3];
 	double *fct = malloc(sizeof(double) * (s->nflows + 1));
 	double *sd = malloc(sizeof(double) * (s->nflows + 1));
-	uint64_t span = s->st.last_finish_ns > s->st.first_start_ns ?
-			s->st.last_finish_ns - s->st.first_start_ns : 0;
+	/* From the first start to the last finish, or to the end if flows are left. */
+	uint64_t end = s->flows_done < s->nflows ? s->now_ns : s->st.last_finish_ns;
+	uint64_t span = s->st.started && end > s->st.first_start_ns ?
+			end - s->st.first_start_ns : 0;
 	double wan_util = 0;
 	uint32_t nwan = 0;
 	uint32_t i, b, c;

@@ -205,6 +205,20 @@ def test_long_haul(d):
         rtt = 1_000_000
         frac = (r["alone"] - rtt) / (r["fct"] - rtt)
         check(frac >= 0.90, f"{mech}: 100 km flow at {frac:.3f} of line rate")
+    # WAN utilisation is taken over the active span: from the first start (here
+    # t = 0, followed by a later flow) to the last finish, or to the end of the
+    # run while flows are left.
+    fl2 = write(d, "flows2.txt", flows([(0, 1, 20_000_000, 0), (0, 1, 1_000_000, 0.001)]))
+    run(d, topo, fl2, out="out_span")
+    s = summary(d, "out_span")
+    last = max(r["start"] + r["fct"] for r in fct_lines(d, "out_span"))
+    check(s["active_span_ns"] == last, f"active span {s['active_span_ns']}, want 0..{last}")
+    run(d, topo, fl, "--end", "3ms", out="out_cut")
+    s = summary(d, "out_cut")
+    check(s["flows_finished"] == 0, "50 MB flow finished within 3 ms")
+    check(s["active_span_ns"] == s["sim_end_ns"], "unfinished run: span should reach the end")
+    check(0.5 <= s["wan_utilization"] <= 1.0,
+          f"unfinished run: WAN utilisation {s['wan_utilization']:.3f}")
 
 
 def test_errors(d):
