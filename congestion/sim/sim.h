@@ -92,6 +92,12 @@ enum sim_role {
 struct sim_gw;
 struct sim_gw_port;
 
+/* Queue-depth histogram in 1 KB buckets, like ns-3's QlenDistribution. */
+struct sim_hist {
+	uint64_t *cnt;
+	uint32_t n;
+};
+
 /* One end of a point-to-point link: a transmitter and its queues. */
 struct sim_port {
 	uint32_t node;
@@ -105,6 +111,7 @@ struct sim_port {
 	uint8_t tx_pending;    /* a SIM_EV_PORT_TX event is scheduled */
 	uint8_t rr_last;       /* round robin among priorities 1..7 */
 	uint8_t wan;	       /* gateway port facing the WAN */
+	struct sim_hist wan_qhist; /* WAN ports: queue depth samples for their p99 */
 	uint8_t paused[SIM_NQ]; /* the peer paused this priority */
 	uint32_t qhead[SIM_NQ];
 	uint32_t qtail[SIM_NQ];
@@ -296,12 +303,6 @@ struct sim_wheel {
 	uint32_t free;
 	uint32_t n;	    /* events in the wheel */
 	uint64_t cursor_ns; /* no event in the wheel is due before this */
-};
-
-/* Queue-depth histogram in 1 KB buckets, like ns-3's QlenDistribution. */
-struct sim_hist {
-	uint64_t *cnt;
-	uint32_t n;
 };
 
 /* Pair attributes, computed by a BFS from every host as ns-3's third.cc does. */

@@ -144,6 +144,8 @@ sim_out_sample(struct sim *s)
 		if (role == SIM_ROLE_HOST || p->tx_bytes == 0)
 			continue; /* only ports that carried traffic */
 		sim_hist_add(&s->st.qhist[role], p->qbytes_total);
+		if (p->wan)
+			sim_hist_add(&s->ports[i].wan_qhist, p->qbytes_total);
 	}
 	if (o->queues == NULL || s->now_ns < o->next_ts_ns)
 		return;
@@ -418,9 +420,10 @@ sim_out_finish(struct sim *s, double wall_s, double cpu_s)
 			continue;
 		u = span ? (double)p->tx_bytes * 8e9 / ((double)p->rate_bps * (double)span) : 0;
 		fprintf(j, "%s{\"from\": %u, \"to\": %u, \"rate_bps\": %llu, \"tx_bytes\": %llu, "
-			"\"utilization\": %.6f, \"queue_max_bytes\": %u}", nwan ? ", " : "", p->node,
-			s->ports[p->peer].node, (unsigned long long)p->rate_bps,
-			(unsigned long long)p->tx_bytes, u, p->qmax_bytes);
+			"\"utilization\": %.6f, \"queue_p99_bytes\": %llu, \"queue_max_bytes\": %u}",
+			nwan ? ", " : "", p->node, s->ports[p->peer].node,
+			(unsigned long long)p->rate_bps, (unsigned long long)p->tx_bytes, u,
+			(unsigned long long)sim_hist_pct(&p->wan_qhist, 99), p->qmax_bytes);
 		wan_util += u;
 		nwan++;
 	}
@@ -521,4 +524,6 @@ sim_out_close(struct sim *s)
 	s->out = NULL;
 	for (i = 0; i < SIM_ROLE_COUNT; i++)
 		free(s->st.qhist[i].cnt);
+	for (i = 0; i < s->nports; i++)
+		free(s->ports[i].wan_qhist.cnt);
 }

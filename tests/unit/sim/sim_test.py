@@ -219,6 +219,14 @@ def test_long_haul(d):
     check(s["active_span_ns"] == s["sim_end_ns"], "unfinished run: span should reach the end")
     check(0.5 <= s["wan_utilization"] <= 1.0,
           f"unfinished run: WAN utilisation {s['wan_utilization']:.3f}")
+    # Each WAN port reports its own queue p99; a 40G WAN behind 100G hosts queues.
+    slow = write(d, "topo_slow.txt", dumbbell("50us", wan_rate="40Gbps"))
+    run(d, slow, write(d, "flows3.txt", flows([(0, 1, 10_000_000, 0)])), out="out_slow")
+    wan = {(w["from"], w["to"]): w for w in summary(d, "out_slow")["wan"]}
+    fwd = wan[(2, 3)]
+    check(0 < fwd["queue_p99_bytes"] <= fwd["queue_max_bytes"],
+          f"WAN egress p99 {fwd['queue_p99_bytes']} vs max {fwd['queue_max_bytes']}")
+    check(wan[(3, 2)]["queue_p99_bytes"] == 0, "ACK-only WAN direction should not queue")
 
 
 def test_errors(d):
