@@ -223,6 +223,9 @@ struct sim_flow {
 	uint32_t cnp_gw;	/* CNPs gateways generated for this QP */
 	uint32_t cuts;
 	uint64_t first_cut_ns;
+	uint64_t first_ce_rx_ns;  /* first data packet with CE at the receiver */
+	uint64_t first_gw_mark_ns; /* first CE a gateway's WAN egress set */
+	uint64_t first_cnp_ns;	  /* first CNP (gateway's or receiver's) at the sender */
 	uint64_t acked_sample;	/* snd_una at the last time-series sample */
 };
 

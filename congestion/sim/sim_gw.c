@@ -611,6 +611,8 @@ sim_gw_egress(struct sim *s, struct sim_node *n, struct sim_port *port, uint32_t
 	pkt->flags &= (uint8_t)~SIM_PKTF_GWMARK;
 	if (marked && ecn_mark_action(pkt->ecn, false) == ECN_ACTION_SET_CE) {
 		pkt->ecn = SIM_ECN_CE;
+		if (s->flows[pkt->flow].first_gw_mark_ns == SIM_NEVER)
+			s->flows[pkt->flow].first_gw_mark_ns = s->now_ns;
 		gp->marks++;
 		if (gp->own_marker)
 			s->st.marks_gw++;

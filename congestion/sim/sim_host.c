@@ -102,6 +102,9 @@ sim_host_setup(struct sim *s)
 		f->rate_bps = line;
 		f->rp_event_ns = SIM_NEVER;
 		f->first_cut_ns = SIM_NEVER;
+		f->first_ce_rx_ns = SIM_NEVER;
+		f->first_gw_mark_ns = SIM_NEVER;
+		f->first_cnp_ns = SIM_NEVER;
 		f->state = SIM_FLOW_PENDING;
 		/* Same QPN space as a NIC: 24 bits, never 0 or 1. */
 		f->sqpn = 0x100 + 2 * i;
@@ -215,6 +218,8 @@ sim_host_cnp_rx(struct sim *s, uint32_t fi)
 
 	if (f->state != SIM_FLOW_ACTIVE)
 		return;
+	if (f->first_cnp_ns == SIM_NEVER)
+		f->first_cnp_ns = s->now_ns;
 	dcqcn_rp_on_cnp(f->rp_cfg, &f->rp, s->now_ns);
 	sim_host_rp_sync(s, f);
 }
@@ -426,6 +431,8 @@ sim_host_rx_data(struct sim *s, struct sim_host *h, struct sim_pkt *pkt)
 	uint8_t type;
 	uint8_t flags = 0;
 
+	if (pkt->ecn == SIM_ECN_CE && f->first_ce_rx_ns == SIM_NEVER)
+		f->first_ce_rx_ns = s->now_ns;
 	if (f->milestone == 0)
 		f->milestone = s->cfg.l2_ack_interval;
 	if (pkt->seq == f->rcv_nxt) {
@@ -474,10 +481,8 @@ sim_host_rx_ack(struct sim *s, struct sim_host *h, struct sim_pkt *pkt)
 	}
 	if (pkt->type == SIM_PKT_NACK)
 		f->snd_nxt = f->snd_una; /* go-back-N */
-	if (pkt->flags & SIM_PKTF_CNP) {
-		dcqcn_rp_on_cnp(f->rp_cfg, &f->rp, s->now_ns);
-		sim_host_rp_sync(s, f);
-	}
+	if (pkt->flags & SIM_PKTF_CNP)
+		sim_host_cnp_rx(s, pkt->flow);
 	sim_host_kick(s, (uint32_t)(h - s->hosts));
 }
 

@@ -12,7 +12,8 @@
  *   rates.csv    DCQCN rate and goodput of flows >= ts_min_flow_bytes
  *   flows.csv    one row per flow in flow.txt order: endpoints, class, size,
  *                FCT, slowdown and what congestion control did to it (CNPs
- *                by source, rate cuts, time of the first cut)
+ *                by source, rate cuts; first cut, gateway mark, CE at the
+ *                receiver and CNP at the sender; bytes acked)
  * Percentiles use linear interpolation between order statistics (numpy's
  * default), as THEMIS's analysis scripts do.
  */
@@ -468,6 +469,13 @@ sim_out_finish(struct sim *s, double wall_s, double cpu_s)
 }
 
 /* Per-flow detail, for analysis and plots; unfinished flows have fct_ns 0. */
+/* A flow event's time after the flow's start, -1 if it never happened. */
+static long long
+sim_out_since(const struct sim_flow *fl, uint64_t t_ns)
+{
+	return t_ns == SIM_NEVER ? -1LL : (long long)(t_ns - fl->start_ns);
+}
+
 static int
 sim_out_flows_csv(struct sim *s)
 {
@@ -486,18 +494,21 @@ sim_out_flows_csv(struct sim *s)
 	for (i = 0; i < s->nflows; i++)
 		pos[s->flows[i].id] = i;
 	fprintf(f, "id,src,dst,inter,size,start_ns,fct_ns,standalone_ns,slowdown,cnp_host,"
-		"cnp_gw,rp_cnps,rp_cuts,first_cut_ns\n");
+		"cnp_gw,rp_cnps,rp_cuts,first_cut_ns,first_gw_mark_ns,first_ce_rx_ns,"
+		"first_cnp_ns,acked_bytes\n");
 	for (i = 0; i < s->nflows; i++) {
 		const struct sim_flow *fl = &s->flows[pos[i]];
 		uint64_t fct = fl->state == SIM_FLOW_DONE ? fl->finish_ns - fl->start_ns : 0;
 
-		fprintf(f, "%u,%u,%u,%u,%u,%llu,%llu,%llu,%.4f,%u,%u,%llu,%llu,%lld\n", fl->id,
-			fl->src, fl->dst, fl->inter, fl->size, (unsigned long long)fl->start_ns,
-			(unsigned long long)fct, (unsigned long long)fl->standalone_ns,
+		fprintf(f, "%u,%u,%u,%u,%u,%llu,%llu,%llu,%.4f,%u,%u,%llu,%llu,%lld,%lld,%lld,%lld,"
+			"%u\n", fl->id, fl->src, fl->dst, fl->inter, fl->size,
+			(unsigned long long)fl->start_ns, (unsigned long long)fct,
+			(unsigned long long)fl->standalone_ns,
 			fct ? (double)fct / (double)fl->standalone_ns : 0.0, fl->cnp_host, fl->cnp_gw,
 			(unsigned long long)fl->rp.n_cnp, (unsigned long long)fl->rp.n_cut,
-			fl->first_cut_ns == SIM_NEVER ? -1LL :
-				(long long)(fl->first_cut_ns - fl->start_ns));
+			sim_out_since(fl, fl->first_cut_ns), sim_out_since(fl, fl->first_gw_mark_ns),
+			sim_out_since(fl, fl->first_ce_rx_ns), sim_out_since(fl, fl->first_cnp_ns),
+			fl->state == SIM_FLOW_DONE ? fl->size : fl->snd_una);
 	}
 	fclose(f);
 	free(pos);

@@ -96,6 +96,13 @@ def goodput_windows(d, window_ns, out="out"):
     return {w: {fl: sum(v) / len(v) for fl, v in per.items()} for w, per in acc.items()}
 
 
+def flows_csv(d, out="out"):
+    """flows.csv rows, numeric fields as int or float."""
+    with open(os.path.join(d, out, "flows.csv")) as f:
+        return [{k: (float(v) if "." in v else int(v)) for k, v in r.items()}
+                for r in csv.DictReader(f)]
+
+
 def jain(xs):
     return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
 
@@ -165,6 +172,14 @@ def test_incast(d):
                     check(abs(r - payload_rate / 2) <= tol * payload_rate / 2,
                           f"{model}: window {w} ms: {r / 1e9:.1f} Gb/s is not a fair share")
         check(checked >= 8, f"{model}: only {checked} windows with both flows")
+        # The feedback timeline per flow: CE at the receiver, then the CNP at
+        # the sender, then the first cut; no gateway here, so no gateway mark.
+        for r in flows_csv(d, out):
+            check(0 <= r["first_ce_rx_ns"] < r["first_cnp_ns"] <= r["first_cut_ns"],
+                  f"{model}: flow {r['id']}: CE {r['first_ce_rx_ns']}, CNP "
+                  f"{r['first_cnp_ns']}, cut {r['first_cut_ns']} out of order")
+            check(r["first_gw_mark_ns"] == -1, f"{model}: gateway mark without a gateway")
+            check(r["acked_bytes"] == r["size"], f"{model}: finished flow not fully acked")
 
 
 def test_pfc_lossless(d):
@@ -217,6 +232,8 @@ def test_long_haul(d):
     s = summary(d, "out_cut")
     check(s["flows_finished"] == 0, "50 MB flow finished within 3 ms")
     check(s["active_span_ns"] == s["sim_end_ns"], "unfinished run: span should reach the end")
+    acked = flows_csv(d, "out_cut")[0]["acked_bytes"]
+    check(0 < acked < 50_000_000, f"unfinished flow: {acked} bytes acked")
     check(0.5 <= s["wan_utilization"] <= 1.0,
           f"unfinished run: WAN utilisation {s['wan_utilization']:.3f}")
     # Each WAN port reports its own queue p99; a 40G WAN behind 100G hosts queues.
@@ -227,6 +244,9 @@ def test_long_haul(d):
     check(0 < fwd["queue_p99_bytes"] <= fwd["queue_max_bytes"],
           f"WAN egress p99 {fwd['queue_p99_bytes']} vs max {fwd['queue_max_bytes']}")
     check(wan[(3, 2)]["queue_p99_bytes"] == 0, "ACK-only WAN direction should not queue")
+    r = flows_csv(d, "out_slow")[0]
+    check(0 <= r["first_gw_mark_ns"] < r["first_ce_rx_ns"],
+          f"gateway mark at {r['first_gw_mark_ns']}, CE at the receiver at {r['first_ce_rx_ns']}")
 
 
 def test_errors(d):
