@@ -53,7 +53,7 @@ enum sim_ecn {
 #define SIM_PKTF_PAUSE 0x02	  /* PFC: pause (else resume) */
 #define SIM_PKTF_GW 0x04	  /* CNP made by a gateway (mechanism A) */
 #define SIM_PKTF_SHAPED 0x08	  /* DATA already passed a gateway shaper */
-#define SIM_PKTF_GWMARK 0x10	  /* a gateway marker chose it at enqueue */
+#define SIM_PKTF_GWDONE 0x10	  /* a gateway handled its signal at enqueue */
 
 /*
  * A packet.  Small, allocated from a free list, linked through `next` into
@@ -527,6 +527,7 @@ void sim_gw_egress(struct sim *s, struct sim_node *n, struct sim_port *port, uin
 void sim_gw_cnp_event(struct sim *s, uint32_t idx);
 void sim_gw_shape_event(struct sim *s, uint32_t idx);
 void sim_gw_on_enqueue(struct sim *s, struct sim_port *port, struct sim_pkt *pkt);
+void sim_gw_on_drop(struct sim *s, struct sim_port *port, struct sim_pkt *pkt);
 
 /* sim_out.c */
 int sim_out_open(struct sim *s, const char *dir);

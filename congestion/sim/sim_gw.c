@@ -572,47 +572,25 @@ sim_gw_ingress(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t out
 
 /* ------------------------------------------------------------ mechanism A */
 
-void
-sim_gw_on_enqueue(struct sim *s, struct sim_port *port, struct sim_pkt *pkt)
+/*
+ * The congestion signal of one data packet leaving for the WAN, as the
+ * dataplane's dp_signal(): the gateway's marker said mark, and/or the packet
+ * carries CE from the DC. Writes the mark, feeds the QPN learner, and lets
+ * mechanism A answer with a CNP to the local sender and clear CE.
+ */
+static void
+sim_gw_signal(struct sim *s, struct sim_gw_port *gp, struct sim_pkt *pkt, bool marked)
 {
-	struct sim_gw_port *gp = port->gwp;
-
-	if (!gp->own_marker || gp->at_dequeue || pkt->type != SIM_PKT_DATA)
-		return;
-	/* RED and phantom judge arrivals: RED on the queue ahead of the packet. */
-	if (ecn_marker_decide(&gp->marker, port->qbytes[pkt->prio] - pkt->size, 0, pkt->size,
-			      s->now_ns) == ECN_VERDICT_MARK)
-		pkt->flags |= SIM_PKTF_GWMARK;
-}
-
-void
-sim_gw_egress(struct sim *s, struct sim_node *n, struct sim_port *port, uint32_t p)
-{
-	struct sim_gw_port *gp = port->gwp;
 	struct sim_gw *gw = gp->gw;
-	struct sim_pkt *pkt = &s->pkts[p];
-	const struct sim_flow *f;
-	struct sim_gw_flow *fs;
+	struct sim_flow *f = &s->flows[pkt->flow];
+	struct sim_gw_flow *fs = &gw->fs[pkt->flow];
 	struct qpn_learn_key key;
 	enum qpn_learn_result r;
-	bool marked = false;
 
-	(void)n;
-	if (pkt->type != SIM_PKT_DATA)
-		return;
-	if (!gp->own_marker)
-		marked = s->cfg.ecn_enabled && sim_net_red(port, port->qbytes[pkt->prio]);
-	else if (gp->at_dequeue)
-		marked = ecn_marker_decide(&gp->marker, port->qbytes[pkt->prio],
-					   s->now_ns - pkt->t_ns, pkt->size,
-					   s->now_ns) == ECN_VERDICT_MARK;
-	else
-		marked = (pkt->flags & SIM_PKTF_GWMARK) != 0;
-	pkt->flags &= (uint8_t)~SIM_PKTF_GWMARK;
 	if (marked && ecn_mark_action(pkt->ecn, false) == ECN_ACTION_SET_CE) {
 		pkt->ecn = SIM_ECN_CE;
-		if (s->flows[pkt->flow].first_gw_mark_ns == SIM_NEVER)
-			s->flows[pkt->flow].first_gw_mark_ns = s->now_ns;
+		if (f->first_gw_mark_ns == SIM_NEVER)
+			f->first_gw_mark_ns = s->now_ns;
 		gp->marks++;
 		if (gp->own_marker)
 			s->st.marks_gw++;
@@ -620,11 +598,8 @@ sim_gw_egress(struct sim *s, struct sim_node *n, struct sim_port *port, uint32_t
 			s->st.marks++;
 	}
 
-	f = &s->flows[pkt->flow];
-	fs = &gw->fs[pkt->flow];
 	sim_gw_key(s, f, &key);
-	r = qpn_learn_on_data(&gw->learn, &key, sim_gw_psn(s, &s->flows[pkt->flow], pkt->seq), s->now_ns,
-			      NULL);
+	r = qpn_learn_on_data(&gw->learn, &key, sim_gw_psn(s, f, pkt->seq), s->now_ns, NULL);
 	gw->learn_results[r]++;
 
 	if ((s->cfg.mechanisms & SIM_MECH_A) && pkt->ecn == SIM_ECN_CE &&
@@ -655,6 +630,61 @@ sim_gw_egress(struct sim *s, struct sim_node *n, struct sim_port *port, uint32_t
 			s->st.ce_cleared++;
 		}
 	}
+}
+
+/*
+ * Enqueue-time markers (RED, phantom) judge arrivals, and the signal is
+ * handled there, as the dataplane's traffic manager does: mechanism A's CNP
+ * does not wait for the marked packet's sojourn.
+ */
+void
+sim_gw_on_enqueue(struct sim *s, struct sim_port *port, struct sim_pkt *pkt)
+{
+	struct sim_gw_port *gp = port->gwp;
+	bool marked;
+
+	if (!gp->own_marker || gp->at_dequeue || pkt->type != SIM_PKT_DATA)
+		return;
+	/* RED on the queue ahead of the packet. */
+	marked = ecn_marker_decide(&gp->marker, port->qbytes[pkt->prio] - pkt->size, 0,
+				   pkt->size, s->now_ns) == ECN_VERDICT_MARK;
+	sim_gw_signal(s, gp, pkt, marked);
+	pkt->flags |= SIM_PKTF_GWDONE;
+}
+
+/* A data packet the WAN egress could not take: the strongest signal. */
+void
+sim_gw_on_drop(struct sim *s, struct sim_port *port, struct sim_pkt *pkt)
+{
+	if (pkt->type == SIM_PKT_DATA)
+		sim_gw_signal(s, port->gwp, pkt, true);
+}
+
+/*
+ * Dequeue: the HPCC-map RED of a switch (red-as-switch, as ns-3 marks at
+ * dequeue) or the sojourn marker, then the signal.
+ */
+void
+sim_gw_egress(struct sim *s, struct sim_node *n, struct sim_port *port, uint32_t p)
+{
+	struct sim_gw_port *gp = port->gwp;
+	struct sim_pkt *pkt = &s->pkts[p];
+	bool marked;
+
+	(void)n;
+	if (pkt->type != SIM_PKT_DATA)
+		return;
+	if (pkt->flags & SIM_PKTF_GWDONE) {
+		pkt->flags &= (uint8_t)~SIM_PKTF_GWDONE;
+		return;
+	}
+	if (!gp->own_marker)
+		marked = s->cfg.ecn_enabled && sim_net_red(port, port->qbytes[pkt->prio]);
+	else
+		marked = ecn_marker_decide(&gp->marker, port->qbytes[pkt->prio],
+					   s->now_ns - pkt->t_ns, pkt->size,
+					   s->now_ns) == ECN_VERDICT_MARK;
+	sim_gw_signal(s, gp, pkt, marked);
 }
 
 void

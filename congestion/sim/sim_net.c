@@ -387,6 +387,8 @@ sim_net_forward(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t ou
 
 		if (!sim_mmu_admit(s, m, in_local, q, pkt->size)) {
 			s->st.drops++;
+			if (s->ports[out_port].gwp != NULL)
+				sim_gw_on_drop(s, &s->ports[out_port], pkt);
 			sim_pkt_free(s, p);
 			return;
 		}
