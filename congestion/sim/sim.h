@@ -54,6 +54,7 @@ enum sim_ecn {
 #define SIM_PKTF_GW 0x04	  /* CNP made by a gateway (mechanism A) */
 #define SIM_PKTF_SHAPED 0x08	  /* DATA already passed a gateway shaper */
 #define SIM_PKTF_GWDONE 0x10	  /* a gateway handled its signal at enqueue */
+#define SIM_PKTF_LOSSY 0x20	  /* queued at a lossy WAN egress, outside the MMU */
 
 /*
  * A packet.  Small, allocated from a free list, linked through `next` into
@@ -111,6 +112,7 @@ struct sim_port {
 	uint8_t tx_pending;    /* a SIM_EV_PORT_TX event is scheduled */
 	uint8_t rr_last;       /* round robin among priorities 1..7 */
 	uint8_t wan;	       /* gateway port facing the WAN */
+	uint64_t drops;	       /* WAN ports: tail drops at this egress */
 	struct sim_hist wan_qhist; /* WAN ports: queue depth samples for their p99 */
 	uint8_t paused[SIM_NQ]; /* the peer paused this priority */
 	uint32_t qhead[SIM_NQ];

@@ -223,6 +223,10 @@ static const struct sim_key sim_keys[] = {
 	  "WAN egress marker: red-as-switch (HPCC map), red, sojourn, phantom" },
 	{ "gateway", "wan_rtt", SIM_KEY_TIME, OFF(wan_rtt_ns), 0, 0, 1e12, "0", NULL,
 	  "WAN round-trip time for parameter derivation; 0 = from the topology" },
+	{ "gateway", "wan_buffer", SIM_KEY_BYTES, OFF(wan_buffer_bytes), 0, 0, 1e12, "0", NULL,
+	  "0: the WAN ports are switch ports (shared buffer, PFC, lossless, as HPCC); N: the "
+	  "WAN egress is a tail-drop queue of N bytes outside the shared buffer and no PFC "
+	  "crosses the WAN, as the dataplane's traffic manager" },
 
 	{ "marker", "kmin", SIM_KEY_BYTES, OFF(kmin_bytes), 0, 0, 1e12, "0", NULL,
 	  "RED Kmin on the WAN egress; 0 = derived" },

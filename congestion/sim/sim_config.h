@@ -112,6 +112,7 @@ struct sim_config {
 	uint32_t marker;	    /* enum sim_marker */
 	bool marker_set;
 	uint64_t wan_rtt_ns;	    /* 0: measured from the topology */
+	uint64_t wan_buffer_bytes;  /* 0: lossless switch port; else tail-drop WAN egress */
 
 	/* [marker] (0 = derive from rate and RTT) */
 	uint64_t kmin_bytes;

@@ -162,6 +162,11 @@ sim_gw_init_one(struct sim *s, struct sim_gw *gw, uint64_t wan_rtt, uint64_t dc_
 			p->wan = 1;
 			if (p->rate_bps > wan_rate)
 				wan_rate = p->rate_bps;
+			if (c->wan_buffer_bytes != 0) {
+				/* No PFC over the WAN: no headroom kept for it either. */
+				n->mmu->total_hdrm -= n->mmu->headroom[k];
+				n->mmu->headroom[k] = 0;
+			}
 		}
 	}
 	if (wan_rate == 0) {
@@ -575,11 +580,13 @@ sim_gw_ingress(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t out
 /*
  * The congestion signal of one data packet leaving for the WAN, as the
  * dataplane's dp_signal(): the gateway's marker said mark, and/or the packet
- * carries CE from the DC. Writes the mark, feeds the QPN learner, and lets
- * mechanism A answer with a CNP to the local sender and clear CE.
+ * carries CE from the DC, or the WAN egress dropped it (drop: nothing is
+ * written then). Writes the mark, feeds the QPN learner, and lets mechanism A
+ * answer with a CNP to the local sender and clear CE.
  */
 static void
-sim_gw_signal(struct sim *s, struct sim_gw_port *gp, struct sim_pkt *pkt, bool marked)
+sim_gw_signal(struct sim *s, struct sim_gw_port *gp, struct sim_pkt *pkt, bool marked,
+	      bool drop)
 {
 	struct sim_gw *gw = gp->gw;
 	struct sim_flow *f = &s->flows[pkt->flow];
@@ -587,7 +594,7 @@ sim_gw_signal(struct sim *s, struct sim_gw_port *gp, struct sim_pkt *pkt, bool m
 	struct qpn_learn_key key;
 	enum qpn_learn_result r;
 
-	if (marked && ecn_mark_action(pkt->ecn, false) == ECN_ACTION_SET_CE) {
+	if (marked && !drop && ecn_mark_action(pkt->ecn, false) == ECN_ACTION_SET_CE) {
 		pkt->ecn = SIM_ECN_CE;
 		if (f->first_gw_mark_ns == SIM_NEVER)
 			f->first_gw_mark_ns = s->now_ns;
@@ -602,8 +609,8 @@ sim_gw_signal(struct sim *s, struct sim_gw_port *gp, struct sim_pkt *pkt, bool m
 	r = qpn_learn_on_data(&gw->learn, &key, sim_gw_psn(s, f, pkt->seq), s->now_ns, NULL);
 	gw->learn_results[r]++;
 
-	if ((s->cfg.mechanisms & SIM_MECH_A) && pkt->ecn == SIM_ECN_CE &&
-	    (marked || s->cfg.a_dc_marks)) {
+	if ((s->cfg.mechanisms & SIM_MECH_A) &&
+	    (drop || (pkt->ecn == SIM_ECN_CE && (marked || s->cfg.a_dc_marks)))) {
 		bool known = fs->qpn_cm || r == QPN_LEARN_DATA_KNOWN;
 		struct proxy_cnp_verdict v = proxy_cnp_decide(&gw->a_cfg, &fs->a, known,
 							      s->now_ns);
@@ -624,7 +631,7 @@ sim_gw_signal(struct sim *s, struct sim_gw_port *gp, struct sim_pkt *pkt, bool m
 			s->st.cnp_gw_no_qpn++;
 			break;
 		}
-		if (v.clear_ce) {
+		if (v.clear_ce && !drop) {
 			pkt->ecn = SIM_ECN_ECT0;
 			gw->ce_cleared++;
 			s->st.ce_cleared++;
@@ -648,7 +655,7 @@ sim_gw_on_enqueue(struct sim *s, struct sim_port *port, struct sim_pkt *pkt)
 	/* RED on the queue ahead of the packet. */
 	marked = ecn_marker_decide(&gp->marker, port->qbytes[pkt->prio] - pkt->size, 0,
 				   pkt->size, s->now_ns) == ECN_VERDICT_MARK;
-	sim_gw_signal(s, gp, pkt, marked);
+	sim_gw_signal(s, gp, pkt, marked, false);
 	pkt->flags |= SIM_PKTF_GWDONE;
 }
 
@@ -657,7 +664,7 @@ void
 sim_gw_on_drop(struct sim *s, struct sim_port *port, struct sim_pkt *pkt)
 {
 	if (pkt->type == SIM_PKT_DATA)
-		sim_gw_signal(s, port->gwp, pkt, true);
+		sim_gw_signal(s, port->gwp, pkt, false, true);
 }
 
 /*
@@ -684,7 +691,7 @@ sim_gw_egress(struct sim *s, struct sim_node *n, struct sim_port *port, uint32_t
 		marked = ecn_marker_decide(&gp->marker, port->qbytes[pkt->prio],
 					   s->now_ns - pkt->t_ns, pkt->size,
 					   s->now_ns) == ECN_VERDICT_MARK;
-	sim_gw_signal(s, gp, pkt, marked);
+	sim_gw_signal(s, gp, pkt, marked, false);
 }
 
 void

@@ -297,7 +297,10 @@ sim_net_port_tx(struct sim *s, uint32_t pi)
 	port->qbytes[q] -= pkt->size;
 	port->qbytes_total -= pkt->size;
 
-	if (q != 0) {
+	if (q != 0 && (pkt->flags & SIM_PKTF_LOSSY)) {
+		pkt->flags &= (uint8_t)~SIM_PKTF_LOSSY;
+		sim_gw_egress(s, n, port, p);
+	} else if (q != 0) {
 		struct sim_mmu *m = n->mmu;
 		uint32_t in_local = s->ports[pkt->in_port].local;
 
@@ -380,6 +383,25 @@ sim_net_forward(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t ou
 	else
 		q = pkt->prio;
 	pkt->in_port = in_port;
+	if (q != 0 && s->ports[out_port].wan && s->cfg.wan_buffer_bytes != 0) {
+		/*
+		 * A lossy WAN egress, as the dataplane's traffic manager: a
+		 * tail-drop FIFO of wan_buffer bytes outside the shared buffer,
+		 * so WAN-bound traffic never pauses the DC.
+		 */
+		struct sim_port *op = &s->ports[out_port];
+
+		if (op->qbytes_total + pkt->size > s->cfg.wan_buffer_bytes) {
+			s->st.drops++;
+			op->drops++;
+			sim_gw_on_drop(s, op, pkt);
+			sim_pkt_free(s, p);
+			return;
+		}
+		pkt->flags |= SIM_PKTF_LOSSY;
+		sim_net_enqueue(s, out_port, q, p);
+		return;
+	}
 	if (q != 0) {
 		struct sim_mmu *m = n->mmu;
 		uint32_t in_local = s->ports[in_port].local;
@@ -393,7 +415,7 @@ sim_net_forward(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t ou
 			return;
 		}
 		sim_mmu_add(s, m, in_local, q, pkt->size);
-		if (!m->paused[idx] &&
+		if (!m->paused[idx] && !(s->ports[in_port].wan && s->cfg.wan_buffer_bytes != 0) &&
 		    (m->hdrm[idx] > 0 ||
 		     sim_mmu_shared_used(m, in_local, q) >= sim_mmu_threshold(s, m, in_local))) {
 			m->paused[idx] = 1;

@@ -421,10 +421,11 @@ sim_out_finish(struct sim *s, double wall_s, double cpu_s)
 			continue;
 		u = span ? (double)p->tx_bytes * 8e9 / ((double)p->rate_bps * (double)span) : 0;
 		fprintf(j, "%s{\"from\": %u, \"to\": %u, \"rate_bps\": %llu, \"tx_bytes\": %llu, "
-			"\"utilization\": %.6f, \"queue_p99_bytes\": %llu, \"queue_max_bytes\": %u}",
-			nwan ? ", " : "", p->node, s->ports[p->peer].node,
+			"\"utilization\": %.6f, \"queue_p99_bytes\": %llu, \"queue_max_bytes\": %u, "
+			"\"drops\": %llu}", nwan ? ", " : "", p->node, s->ports[p->peer].node,
 			(unsigned long long)p->rate_bps, (unsigned long long)p->tx_bytes, u,
-			(unsigned long long)sim_hist_pct(&p->wan_qhist, 99), p->qmax_bytes);
+			(unsigned long long)sim_hist_pct(&p->wan_qhist, 99), p->qmax_bytes,
+			(unsigned long long)p->drops);
 		wan_util += u;
 		nwan++;
 	}

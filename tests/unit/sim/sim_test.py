@@ -249,6 +249,47 @@ def test_long_haul(d):
           f"gateway mark at {r['first_gw_mark_ns']}, CE at the receiver at {r['first_ce_rx_ns']}")
 
 
+def test_lossy_wan(d):
+    """[gateway] wan_buffer: the WAN egress tail-drops instead of buffering.
+
+    Two 100G senders into a 40G WAN. By default the gateway is a lossless
+    switch: no drop, the WAN queue grows past 64 kB. With a 64 kB WAN buffer
+    it drops at the WAN egress, sends no PAUSE and its queue stays within the
+    buffer. Without mechanisms the firmware senders never slow down (their
+    receivers see only out-of-order packets after the first drop, and HPCC's
+    NP ignores CE on those), so go-back-N keeps the flows from finishing in
+    20 ms; with mechanism A each drop can trigger a gateway CNP and both
+    flows finish with a small fraction of the drops.
+    """
+    topo = write(d, "topo.txt", "6 2 5\n2 3\n"
+                 "0 2 100Gbps 1us 0\n4 2 100Gbps 1us 0\n"
+                 "2 3 40Gbps 50us 0\n3 1 100Gbps 1us 0\n3 5 100Gbps 1us 0\n")
+    fl = write(d, "flows.txt", flows([(0, 1, 20_000_000, 0), (4, 5, 20_000_000, 0)]))
+    common = ("--host-model", "firmware", "--end", "20ms")
+    run(d, topo, fl, *common, out="out_lossless")
+    s = summary(d, "out_lossless")
+    wan = {(w["from"], w["to"]): w for w in s["wan"]}[(2, 3)]
+    check(s["drops"] == 0 and wan["drops"] == 0, "lossless gateway dropped")
+    check(wan["queue_max_bytes"] > 64_000, f"lossless WAN queue only {wan['queue_max_bytes']} B")
+    drops = {}
+    for mech in ("none", "A"):
+        out = "out_lossy_" + mech
+        run(d, topo, fl, *common, "--mechanisms", mech, "-o", "gateway.wan_buffer=64kB",
+            out=out)
+        s = summary(d, out)
+        wan = {(w["from"], w["to"]): w for w in s["wan"]}[(2, 3)]
+        drops[mech] = wan["drops"]
+        check(wan["drops"] > 0, f"{mech}: no tail drop at a 64 kB WAN egress")
+        check(wan["drops"] == s["drops"], f"{mech}: drops outside the WAN egress")
+        check(wan["queue_max_bytes"] <= 64_000, f"{mech}: WAN queue {wan['queue_max_bytes']} B")
+        check(s["pfc"]["pause_count"] == 0, f"{mech}: {s['pfc']['pause_count']} PAUSE frames")
+        check(s["marks"]["switch"] == 0, f"{mech}: drops counted as marks")
+        if mech == "A":
+            check(s["flows_finished"] == 2, "A: flows did not finish")
+            check(s["cnp"]["gateway"] > 0, "A: drops answered with no gateway CNP")
+    check(drops["A"] * 10 < drops["none"], f"drops with A {drops['A']}, without {drops['none']}")
+
+
 def test_errors(d):
     """Malformed input is reported as FILE:LINE and the run fails."""
     good_topo = star(2)
@@ -316,6 +357,7 @@ def test_determinism(d):
 
 TESTS = {
     "single_flow": test_single_flow,
+    "lossy_wan": test_lossy_wan,
     "incast": test_incast,
     "pfc_lossless": test_pfc_lossless,
     "long_haul": test_long_haul,
