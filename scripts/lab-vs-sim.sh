@@ -97,6 +97,17 @@ for mech in none A; do
 	run "$OUT/runs/km100/access60us-mech-$mech" "$G/topology-100km-access60us.txt" \
 		"lab-100km-$mech.ini" "$SC/config.txt" $mech
 done
+# The gateway's WAN egress as the lab's traffic manager: a tail-drop buffer of
+# the lab's size (one BDP from cc_params: 70.4 kB at 10 and 100 km, 448.8 kB
+# without and 396 kB with A at 640 km), no PFC toward the DC.
+for km in 10 100 640; do
+	for mech in none A; do
+		buf=70400
+		[ $km = 640 ] && { [ $mech = none ] && buf=448800 || buf=396000; }
+		run "$OUT/runs/km$km/lossy-mech-$mech" "$SC/topology-${km}km.txt" \
+			"lab-${km}km-$mech.ini" "$SC/config.txt" $mech -o gateway.wan_buffer=$buf
+	done
+done
 
 /usr/bin/python3 - "$OUT" "$LAB" <<'EOF'
 import csv, json, math, os, statistics, sys
@@ -247,7 +258,13 @@ for key, what in (("km100/buf2mb-A", "100 km, A, BUFFER_SIZE 2 MB"),
                   ("km640/seed2-A", "640 km, A, seed 2"),
                   ("km640/seed3-A", "640 km, A, seed 3"),
                   ("km100/access60us-mech-none", "100 km, none, 60 us access links"),
-                  ("km100/access60us-mech-A", "100 km, A, 60 us access links")):
+                  ("km100/access60us-mech-A", "100 km, A, 60 us access links"),
+                  ("km10/lossy-mech-none", "10 km, none, lossy WAN egress of the lab's size"),
+                  ("km10/lossy-mech-A", "10 km, A, lossy WAN egress of the lab's size"),
+                  ("km100/lossy-mech-none", "100 km, none, lossy WAN egress of the lab's size"),
+                  ("km100/lossy-mech-A", "100 km, A, lossy WAN egress of the lab's size"),
+                  ("km640/lossy-mech-none", "640 km, none, lossy WAN egress of the lab's size"),
+                  ("km640/lossy-mech-A", "640 km, A, lossy WAN egress of the lab's size")):
     sens[key] = {"what": what, "sim": sim_metrics(os.path.join(out, "runs", key), 0, 0, 0)}
 json.dump({"runs": res, "sensitivity": sens}, open(os.path.join(out, "metrics.json"), "w"), indent=1)
 
