@@ -208,6 +208,9 @@ static const struct sim_key sim_keys[] = {
 	{ "sim", "np_cnp_interval", SIM_KEY_TIME, OFF(np_cnp_interval_ns),
 	  OFF(np_cnp_interval_set), 0, 1e12, "5us", NULL,
 	  "receiver NIC minimum CNP spacing per QP (default per host model)" },
+	{ "sim", "np_any_ce", SIM_KEY_BOOL, OFF(np_any_ce), 0, 0, 1, "false", NULL,
+	  "receiver NIC sends a CNP packet for any CE data packet, in order or not, as "
+	  "ConnectX does (else HPCC's: a CNP flag on the ACK of an in-order packet)" },
 	{ "sim", "pfc_u32_compat", SIM_KEY_BOOL, OFF(pfc_u32_compat), 0, 0, 1, "true", NULL,
 	  "compute PFC thresholds in 32-bit unsigned arithmetic exactly as HPCC's switch-mmu" },
 	{ "sim", "tx_time", SIM_KEY_ENUM, OFF(tx_time), 0, 0, 0, "exact", sim_tx_time_names,

@@ -433,6 +433,13 @@ sim_host_rx_data(struct sim *s, struct sim_host *h, struct sim_pkt *pkt)
 
 	if (pkt->ecn == SIM_ECN_CE && f->first_ce_rx_ns == SIM_NEVER)
 		f->first_ce_rx_ns = s->now_ns;
+	if (s->cfg.np_any_ce && pkt->ecn == SIM_ECN_CE &&
+	    dcqcn_np_on_ce(&s->np_cfg, &f->np, s->now_ns) == DCQCN_NP_SEND_CNP) {
+		/* ConnectX: a CNP of its own for any CE packet, in order or not. */
+		f->cnp_host++;
+		s->st.cnp_host++;
+		sim_host_ctrl(s, h, pkt->flow, SIM_PKT_CNP, 0, 0);
+	}
 	if (f->milestone == 0)
 		f->milestone = s->cfg.l2_ack_interval;
 	if (pkt->seq == f->rcv_nxt) {
@@ -457,7 +464,7 @@ sim_host_rx_data(struct sim *s, struct sim_host *h, struct sim_pkt *pkt)
 	} else {
 		return; /* duplicate */
 	}
-	if (pkt->ecn == SIM_ECN_CE &&
+	if (!s->cfg.np_any_ce && pkt->ecn == SIM_ECN_CE &&
 	    dcqcn_np_on_ce(&s->np_cfg, &f->np, s->now_ns) == DCQCN_NP_SEND_CNP) {
 		flags = SIM_PKTF_CNP;
 		f->cnp_host++;

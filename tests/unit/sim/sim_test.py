@@ -288,6 +288,19 @@ def test_lossy_wan(d):
             check(s["flows_finished"] == 2, "A: flows did not finish")
             check(s["cnp"]["gateway"] > 0, "A: drops answered with no gateway CNP")
     check(drops["A"] * 10 < drops["none"], f"drops with A {drops['A']}, without {drops['none']}")
+    # With RED marks at the gateway: HPCC's NP flags CNPs only on ACKs of
+    # in-order packets, so after the first drop the receivers stay silent and
+    # the flows never finish; [sim] np_any_ce (ConnectX: a CNP for any CE
+    # packet) lets DCQCN react and both finish.
+    red = ("--marker", "red", "-o", "marker.kmin=10kB", "-o", "marker.kmax=40kB",
+           "-o", "gateway.wan_buffer=64kB")
+    for np_any in ("false", "true"):
+        run(d, topo, fl, *common, *red, "-o", f"sim.np_any_ce={np_any}", out="out_np_" + np_any)
+    hpcc, cx = summary(d, "out_np_false"), summary(d, "out_np_true")
+    check(hpcc["flows_finished"] == 0, "HPCC NP: flows finished despite silent receivers")
+    check(cx["flows_finished"] == 2, "np_any_ce: flows did not finish")
+    check(cx["drops"] * 10 < hpcc["drops"], f"np_any_ce drops {cx['drops']} vs {hpcc['drops']}")
+    check(cx["cnp"]["host"] > hpcc["cnp"]["host"], "np_any_ce: no more receiver CNPs")
 
 
 def test_errors(d):
