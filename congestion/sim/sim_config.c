@@ -213,6 +213,9 @@ static const struct sim_key sim_keys[] = {
 	  "ConnectX does (else HPCC's: a CNP flag on the ACK of an in-order packet)" },
 	{ "sim", "pfc_u32_compat", SIM_KEY_BOOL, OFF(pfc_u32_compat), 0, 0, 1, "true", NULL,
 	  "compute PFC thresholds in 32-bit unsigned arithmetic exactly as HPCC's switch-mmu" },
+	{ "sim", "pfc_min_headroom", SIM_KEY_BYTES, OFF(pfc_min_headroom_bytes), 0, 0, 1e9, "0",
+	  NULL, "PFC headroom per port at least this (third.cc's 3 x rate x delay is below one "
+	  "frame on slow, short links; 2 x MTU + 2 x rate x delay is the usual rule); 0 = HPCC's" },
 	{ "sim", "tx_time", SIM_KEY_ENUM, OFF(tx_time), 0, 0, 0, "exact", sim_tx_time_names,
 	  "serialisation and pacing times: exact keeps nominal link rates; ns3 truncates them "
 	  "to whole ns as ns-3 does (a 1048-byte packet: 83 ns at 100G, i.e. 1% fast)" },

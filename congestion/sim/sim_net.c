@@ -583,6 +583,8 @@ sim_net_setup(struct sim *s)
 			/* third.cc: headroom = 3 x rate x delay, truncated to 32 bits. */
 			m->headroom[k] = (uint32_t)(port->rate_bps * port->delay_ns / 8 /
 						    1000000000ull * 3);
+			if (m->headroom[k] < s->cfg.pfc_min_headroom_bytes)
+				m->headroom[k] = (uint32_t)s->cfg.pfc_min_headroom_bytes;
 			while (rate > nic_rate && shift > 0) {
 				shift--;
 				rate /= 2;

@@ -203,6 +203,31 @@ def test_pfc_lossless(d):
           f"incast took {last} ns")
 
 
+def test_pfc_headroom(d):
+    """[sim] pfc_min_headroom: a PFC headroom of a few frames keeps slow links lossless.
+
+    Four 400 Mb/s senders with 4 KB frames on 2.5 us links into a 500 Mb/s
+    port, ECN off: HPCC's headroom (3 x rate x delay = 375 B) is below one
+    frame, so the switch drops before it pauses; with 16 kB it pauses instead
+    and drops nothing.
+    """
+    topo = write(d, "topo.txt", "6 1 5\n5\n" +
+                 "".join(f"{h} 5 400Mbps 2500ns 0\n" for h in range(4)) +
+                 "5 4 500Mbps 2500ns 0\n")
+    fl = write(d, "flows.txt", flows([(h, 4, 2_000_000, 0) for h in range(4)]))
+    cfg = write(d, "config.txt", "PACKET_PAYLOAD_SIZE 4096\nBUFFER_SIZE 1\nENABLE_QCN 0\n"
+                "KMAX_MAP 2 400000000 320 500000000 320\n"
+                "KMIN_MAP 2 400000000 80 500000000 80\n"
+                "PMAX_MAP 2 400000000 0.2 500000000 0.2\n")
+    run(d, topo, fl, "--hpcc-config", cfg, out="out_hpcc")
+    run(d, topo, fl, "--hpcc-config", cfg, "-o", "sim.pfc_min_headroom=16kB", out="out_16k")
+    hpcc, big = summary(d, "out_hpcc"), summary(d, "out_16k")
+    check(hpcc["drops"] > 0, "HPCC headroom below one frame should drop")
+    check(big["drops"] == 0 and big["nacks"] == 0, f"16 kB headroom: {big['drops']} drops")
+    check(big["pfc"]["pause_count"] > 0, "16 kB headroom: no PAUSE sent")
+    check(big["flows_finished"] == 4, "16 kB headroom: flows did not finish")
+
+
 def test_long_haul(d):
     """A lone flow across 100 km (500 us one way) keeps >= 90% of line rate,
     without and with the gateway mechanisms."""
@@ -371,6 +396,7 @@ def test_determinism(d):
 TESTS = {
     "single_flow": test_single_flow,
     "lossy_wan": test_lossy_wan,
+    "pfc_headroom": test_pfc_headroom,
     "incast": test_incast,
     "pfc_lossless": test_pfc_lossless,
     "long_haul": test_long_haul,
