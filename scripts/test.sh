@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Set up the machine, build Longspan (warnings are errors), run every test
-# suite, then build with ASan/UBSan and run the unit and dataplane suites
-# again. Benchmarks (suite perf) are not run; see docs/performance.md.
+# suite, then build with ASan/UBSan and run the unit, dataplane and sim
+# suites again. Benchmarks (suite perf) are not run; see docs/performance.md.
 #
 #   sudo scripts/test.sh            # everything
 #   sudo scripts/test.sh --no-asan  # skip the sanitizer build
@@ -31,7 +31,7 @@ if [ "$asan" -eq 1 ]; then
 	export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 	BUILD=build-asan scripts/build.sh --werror -Dbuildtype=debug \
 		-Db_sanitize=address,undefined -Db_lundef=false
-	meson test -C build-asan --suite unit --suite dataplane \
+	meson test -C build-asan --suite unit --suite dataplane --suite sim \
 		--print-errorlogs --num-processes 2
 fi
 echo "test: all suites passed"
