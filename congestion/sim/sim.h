@@ -514,7 +514,8 @@ void sim_host_receive(struct sim *s, uint32_t node, uint32_t port, uint32_t p);
 void sim_host_kick(struct sim *s, uint32_t host);
 void sim_host_flow_start(struct sim *s, uint32_t flow);
 void sim_host_rp_event(struct sim *s, uint32_t flow);
-void sim_host_cnp_rx(struct sim *s, uint32_t flow);
+void sim_host_cnp_rx(struct sim *s, uint32_t flow, bool from_gw);
+void sim_out_cnp(struct sim *s, uint32_t flow, bool from_gw);
 void sim_host_wake(struct sim *s, uint32_t host);
 void sim_host_free(struct sim *s);
 

@@ -198,6 +198,8 @@ static const struct sim_key sim_keys[] = {
 	  "period of the time-series CSVs (queues.csv, rates.csv); 0 = off" },
 	{ "sim", "stats_interval", SIM_KEY_TIME, OFF(stats_interval_ns), 0, 100, 1e12, "1us",
 	  NULL, "queue sampling period for the per-role p99 in summary.json" },
+	{ "sim", "cnp_log", SIM_KEY_BOOL, OFF(cnp_log), 0, 0, 1, "false", NULL,
+	  "write cnps.csv: every CNP reaching a sender (time, flow, gateway or receiver)" },
 	{ "sim", "ts_min_flow_bytes", SIM_KEY_BYTES, OFF(ts_min_flow_bytes), 0, 0, 1e15, "1MB",
 	  NULL, "flows at least this large appear in rates.csv" },
 	{ "sim", "host_model", SIM_KEY_ENUM, OFF(host_model), OFF(host_model_set), 0, 0,

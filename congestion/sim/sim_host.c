@@ -212,7 +212,7 @@ sim_host_rp_event(struct sim *s, uint32_t fi)
 }
 
 void
-sim_host_cnp_rx(struct sim *s, uint32_t fi)
+sim_host_cnp_rx(struct sim *s, uint32_t fi, bool from_gw)
 {
 	struct sim_flow *f = &s->flows[fi];
 
@@ -220,6 +220,8 @@ sim_host_cnp_rx(struct sim *s, uint32_t fi)
 		return;
 	if (f->first_cnp_ns == SIM_NEVER)
 		f->first_cnp_ns = s->now_ns;
+	if (s->cfg.cnp_log)
+		sim_out_cnp(s, fi, from_gw);
 	dcqcn_rp_on_cnp(f->rp_cfg, &f->rp, s->now_ns);
 	sim_host_rp_sync(s, f);
 }
@@ -489,7 +491,7 @@ sim_host_rx_ack(struct sim *s, struct sim_host *h, struct sim_pkt *pkt)
 	if (pkt->type == SIM_PKT_NACK)
 		f->snd_nxt = f->snd_una; /* go-back-N */
 	if (pkt->flags & SIM_PKTF_CNP)
-		sim_host_cnp_rx(s, pkt->flow);
+		sim_host_cnp_rx(s, pkt->flow, false);
 	sim_host_kick(s, (uint32_t)(h - s->hosts));
 }
 
@@ -510,7 +512,7 @@ sim_host_receive(struct sim *s, uint32_t node, uint32_t port, uint32_t p)
 		break;
 	case SIM_PKT_CNP:
 		if (s->flows[pkt->flow].state == SIM_FLOW_ACTIVE)
-			sim_host_cnp_rx(s, pkt->flow);
+			sim_host_cnp_rx(s, pkt->flow, (pkt->flags & SIM_PKTF_GW) != 0);
 		break;
 	default:
 		break;

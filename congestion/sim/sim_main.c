@@ -86,7 +86,7 @@ sim_run(struct sim *s)
 			sim_host_rp_event(s, idx);
 			break;
 		case SIM_EV_CNP_RX:
-			sim_host_cnp_rx(s, idx);
+			sim_host_cnp_rx(s, idx, false);
 			break;
 		case SIM_EV_GW_CNP:
 			sim_gw_cnp_event(s, idx);

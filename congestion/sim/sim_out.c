@@ -10,6 +10,7 @@
  *   queues.csv   egress queue bytes of every gateway and ToR port (and the
  *                gateway shaper DRAM) every ts_interval
  *   rates.csv    DCQCN rate and goodput of flows >= ts_min_flow_bytes
+ *   cnps.csv     with [sim] cnp_log: every CNP a sender acts on
  *   flows.csv    one row per flow in flow.txt order: endpoints, class, size,
  *                FCT, slowdown and what congestion control did to it (CNPs
  *                by source, rate cuts; first cut, gateway mark, CE at the
@@ -31,6 +32,7 @@ struct sim_out {
 	FILE *fct;
 	FILE *queues;
 	FILE *rates;
+	FILE *cnps;		/* [sim] cnp_log */
 	char *fct_buf;
 	uint32_t *qports;	/* ports in queues.csv */
 	uint32_t nqports;
@@ -74,6 +76,12 @@ sim_out_open(struct sim *s, const char *dir)
 	o->fct_buf = malloc(1 << 20);
 	if (o->fct_buf != NULL)
 		setvbuf(o->fct, o->fct_buf, _IOFBF, 1 << 20);
+	if (s->cfg.cnp_log) {
+		o->cnps = sim_out_file(o, "cnps.csv");
+		if (o->cnps == NULL)
+			return -EIO;
+		fprintf(o->cnps, "t_ns,flow,source\n");
+	}
 	if (s->cfg.ts_interval_ns == 0)
 		return 0;
 	o->queues = sim_out_file(o, "queues.csv");
@@ -129,6 +137,15 @@ sim_hist_add(struct sim_hist *h, uint32_t bytes)
 		h->n = n;
 	}
 	h->cnt[kb]++;
+}
+
+/* One CNP reaching its sender (cnps.csv, flow.txt ids). */
+void
+sim_out_cnp(struct sim *s, uint32_t fi, bool from_gw)
+{
+	if (s->out != NULL && s->out->cnps != NULL)
+		fprintf(s->out->cnps, "%llu,%u,%s\n", (unsigned long long)s->now_ns,
+			s->flows[fi].id, from_gw ? "gateway" : "receiver");
 }
 
 /* Queue sampling for the p99s, and the time-series rows. */
@@ -530,6 +547,8 @@ sim_out_close(struct sim *s)
 		fclose(o->queues);
 	if (o->rates != NULL)
 		fclose(o->rates);
+	if (o->cnps != NULL)
+		fclose(o->cnps);
 	free(o->fct_buf);
 	free(o->qports);
 	free(o);

@@ -300,7 +300,7 @@ def test_lossy_wan(d):
     for mech in ("none", "A"):
         out = "out_lossy_" + mech
         run(d, topo, fl, *common, "--mechanisms", mech, "-o", "gateway.wan_buffer=64kB",
-            out=out)
+            "-o", "sim.cnp_log=true", out=out)
         s = summary(d, out)
         wan = {(w["from"], w["to"]): w for w in s["wan"]}[(2, 3)]
         drops[mech] = wan["drops"]
@@ -312,6 +312,15 @@ def test_lossy_wan(d):
         if mech == "A":
             check(s["flows_finished"] == 2, "A: flows did not finish")
             check(s["cnp"]["gateway"] > 0, "A: drops answered with no gateway CNP")
+            # cnps.csv: one row per CNP a sender acted on, all from the gateway here.
+            with open(os.path.join(d, out, "cnps.csv")) as f:
+                log = list(csv.DictReader(f))
+            for r in flows_csv(d, out):
+                mine = [int(x["t_ns"]) for x in log if int(x["flow"]) == r["id"]]
+                check(len(mine) == r["rp_cnps"], f"flow {r['id']}: {len(mine)} logged CNPs, "
+                      f"{r['rp_cnps']} at the RP")
+                check(min(mine) - r["start_ns"] == r["first_cnp_ns"], "first logged CNP")
+            check({x["source"] for x in log} == {"gateway"}, "CNP sources in the log")
     check(drops["A"] * 10 < drops["none"], f"drops with A {drops['A']}, without {drops['none']}")
     # With RED marks at the gateway: HPCC's NP flags CNPs only on ACKs of
     # in-order packets, so after the first drop the receivers stay silent and
