@@ -228,7 +228,8 @@ struct sim_flow {
 	uint64_t first_ce_rx_ns;  /* first data packet with CE at the receiver */
 	uint64_t first_gw_mark_ns; /* first CE a gateway's WAN egress set */
 	uint64_t first_cnp_ns;	  /* first CNP (gateway's or receiver's) at the sender */
-	uint64_t acked_sample;	/* snd_una at the last time-series sample */
+	uint64_t acked_sample;	/* delivered bytes at the last time-series sample */
+	uint32_t lost_bytes;	/* [sim] retransmit = false: gaps the receiver skipped */
 };
 
 enum sim_flow_state {

@@ -198,6 +198,9 @@ static const struct sim_key sim_keys[] = {
 	  "period of the time-series CSVs (queues.csv, rates.csv); 0 = off" },
 	{ "sim", "stats_interval", SIM_KEY_TIME, OFF(stats_interval_ns), 0, 100, 1e12, "1us",
 	  NULL, "queue sampling period for the per-role p99 in summary.json" },
+	{ "sim", "retransmit", SIM_KEY_BOOL, OFF(retransmit), 0, 0, 1, "true", NULL,
+	  "go-back-N on a gap, as RC NICs and ns-3 (false: the receiver skips the gap and the "
+	  "lost bytes stay lost, as the lab's longspan-hostem; goodput counts only what arrived)" },
 	{ "sim", "cnp_log", SIM_KEY_BOOL, OFF(cnp_log), 0, 0, 1, "false", NULL,
 	  "write cnps.csv: every CNP reaching a sender (time, flow, gateway or receiver)" },
 	{ "sim", "ts_min_flow_bytes", SIM_KEY_BYTES, OFF(ts_min_flow_bytes), 0, 0, 1e15, "1MB",

@@ -104,6 +104,7 @@ struct sim_config {
 	bool np_cnp_interval_set;
 	bool np_any_ce;		    /* CNP packet for any CE data packet (ConnectX NP) */
 	bool cnp_log;		    /* write cnps.csv */
+	bool retransmit;	    /* go-back-N (else skip gaps, as hostem) */
 	bool pfc_u32_compat;	    /* keep HPCC's 32-bit threshold arithmetic */
 	uint32_t tx_time;	    /* enum sim_tx_time */
 	uint64_t pfc_min_headroom_bytes; /* floor of every port's PFC headroom; 0 = none */

@@ -444,6 +444,13 @@ sim_host_rx_data(struct sim *s, struct sim_host *h, struct sim_pkt *pkt)
 	}
 	if (f->milestone == 0)
 		f->milestone = s->cfg.l2_ack_interval;
+	if (!s->cfg.retransmit && pkt->seq > f->rcv_nxt) {
+		/* As hostem: resynchronise on the gap; what it lost stays lost. */
+		f->lost_bytes += pkt->seq - f->rcv_nxt;
+		f->rcv_nxt = pkt->seq;
+		if (f->milestone <= f->rcv_nxt)
+			f->milestone = f->rcv_nxt + 1;
+	}
 	if (pkt->seq == f->rcv_nxt) {
 		f->rcv_nxt += payload;
 		if (f->rcv_nxt >= f->milestone) {

@@ -14,7 +14,7 @@
  *   flows.csv    one row per flow in flow.txt order: endpoints, class, size,
  *                FCT, slowdown and what congestion control did to it (CNPs
  *                by source, rate cuts; first cut, gateway mark, CE at the
- *                receiver and CNP at the sender; bytes acked)
+ *                receiver and CNP at the sender; bytes acked and lost)
  * Percentiles use linear interpolation between order statistics (numpy's
  * default), as THEMIS's analysis scripts do.
  */
@@ -139,6 +139,16 @@ sim_hist_add(struct sim_hist *h, uint32_t bytes)
 	h->cnt[kb]++;
 }
 
+/*
+ * Payload delivered: acknowledged bytes, less what a receiver skipped with
+ * [sim] retransmit = false (0 otherwise).
+ */
+static uint64_t
+sim_out_delivered(const struct sim_flow *f)
+{
+	return f->snd_una > f->lost_bytes ? f->snd_una - f->lost_bytes : 0;
+}
+
 /* One CNP reaching its sender (cnps.csv, flow.txt ids). */
 void
 sim_out_cnp(struct sim *s, uint32_t fi, bool from_gw)
@@ -178,16 +188,17 @@ sim_out_sample(struct sim *s)
 		fputc('\n', o->queues);
 		for (i = 0; i < s->nflows; i++) {
 			struct sim_flow *f = &s->flows[i];
+			uint64_t done;
 
 			if (f->state != SIM_FLOW_ACTIVE || f->size < s->cfg.ts_min_flow_bytes)
 				continue;
+			done = sim_out_delivered(f);
 			fprintf(o->rates, "%llu,%u,%u,%u,%u,%llu,%llu\n",
 				(unsigned long long)s->now_ns, f->id, f->src, f->dst, f->inter,
 				(unsigned long long)f->rate_bps,
-				(unsigned long long)(dt && f->acked_sample <= f->snd_una ?
-					(uint64_t)(f->snd_una - f->acked_sample) * 8000000000ull / dt :
-					0));
-			f->acked_sample = f->snd_una;
+				(unsigned long long)(dt && f->acked_sample <= done ?
+					(done - f->acked_sample) * 8000000000ull / dt : 0));
+			f->acked_sample = done;
 		}
 		o->last_ts_ns = s->now_ns;
 		o->next_ts_ns = s->now_ns + s->cfg.ts_interval_ns;
@@ -513,20 +524,20 @@ sim_out_flows_csv(struct sim *s)
 		pos[s->flows[i].id] = i;
 	fprintf(f, "id,src,dst,inter,size,start_ns,fct_ns,standalone_ns,slowdown,cnp_host,"
 		"cnp_gw,rp_cnps,rp_cuts,first_cut_ns,first_gw_mark_ns,first_ce_rx_ns,"
-		"first_cnp_ns,acked_bytes\n");
+		"first_cnp_ns,acked_bytes,lost_bytes\n");
 	for (i = 0; i < s->nflows; i++) {
 		const struct sim_flow *fl = &s->flows[pos[i]];
 		uint64_t fct = fl->state == SIM_FLOW_DONE ? fl->finish_ns - fl->start_ns : 0;
 
 		fprintf(f, "%u,%u,%u,%u,%u,%llu,%llu,%llu,%.4f,%u,%u,%llu,%llu,%lld,%lld,%lld,%lld,"
-			"%u\n", fl->id, fl->src, fl->dst, fl->inter, fl->size,
+			"%u,%u\n", fl->id, fl->src, fl->dst, fl->inter, fl->size,
 			(unsigned long long)fl->start_ns, (unsigned long long)fct,
 			(unsigned long long)fl->standalone_ns,
 			fct ? (double)fct / (double)fl->standalone_ns : 0.0, fl->cnp_host, fl->cnp_gw,
 			(unsigned long long)fl->rp.n_cnp, (unsigned long long)fl->rp.n_cut,
 			sim_out_since(fl, fl->first_cut_ns), sim_out_since(fl, fl->first_gw_mark_ns),
 			sim_out_since(fl, fl->first_ce_rx_ns), sim_out_since(fl, fl->first_cnp_ns),
-			fl->state == SIM_FLOW_DONE ? fl->size : fl->snd_una);
+			fl->state == SIM_FLOW_DONE ? fl->size : fl->snd_una, fl->lost_bytes);
 	}
 	fclose(f);
 	free(pos);

@@ -335,6 +335,20 @@ def test_lossy_wan(d):
     check(cx["flows_finished"] == 2, "np_any_ce: flows did not finish")
     check(cx["drops"] * 10 < hpcc["drops"], f"np_any_ce drops {cx['drops']} vs {hpcc['drops']}")
     check(cx["cnp"]["host"] > hpcc["cnp"]["host"], "np_any_ce: no more receiver CNPs")
+    # [sim] retransmit = false (the lab's hostem): receivers skip gaps, nothing
+    # is resent, and what arrived is what the WAN carried.
+    lossy = ("--end", "5ms", "--host-model", "firmware", "-o", "gateway.wan_buffer=64kB")
+    run(d, topo, fl, *lossy, "-o", "sim.retransmit=false", out="out_nort")
+    run(d, topo, fl, *lossy, out="out_rt")
+    nort, rt = summary(d, "out_nort"), summary(d, "out_rt")
+    check(nort["nacks"] == 0 and rt["nacks"] > 0, f"NAKs {nort['nacks']} / {rt['nacks']}")
+    check(all(r["lost_bytes"] == 0 for r in flows_csv(d, "out_rt")), "go-back-N lost bytes")
+    rows = flows_csv(d, "out_nort")
+    check(sum(r["lost_bytes"] for r in rows) > 0, "no gap skipped without retransmission")
+    delivered = sum(r["acked_bytes"] - r["lost_bytes"] for r in rows) * 1048 // 1000
+    carried = {(w["from"], w["to"]): w for w in nort["wan"]}[(2, 3)]["tx_bytes"]
+    check(0 <= carried - delivered <= 300_000,
+          f"delivered {delivered} B on the wire, the WAN carried {carried} B")
 
 
 def test_errors(d):
