@@ -106,6 +106,10 @@ for km in 10 100 640; do
 		[ $km = 640 ] && { [ $mech = none ] && buf=448800 || buf=396000; }
 		run "$OUT/runs/km$km/lossy-mech-$mech" "$SC/topology-${km}km.txt" \
 			"lab-${km}km-$mech.ini" "$SC/config.txt" $mech -o gateway.wan_buffer=$buf
+		# ... and hosts that skip gaps instead of going back N, as hostem.
+		run "$OUT/runs/km$km/lossy-nort-mech-$mech" "$SC/topology-${km}km.txt" \
+			"lab-${km}km-$mech.ini" "$SC/config.txt" $mech -o gateway.wan_buffer=$buf \
+			-o sim.retransmit=false
 	done
 done
 
@@ -264,7 +268,13 @@ for key, what in (("km100/buf2mb-A", "100 km, A, BUFFER_SIZE 2 MB"),
                   ("km100/lossy-mech-none", "100 km, none, lossy WAN egress of the lab's size"),
                   ("km100/lossy-mech-A", "100 km, A, lossy WAN egress of the lab's size"),
                   ("km640/lossy-mech-none", "640 km, none, lossy WAN egress of the lab's size"),
-                  ("km640/lossy-mech-A", "640 km, A, lossy WAN egress of the lab's size")):
+                  ("km640/lossy-mech-A", "640 km, A, lossy WAN egress of the lab's size"),
+                  ("km10/lossy-nort-mech-none", "10 km, none, lossy WAN egress, no retransmission"),
+                  ("km10/lossy-nort-mech-A", "10 km, A, lossy WAN egress, no retransmission"),
+                  ("km100/lossy-nort-mech-none", "100 km, none, lossy WAN egress, no retransmission"),
+                  ("km100/lossy-nort-mech-A", "100 km, A, lossy WAN egress, no retransmission"),
+                  ("km640/lossy-nort-mech-none", "640 km, none, lossy WAN egress, no retransmission"),
+                  ("km640/lossy-nort-mech-A", "640 km, A, lossy WAN egress, no retransmission")):
     sens[key] = {"what": what, "sim": sim_metrics(os.path.join(out, "runs", key), 0, 0, 0)}
 json.dump({"runs": res, "sensitivity": sens}, open(os.path.join(out, "metrics.json"), "w"), indent=1)
 

@@ -230,6 +230,7 @@ struct sim_flow {
 	uint64_t first_cnp_ns;	  /* first CNP (gateway's or receiver's) at the sender */
 	uint64_t acked_sample;	/* delivered bytes at the last time-series sample */
 	uint32_t lost_bytes;	/* [sim] retransmit = false: gaps the receiver skipped */
+	uint32_t rcv_bytes;	/* payload the receiver took in order */
 };
 
 enum sim_flow_state {

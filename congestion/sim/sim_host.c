@@ -453,6 +453,7 @@ sim_host_rx_data(struct sim *s, struct sim_host *h, struct sim_pkt *pkt)
 	}
 	if (pkt->seq == f->rcv_nxt) {
 		f->rcv_nxt += payload;
+		f->rcv_bytes += payload;
 		if (f->rcv_nxt >= f->milestone) {
 			f->milestone += s->cfg.l2_ack_interval;
 			type = SIM_PKT_ACK;

@@ -140,13 +140,13 @@ sim_hist_add(struct sim_hist *h, uint32_t bytes)
 }
 
 /*
- * Payload delivered: acknowledged bytes, less what a receiver skipped with
- * [sim] retransmit = false (0 otherwise).
+ * Payload delivered: acknowledged in-order bytes (go-back-N), or with
+ * [sim] retransmit = false what the receiver took, gaps left out.
  */
 static uint64_t
-sim_out_delivered(const struct sim_flow *f)
+sim_out_delivered(const struct sim *s, const struct sim_flow *f)
 {
-	return f->snd_una > f->lost_bytes ? f->snd_una - f->lost_bytes : 0;
+	return s->cfg.retransmit ? f->snd_una : f->rcv_bytes;
 }
 
 /* One CNP reaching its sender (cnps.csv, flow.txt ids). */
@@ -192,7 +192,7 @@ sim_out_sample(struct sim *s)
 
 			if (f->state != SIM_FLOW_ACTIVE || f->size < s->cfg.ts_min_flow_bytes)
 				continue;
-			done = sim_out_delivered(f);
+			done = sim_out_delivered(s, f);
 			fprintf(o->rates, "%llu,%u,%u,%u,%u,%llu,%llu\n",
 				(unsigned long long)s->now_ns, f->id, f->src, f->dst, f->inter,
 				(unsigned long long)f->rate_bps,
