@@ -349,6 +349,12 @@ def test_lossy_wan(d):
     carried = {(w["from"], w["to"]): w for w in nort["wan"]}[(2, 3)]["tx_bytes"]
     check(0 <= carried - delivered <= 300_000,
           f"delivered {delivered} B on the wire, the WAN carried {carried} B")
+    # rates.csv's goodput (10 us samples) adds up to the payload that arrived.
+    with open(os.path.join(d, "out_nort", "rates.csv")) as f:
+        integral = sum(float(r["goodput_bps"]) * 10e-6 / 8 for r in csv.DictReader(f))
+    arrived = delivered * 1000 // 1048
+    check(abs(integral - arrived) <= 0.05 * arrived,
+          f"goodput integrates to {integral:.0f} B, receivers took {arrived} B")
 
 
 def test_errors(d):
