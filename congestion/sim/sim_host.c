@@ -424,6 +424,17 @@ sim_host_ctrl(struct sim *s, struct sim_host *h, uint32_t fi, uint8_t type, uint
 	sim_host_kick(s, (uint32_t)(h - s->hosts));
 }
 
+/* The NP's verdict on a CE data packet; counts the CNP it asks for. */
+static bool
+sim_host_np_cnp(struct sim *s, struct sim_flow *f)
+{
+	if (dcqcn_np_on_ce(&s->np_cfg, &f->np, s->now_ns) != DCQCN_NP_SEND_CNP)
+		return false;
+	f->cnp_host++;
+	s->st.cnp_host++;
+	return true;
+}
+
 /* RdmaHw::ReceiveUdp and ReceiverCheckSeq. */
 static void
 sim_host_rx_data(struct sim *s, struct sim_host *h, struct sim_pkt *pkt)
@@ -435,13 +446,9 @@ sim_host_rx_data(struct sim *s, struct sim_host *h, struct sim_pkt *pkt)
 
 	if (pkt->ecn == SIM_ECN_CE && f->first_ce_rx_ns == SIM_NEVER)
 		f->first_ce_rx_ns = s->now_ns;
-	if (s->cfg.np_any_ce && pkt->ecn == SIM_ECN_CE &&
-	    dcqcn_np_on_ce(&s->np_cfg, &f->np, s->now_ns) == DCQCN_NP_SEND_CNP) {
-		/* ConnectX: a CNP of its own for any CE packet, in order or not. */
-		f->cnp_host++;
-		s->st.cnp_host++;
+	/* ConnectX: a CNP of its own for any CE packet, in order or not. */
+	if (s->cfg.np_any_ce && pkt->ecn == SIM_ECN_CE && sim_host_np_cnp(s, f))
 		sim_host_ctrl(s, h, pkt->flow, SIM_PKT_CNP, 0, 0);
-	}
 	if (f->milestone == 0)
 		f->milestone = s->cfg.l2_ack_interval;
 	if (!s->cfg.retransmit && pkt->seq > f->rcv_nxt) {
@@ -474,12 +481,8 @@ sim_host_rx_data(struct sim *s, struct sim_host *h, struct sim_pkt *pkt)
 	} else {
 		return; /* duplicate */
 	}
-	if (!s->cfg.np_any_ce && pkt->ecn == SIM_ECN_CE &&
-	    dcqcn_np_on_ce(&s->np_cfg, &f->np, s->now_ns) == DCQCN_NP_SEND_CNP) {
+	if (!s->cfg.np_any_ce && pkt->ecn == SIM_ECN_CE && sim_host_np_cnp(s, f))
 		flags = SIM_PKTF_CNP;
-		f->cnp_host++;
-		s->st.cnp_host++;
-	}
 	sim_host_ctrl(s, h, pkt->flow, type, f->rcv_nxt, flags);
 }
 
@@ -519,8 +522,7 @@ sim_host_receive(struct sim *s, uint32_t node, uint32_t port, uint32_t p)
 		sim_host_rx_ack(s, h, pkt);
 		break;
 	case SIM_PKT_CNP:
-		if (s->flows[pkt->flow].state == SIM_FLOW_ACTIVE)
-			sim_host_cnp_rx(s, pkt->flow, (pkt->flags & SIM_PKTF_GW) != 0);
+		sim_host_cnp_rx(s, pkt->flow, (pkt->flags & SIM_PKTF_GW) != 0);
 		break;
 	default:
 		break;

@@ -338,6 +338,13 @@ sim_net_port_tx(struct sim *s, uint32_t pi)
 
 /* ---------------------------------------------------------------- switch */
 
+/* A gateway WAN port made lossy by [gateway] wan_buffer: no MMU, no PFC. */
+static inline bool
+sim_net_lossy_wan(const struct sim *s, const struct sim_port *port)
+{
+	return port->wan && s->cfg.wan_buffer_bytes != 0;
+}
+
 uint32_t
 sim_net_route(struct sim *s, const struct sim_node *n, const struct sim_pkt *pkt)
 {
@@ -383,7 +390,7 @@ sim_net_forward(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t ou
 	else
 		q = pkt->prio;
 	pkt->in_port = in_port;
-	if (q != 0 && s->ports[out_port].wan && s->cfg.wan_buffer_bytes != 0) {
+	if (q != 0 && sim_net_lossy_wan(s, &s->ports[out_port])) {
 		/*
 		 * A lossy WAN egress, as the dataplane's traffic manager: a
 		 * tail-drop FIFO of wan_buffer bytes outside the shared buffer,
@@ -415,7 +422,7 @@ sim_net_forward(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t ou
 			return;
 		}
 		sim_mmu_add(s, m, in_local, q, pkt->size);
-		if (!m->paused[idx] && !(s->ports[in_port].wan && s->cfg.wan_buffer_bytes != 0) &&
+		if (!m->paused[idx] && !sim_net_lossy_wan(s, &s->ports[in_port]) &&
 		    (m->hdrm[idx] > 0 ||
 		     sim_mmu_shared_used(m, in_local, q) >= sim_mmu_threshold(s, m, in_local))) {
 			m->paused[idx] = 1;
