@@ -167,9 +167,19 @@ int config_load(const char *path, struct ls_config *cfg, FILE *err);
  * each is written to out as "FILE: warning: ..." (one line). Returns how
  * many. Today: mechanisms A/C with more than one worker (the QPN learners
  * and holds are per worker, and RSS does not keep a QP's data and its
- * returning ACKs/CNPs on one worker).
+ * returning ACKs/CNPs on one worker), and a net_memif port whose buffer size
+ * (devargs bsize) cannot hold the port's frames.
  */
 unsigned int config_warn(const struct ls_config *cfg, FILE *out);
+
+/* Largest frame a port carries: its L3 MTU plus Ethernet and one VLAN tag. */
+uint32_t config_port_frame_bytes(const struct ls_port_conf *pc);
+
+/*
+ * net_memif's buffer size for DEV (devargs bsize, DPDK's default 2048 when
+ * absent); 0 if DEV is not a net_memif device. *given says whether DEV set it.
+ */
+uint32_t config_memif_bsize(const char *dev, bool *given);
 
 /*
  * config_load() from an open stream; NAME is the file name used in messages

@@ -158,7 +158,7 @@ ports_setup_one(const struct ls_config *cfg, unsigned int idx, struct rte_mempoo
 		}
 	}
 	/* Frames up to the L3 MTU plus Ethernet and one tag must fit an mbuf. */
-	frame = pc->mtu + RTE_ETHER_HDR_LEN + 4;
+	frame = config_port_frame_bytes(pc);
 	if (frame > cfg->gw.mbuf_data_size)
 		fprintf(err,
 			"port '%s': warning: mtu %u needs %u-byte frames, mbuf_data_size is %u; "

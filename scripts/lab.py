@@ -230,8 +230,8 @@ class Lab:
         self.spawn("wanem", [os.path.join(self.build, "tests", "lab", "longspan-wanem"),
                              *self.lcore(0), "--file-prefix", "lab-wanem", "-m", "160", "--no-pci",
                              "--log-level=*:warning",
-                             "--vdev=net_memif0,role=client,socket=/run/longspan/wan-a.sock,id=0",
-                             "--vdev=net_memif1,role=client,socket=/run/longspan/wan-b.sock,id=0",
+                             "--vdev=net_memif0,role=client,socket=/run/longspan/wan-a.sock,id=0,bsize=8192",
+                             "--vdev=net_memif1,role=client,socket=/run/longspan/wan-b.sock,id=0,bsize=8192",
                              "--", "--distance-km", str(self.a.distance_km),
                              "--stats-interval", "0",
                              "--json", os.path.join(self.dir, "wanem.json")])
@@ -242,7 +242,7 @@ class Lab:
         return self.spawn(name, [os.path.join(self.build, "tests", "lab", "longspan-hostem"),
                                  *self.lcore(1), "--file-prefix", f"lab-{name}", "-m", "160",
                                  "--no-pci", "--log-level=*:warning",
-                                 f"--vdev=net_memif0,role=client,socket=/run/longspan/{site}-dc.sock,id=0",
+                                 f"--vdev=net_memif0,role=client,socket=/run/longspan/{site}-dc.sock,id=0,bsize=8192",
                                  "--", "--config", os.path.join(self.dir, f"{name}.ini")] + extra)
 
 
@@ -529,7 +529,7 @@ def run_mix(a, run_dir):
                 os.path.join(a.build, "tests", "tools", "longspan-pktio"), "-l", "1",
                 "--file-prefix", f"lab-pktio-{s}", "-m", "160", "--no-pci",
                 "--log-level=*:warning",
-                f"--vdev=net_memif0,role=client,socket=/run/longspan/{s}-dc.sock,id=0", "--",
+                f"--vdev=net_memif0,role=client,socket=/run/longspan/{s}-dc.sock,id=0,bsize=8192", "--",
                 "--tx", os.path.join(run_dir, f"site-{s}-tx.pcap"),
                 "--rx", os.path.join(run_dir, f"site-{s}-rx.pcap"),
                 "--loop", str(loops), "--pps", "2000", "--duration", str(a.seconds + 15),
