@@ -13,6 +13,7 @@
  * Units are in the field names: _bps bits per second, _bytes, _ns, _m metres.
  */
 
+#include "dataplane/idle_mode.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -122,6 +123,7 @@ struct ls_gateway_conf {
 	unsigned int burst; /* packets per rx burst */
 	uint32_t mbufs; /* 0 = size from the WAN BDP */
 	uint32_t mbuf_data_size; /* data room per mbuf, bytes */
+	enum idle_mode idle_mode; /* how idle workers wait */
 	uint64_t idle_sleep_ns; /* longest back-off sleep of an idle worker */
 	uint16_t geneve_port; /* UDP destination port, 6081 */
 	uint64_t stats_interval_ns;

@@ -516,7 +516,6 @@ main(int argc, char **argv)
 		printf("need two lcores (-l 0,1)\n");
 		return 1;
 	}
-	lab_timer_slack();
 	pool = rte_pktmbuf_pool_create("probe", 4 * MAX_PKTS + 1024, 0, 0,
 				       RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
 	for (int s = 0; s < 2; s++) {
@@ -529,7 +528,7 @@ main(int argc, char **argv)
 		snprintf(name, sizeof(name), "wr%d", s);
 		rc = rte_eth_from_rings(name, &sides[s].rx, 1, &sides[s].tx, 1, 0);
 		if (pool == NULL || sides[s].rx == NULL || sides[s].tx == NULL || rc < 0 ||
-		    lab_port_start("test", (uint16_t)rc, pool, 1024) != 0) {
+		    lab_port_start("test", (uint16_t)rc, pool, 1024, false) != 0) {
 			printf("setup failed\n");
 			return 1;
 		}
