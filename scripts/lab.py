@@ -493,7 +493,9 @@ def print_table(results):
     print("|---|---|---|---|---|---|---|---|---|")
     for s in results:
         fl = s["feedback_loop_ns_median"]
-        check = "starved: " + "; ".join(s["health"]["why"]) if s["starved"] else "ok"
+        why = s["health"]["why"]
+        check = ("starved: " + "; ".join(why[:2]) + (f" (+{len(why) - 2} more)" if len(why) > 2
+                                                    else "")) if s["starved"] else "ok"
         print(f"| {s.get('repeat', 1)} | {s['mechanisms']} | {fmt_b(s['wan_queue_p99_bytes'])} | "
               f"{s['wan_drops']} | {(s['wan_utilization'] or 0) * 100:.0f}% | "
               f"{s['inter_goodput_bps'] / 1e6:.0f} Mb/s | {s['inter_jain']:.3f} | "
