@@ -1513,10 +1513,80 @@ out_free:
 	return rc;
 }
 
+/* DPDK 22.11 net_memif's buffer size when devargs give no bsize. */
+#define CONFIG_MEMIF_DEFAULT_BSIZE 2048u
+
+static uint32_t
+config_pow2(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v && p < (UINT32_C(1) << 31))
+		p <<= 1;
+	return p;
+}
+
+uint32_t
+config_port_frame_bytes(const struct ls_port_conf *pc)
+{
+	return pc->mtu + 14u + 4u;
+}
+
+uint32_t
+config_memif_bsize(const char *dev, bool *given)
+{
+	const char *p = strchr(dev, ',');
+	size_t name_len = p != NULL ? (size_t)(p - dev) : strlen(dev);
+	uint32_t bsize = CONFIG_MEMIF_DEFAULT_BSIZE;
+	size_t i = strlen("net_memif");
+
+	*given = false;
+	/* net_memif followed by digits only: the driver's device names. */
+	if (name_len < i || strncmp(dev, "net_memif", i) != 0)
+		return 0;
+	for (; i < name_len; i++)
+		if (!isdigit((unsigned char)dev[i]))
+			return 0;
+	while (p != NULL) {
+		const char *arg = p + 1;
+
+		p = strchr(arg, ',');
+		if (strncmp(arg, "bsize=", 6) == 0) {
+			unsigned long v = strtoul(arg + 6, NULL, 0);
+
+			bsize = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+			*given = true;
+		}
+	}
+	return bsize;
+}
+
 unsigned int
 config_warn(const struct ls_config *cfg, FILE *out)
 {
 	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < cfg->n_ports; i++) {
+		const struct ls_port_conf *pc = &cfg->ports[i];
+		uint32_t frame = config_port_frame_bytes(pc);
+		bool given;
+		uint32_t bsize = config_memif_bsize(pc->dev, &given);
+
+		/*
+		 * DPDK 22.11's net_memif chains buffers for larger frames and,
+		 * with large and small frames mixed, delivers them many times
+		 * over (docs/lab.md).
+		 */
+		if (bsize != 0 && bsize < frame) {
+			fprintf(out,
+				"%s: warning: [port %s] dev: net_memif buffer size %u%s is below "
+				"the port's %u-byte frames (mtu %u); such frames get duplicated: "
+				"add bsize=%u or more to the device string\n",
+				cfg->path, pc->name, bsize, given ? "" : " (the default)", frame,
+				pc->mtu, config_pow2(frame));
+			n++;
+		}
+	}
 
 	if (cfg->cong.mechanisms != 0 && cfg->gw.workers > 1) {
 		fprintf(out,

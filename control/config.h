@@ -13,6 +13,7 @@
  * Units are in the field names: _bps bits per second, _bytes, _ns, _m metres.
  */
 
+#include "dataplane/idle_mode.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -122,6 +123,7 @@ struct ls_gateway_conf {
 	unsigned int burst; /* packets per rx burst */
 	uint32_t mbufs; /* 0 = size from the WAN BDP */
 	uint32_t mbuf_data_size; /* data room per mbuf, bytes */
+	enum idle_mode idle_mode; /* how idle workers wait */
 	uint64_t idle_sleep_ns; /* longest back-off sleep of an idle worker */
 	uint16_t geneve_port; /* UDP destination port, 6081 */
 	uint64_t stats_interval_ns;
@@ -167,9 +169,19 @@ int config_load(const char *path, struct ls_config *cfg, FILE *err);
  * each is written to out as "FILE: warning: ..." (one line). Returns how
  * many. Today: mechanisms A/C with more than one worker (the QPN learners
  * and holds are per worker, and RSS does not keep a QP's data and its
- * returning ACKs/CNPs on one worker).
+ * returning ACKs/CNPs on one worker), and a net_memif port whose buffer size
+ * (devargs bsize) cannot hold the port's frames.
  */
 unsigned int config_warn(const struct ls_config *cfg, FILE *out);
+
+/* Largest frame a port carries: its L3 MTU plus Ethernet and one VLAN tag. */
+uint32_t config_port_frame_bytes(const struct ls_port_conf *pc);
+
+/*
+ * net_memif's buffer size for DEV (devargs bsize, DPDK's default 2048 when
+ * absent); 0 if DEV is not a net_memif device. *given says whether DEV set it.
+ */
+uint32_t config_memif_bsize(const char *dev, bool *given);
 
 /*
  * config_load() from an open stream; NAME is the file name used in messages

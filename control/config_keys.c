@@ -27,6 +27,13 @@ static const struct config_enum_name config_role_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct config_enum_name config_idle_names[] = {
+	{ "interrupt", IDLE_INTERRUPT },
+	{ "sleep", IDLE_SLEEP },
+	{ "poll", IDLE_POLL },
+	{ NULL, 0 },
+};
+
 static const struct config_enum_name config_marker_names[] = {
 	{ "none", LS_MARKER_NONE },
 	{ "red", LS_MARKER_RED },
@@ -105,11 +112,22 @@ const struct config_key config_keys[] = {
 			"(DPDK's RTE_MBUF_DEFAULT_BUF_SIZE is 2176).",
 	},
 	{
+		.section = CONFIG_SEC_GATEWAY, .name = "idle", .type = CONFIG_T_ENUM,
+		.names = config_idle_names, .def = "interrupt", GW(idle_mode),
+		.help = "How a worker that found no packets in a row of polls waits: interrupt "
+			"(block on the ports' rx interrupts until a packet or the next shaper or "
+			"hold deadline; a worker with a port whose driver has none, such as "
+			"net_memif, net_ring, net_pcap or af_packet, sleeps instead and says so at "
+			"start), sleep (sleep longer and longer up to idle_sleep), poll (never "
+			"give the core away: dedicated cores).",
+	},
+	{
 		.section = CONFIG_SEC_GATEWAY, .name = "idle_sleep", .type = CONFIG_T_UINT,
 		.units = UNITS_TIME, .min = 0, .max = 10 * NS_MS, .def = "100us",
 		GW(idle_sleep_ns),
 		.help = "Longest sleep of a worker that found no packets in a row of polls "
-			"(it first pauses, then sleeps longer up to this). 0 busy-polls.",
+			"(it first pauses, then sleeps longer up to this). 0 busy-polls "
+			"whatever idle says.",
 	},
 	{
 		.section = CONFIG_SEC_GATEWAY, .name = "flows", .type = CONFIG_T_UINT,

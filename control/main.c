@@ -108,6 +108,7 @@ main_workers_create(struct ls_runtime *rt, FILE *err)
 		w->rcu = rt->rcu;
 		w->rcu_id = i;
 		w->conf = &rt->dp;
+		w->idle_mode = (uint8_t)rt->cfg->gw.idle_mode;
 		w->idle_sleep_ns = rt->cfg->gw.idle_sleep_ns;
 		w->tsc_hz = rte_get_tsc_hz();
 		w->tsc_base = rte_rdtsc();

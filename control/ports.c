@@ -115,7 +115,13 @@ ports_setup_one(const struct ls_config *cfg, unsigned int idx, struct rte_mempoo
 		conf.rx_adv_conf.rss_conf.rss_hf =
 			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) & info.flow_type_rss_offloads;
 	}
+	/* Idle workers wait on rx interrupts where the driver has them. */
+	conf.intr_conf.rxq = cfg->gw.idle_mode == IDLE_INTERRUPT && cfg->gw.idle_sleep_ns != 0;
 	rc = rte_eth_dev_configure(id, nq, nq, &conf);
+	if (rc != 0 && conf.intr_conf.rxq) {
+		conf.intr_conf.rxq = 0;
+		rc = rte_eth_dev_configure(id, nq, nq, &conf);
+	}
 	if (rc != 0) {
 		fprintf(err, "port '%s': configure failed: %s\n", pc->name, rte_strerror(-rc));
 		return rc;
@@ -158,7 +164,7 @@ ports_setup_one(const struct ls_config *cfg, unsigned int idx, struct rte_mempoo
 		}
 	}
 	/* Frames up to the L3 MTU plus Ethernet and one tag must fit an mbuf. */
-	frame = pc->mtu + RTE_ETHER_HDR_LEN + 4;
+	frame = config_port_frame_bytes(pc);
 	if (frame > cfg->gw.mbuf_data_size)
 		fprintf(err,
 			"port '%s': warning: mtu %u needs %u-byte frames, mbuf_data_size is %u; "

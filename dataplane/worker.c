@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "worker.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_pause.h>
@@ -13,9 +15,9 @@
 #include "mbuf_meta.h"
 #include "pipeline.h"
 
-/* Idle back-off: spin this many empty polls, then sleep, doubling up to the cap. */
+/* Idle: spin this many empty polls, then wait (dataplane/idle.h). */
 #define DP_IDLE_SPIN_POLLS 256
-#define DP_IDLE_SLEEP_MIN_US 10
+#define DP_IDLE_SLEEP_MIN_NS 10000u
 
 int dp_mbuf_meta_offset = -1;
 
@@ -173,18 +175,41 @@ dp_worker_reset(struct dp_worker *w)
 	memset(&w->counters, 0, sizeof(w->counters));
 }
 
+/* Register this worker's rx queue of every port for interrupt waits. */
+static void
+dp_worker_idle_init(struct dp_worker *w)
+{
+	const struct dp_conf *c = __atomic_load_n(w->conf, __ATOMIC_ACQUIRE);
+	enum idle_mode mode = (enum idle_mode)w->idle_mode;
+
+	/* idle_sleep = 0 has always meant busy polling. */
+	if (w->idle_sleep_ns == 0)
+		mode = IDLE_POLL;
+	idle_init(&w->idle, mode, DP_IDLE_SPIN_POLLS, DP_IDLE_SLEEP_MIN_NS,
+		  RTE_MAX(w->idle_sleep_ns, (uint64_t)DP_IDLE_SLEEP_MIN_NS));
+	idle_start(&w->idle);
+	for (uint16_t p = 0; c != NULL && mode == IDLE_INTERRUPT && p < c->n_ports; p++) {
+		int rc = idle_add_queue(&w->idle, c->ports[p].port_id, (uint16_t)w->id);
+
+		if (rc != 0) {
+			/* Once, at start: the port's driver has no rx interrupts. */
+			fprintf(stderr,
+				"worker %u: port %u has no rx interrupts (%s): idle workers sleep "
+				"instead ([gateway] idle)\n",
+				w->id, c->ports[p].port_id, rte_strerror(-rc));
+			break;
+		}
+	}
+}
+
 int
 dp_worker_main(void *arg)
 {
 	struct dp_worker *w = arg;
 	struct dp_clock clk;
-	unsigned int idle = 0;
-	uint64_t sleep_us = DP_IDLE_SLEEP_MIN_US;
-	uint64_t max_sleep_us = w->idle_sleep_ns / 1000;
 
-	if (max_sleep_us < DP_IDLE_SLEEP_MIN_US)
-		max_sleep_us = DP_IDLE_SLEEP_MIN_US;
 	w->ns_per_tick_q32 = (uint64_t)(((unsigned __int128)1000000000u << 32) / w->tsc_hz);
+	dp_worker_idle_init(w);
 	rte_rcu_qsbr_thread_online(w->rcu, w->rcu_id);
 	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
 		uint64_t t0;
@@ -196,42 +221,26 @@ dp_worker_main(void *arg)
 		rte_rcu_qsbr_quiescent(w->rcu, w->rcu_id);
 		if (n > 0) {
 			w->counters.busy_tsc += rte_rdtsc() - t0;
-			idle = 0;
-			sleep_us = DP_IDLE_SLEEP_MIN_US;
+			idle_work(&w->idle);
 			continue;
 		}
 		w->counters.idle_polls++;
-		if (++idle < DP_IDLE_SPIN_POLLS) {
-			rte_pause();
+		if (!idle_may_block(&w->idle)) {
+			idle_wait(&w->idle, t0, w->next_due_tsc);
 			continue;
 		}
 		/*
-		 * Packets wait in a shaper or hold queue: never sleep past their
-		 * time, and do not sleep at all when it is close.
-		 */
-		if (w->next_due_tsc != UINT64_MAX) {
-			uint64_t now = rte_rdtsc();
-			uint64_t wait_us = w->next_due_tsc > now ?
-						   (w->next_due_tsc - now) * 1000000 / w->tsc_hz : 0;
-
-			if (wait_us < DP_IDLE_SLEEP_MIN_US) {
-				rte_pause();
-				continue;
-			}
-			sleep_us = RTE_MIN(wait_us, max_sleep_us);
-		}
-		/*
-		 * Idle: give the core away so that gateways, the delay line and
-		 * traffic sources can share two cores. Offline while asleep so a
-		 * config publish does not wait for the sleep to end.
+		 * Idle: give the core away (a sleep never past a shaper or hold
+		 * deadline, or a wait for rx interrupts bounded by it). Offline
+		 * meanwhile, so that a config publish does not wait for us; stop
+		 * is seen within IDLE_INTR_MAX_WAIT_NS.
 		 */
 		rte_rcu_qsbr_thread_offline(w->rcu, w->rcu_id);
-		rte_delay_us_sleep((unsigned int)sleep_us);
+		idle_wait(&w->idle, rte_rdtsc(), w->next_due_tsc);
 		rte_rcu_qsbr_thread_online(w->rcu, w->rcu_id);
-		w->counters.sleeps++;
-		if (sleep_us < max_sleep_us)
-			sleep_us = RTE_MIN(sleep_us * 2, max_sleep_us);
+		w->counters.sleeps = w->idle.sleeps + w->idle.intr_waits;
 	}
 	rte_rcu_qsbr_thread_offline(w->rcu, w->rcu_id);
+	idle_fini(&w->idle);
 	return 0;
 }

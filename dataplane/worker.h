@@ -21,6 +21,7 @@
 #include "dp_conf.h"
 #include "flow.h"
 #include "hold.h"
+#include "idle.h"
 #include "tm.h"
 
 struct rte_mbuf;
@@ -47,7 +48,9 @@ struct dp_worker {
 	struct rte_ring *punt; /* worker -> control: mbufs for ARP/ND learning, misses */
 	struct rte_ring *inject; /* control -> worker: mbufs to transmit */
 	bool stop; /* set by control (release), read by worker (acquire) */
+	uint8_t idle_mode; /* enum idle_mode, [gateway] idle */
 	uint64_t idle_sleep_ns; /* longest back-off sleep */
+	struct idle idle; /* owned by dp_worker_main() */
 	uint64_t tsc_hz;
 	uint64_t ns_base; /* CLOCK_REALTIME ns at tsc_base */
 	uint64_t tsc_base;

@@ -38,6 +38,43 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 PY = "/usr/bin/python3"
 RUN = "/run/longspan"
 
+# Did the lab keep up? A run outside any of these bounds is marked starved: its
+# numbers measure the machine, not the mechanisms (docs/lab.md, "Self-check").
+HEALTH = {
+    # every sender sent at least this share of what its reaction point allowed
+    # (its time-averaged rate): below it the process was not scheduled enough
+    "sender_rate_min": 0.90,
+    # the delay line released packets at most this late on average (ns)
+    "wanem_late_avg_max_ns": 100_000,
+    # no process spent more than this share of the run runnable but waiting
+    # for a CPU (/proc/PID/task/*/schedstat, second field)
+    "sched_wait_max": 0.10,
+    # intra-DC round trip inside hostem A (2 x the intra-DC pairs' mean
+    # one-way latency; nominal 2 x dc_delay = 10 us)
+    "intra_rtt_max_ns": 200_000,
+}
+
+
+# The CPUs this lab may use; every process may run on any of them unless --pin.
+CPUS = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
+
+
+def schedstat(pid):
+    """(ns on a CPU, ns runnable but waiting) summed over every thread of pid."""
+    run = wait = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    for t in tasks:
+        try:
+            f = open(f"/proc/{pid}/task/{t}/schedstat").read().split()
+        except OSError:
+            continue
+        run += int(f[0])
+        wait += int(f[1])
+    return run, wait
+
 
 def log(msg):
     print(f"lab: {msg}", flush=True)
@@ -105,6 +142,16 @@ class Lab:
                     p.wait()
                 f.close()
 
+    def sched_snapshot(self):
+        """Per running process: (wall ns, run ns, wait ns)."""
+        now = time.monotonic_ns()
+        snap = {}
+        for n, p, f in self.procs:
+            st = schedstat(p.pid) if p.poll() is None else None
+            if st:
+                snap[n] = (now,) + st
+        return snap
+
     def stop_all(self):
         for n, p, f in reversed(self.procs):
             if p.poll() is None:
@@ -149,6 +196,9 @@ class Lab:
             t = ini_set(t, f"peer site-{o}", "distance", f"{self.a.distance_km}km")
             t = ini_set(t, "congestion", "mechanisms", self.mech)
             t = ini_set(t, "congestion", "marker", self.a.marker)
+            if not self.a.pin:
+                t = ini_del(t, "eal", "lcores")
+                t = ini_set(t, "eal", "extra", f"--lcores=0@({CPUS}),1@({CPUS})")
             path = os.path.join(self.dir, f"site-{s}.conf")
             open(path, "w").write(t)
             chk = subprocess.run([os.path.join(self.build, "longspand"), "--check-config", path],
@@ -168,16 +218,20 @@ class Lab:
             open(os.path.join(self.dir, f"hostem-{s}.ini"), "w").write(t)
 
     # -- topology ---------------------------------------------------------
+    def lcore(self, cpu):
+        """EAL core options of a lab tool: pinned to cpu, or free to run on any."""
+        return ["-l", str(cpu)] if self.a.pin else [f"--lcores=0@({CPUS})"]
+
     def start_gateways_and_wan(self):
         for s in "ab":
             self.spawn(f"gw-{s}", [os.path.join(self.build, "longspand"), "-c",
                                    os.path.join(self.dir, f"site-{s}.conf")])
             self.wait_api(s)
         self.spawn("wanem", [os.path.join(self.build, "tests", "lab", "longspan-wanem"),
-                             "-l", "0", "--file-prefix", "lab-wanem", "-m", "160", "--no-pci",
+                             *self.lcore(0), "--file-prefix", "lab-wanem", "-m", "160", "--no-pci",
                              "--log-level=*:warning",
-                             "--vdev=net_memif0,role=client,socket=/run/longspan/wan-a.sock,id=0",
-                             "--vdev=net_memif1,role=client,socket=/run/longspan/wan-b.sock,id=0",
+                             "--vdev=net_memif0,role=client,socket=/run/longspan/wan-a.sock,id=0,bsize=8192",
+                             "--vdev=net_memif1,role=client,socket=/run/longspan/wan-b.sock,id=0,bsize=8192",
                              "--", "--distance-km", str(self.a.distance_km),
                              "--stats-interval", "0",
                              "--json", os.path.join(self.dir, "wanem.json")])
@@ -186,9 +240,9 @@ class Lab:
     def hostem(self, site, extra):
         name = f"hostem-{site}"
         return self.spawn(name, [os.path.join(self.build, "tests", "lab", "longspan-hostem"),
-                                 "-l", "1", "--file-prefix", f"lab-{name}", "-m", "160",
+                                 *self.lcore(1), "--file-prefix", f"lab-{name}", "-m", "160",
                                  "--no-pci", "--log-level=*:warning",
-                                 f"--vdev=net_memif0,role=client,socket=/run/longspan/{site}-dc.sock,id=0",
+                                 f"--vdev=net_memif0,role=client,socket=/run/longspan/{site}-dc.sock,id=0,bsize=8192",
                                  "--", "--config", os.path.join(self.dir, f"{name}.ini")] + extra)
 
 
@@ -231,7 +285,11 @@ def run_near_source(a, run_dir, mech):
         t0 = time.time()
         last_print = 0
         flows = {}
+        # The window that counts: hostem A's run (its link up to its exit).
+        sched0 = lab.sched_snapshot()
+        sched1 = sched0
         while ha.poll() is None and time.time() - t0 < a.seconds + 30:
+            sched1 = lab.sched_snapshot()
             try:
                 tm = lab.ctl("a", "show", "tm")
                 st = lab.ctl("a", "show", "stats")
@@ -251,7 +309,7 @@ def run_near_source(a, run_dir, mech):
                 flows = lab.ctl("a", "show", "flows", "--limit", "64")
                 log(f"[{mech}] t={row['t']:5.1f}s WAN queue {row['depth_bytes'] / 1e3:7.1f} kB, "
                     f"marks {row['marks']}, gateway CNPs {row['cnp_sent']}")
-            time.sleep(0.1)
+            time.sleep(0.25)
         ha.wait(timeout=60)
         time.sleep(1.0)
         tm = lab.ctl("a", "show", "tm")
@@ -261,7 +319,12 @@ def run_near_source(a, run_dir, mech):
         lab.stop_all()
     json.dump({"tm": tm, "flows": flows, "stats": stats, "series": series},
               open(os.path.join(run_dir, "gateway-a.json"), "w"), indent=1)
-    return summarize_near_source(a, run_dir, mech, tm, flows, series)
+    sched = {}
+    for n, (w1, r1, q1) in sched1.items():
+        if n in sched0 and w1 > sched0[n][0]:
+            w0, r0, q0 = sched0[n]
+            sched[n] = {"cpu": (r1 - r0) / (w1 - w0), "wait": (q1 - q0) / (w1 - w0)}
+    return summarize_near_source(a, run_dir, mech, tm, flows, series, sched)
 
 
 def tm_port(tm, name):
@@ -284,9 +347,48 @@ def wan_class(port, c):
     return classes[c] if c < len(classes) else {}
 
 
-def summarize_near_source(a, run_dir, mech, tm, flows, series):
+def health_check(ha, wanem, sched):
+    """The lab's self-check: what it measured and whether it kept up."""
+    h = {"senders": [], "wanem_late_avg_ns": None, "sched": sched, "intra_rtt_ns": None}
+    why = []
+    for s in ha.get("senders", []):
+        allowed = s.get("rate_avg_bps") or 0
+        share = s.get("tx_bps", 0) / allowed if allowed else None
+        h["senders"].append({"qp": s["qp"], "allowed_bps": allowed, "tx_bps": s.get("tx_bps", 0),
+                             "share": share})
+        if share is not None and share < HEALTH["sender_rate_min"]:
+            why.append(f"sender {s['qp']} sent {share * 100:.0f}% of its rate")
+    lates = [d.get("late_avg_ns", 0) for d in wanem.get("directions", []) if d.get("tx_pkts")]
+    if lates:
+        h["wanem_late_avg_ns"] = max(lates)
+        if max(lates) > HEALTH["wanem_late_avg_max_ns"]:
+            why.append(f"delay line {max(lates) / 1e3:.0f} us late on average")
+    else:
+        why.append("delay line report missing")
+    for n, v in sorted(sched.items()):
+        if v["wait"] > HEALTH["sched_wait_max"]:
+            why.append(f"{n} waited for a CPU {v['wait'] * 100:.0f}% of the run")
+    if not sched:
+        why.append("no scheduler statistics")
+    lat = [r["latency_ns"]["avg"] for r in ha.get("receivers", [])
+           if r.get("intra") and r.get("latency_ns", {}).get("n")]
+    if lat:
+        h["intra_rtt_ns"] = 2 * sum(lat) / len(lat)
+        if h["intra_rtt_ns"] > HEALTH["intra_rtt_max_ns"]:
+            why.append(f"intra-DC RTT {h['intra_rtt_ns'] / 1e3:.0f} us")
+    h["bounds"] = HEALTH
+    h["starved"] = bool(why)
+    h["why"] = why
+    return h
+
+
+def summarize_near_source(a, run_dir, mech, tm, flows, series, sched):
     ha = json.load(open(os.path.join(run_dir, "hostem-a.json")))
     hb = json.load(open(os.path.join(run_dir, "hostem-b.json")))
+    try:
+        wanem = json.load(open(os.path.join(run_dir, "wanem.json")))
+    except (OSError, ValueError):
+        wanem = {}
     real0 = ha["realtime_ns0"]
     wan = tm_port(tm, "wan")
     roce = wan_class(wan, 1)
@@ -342,6 +444,8 @@ def summarize_near_source(a, run_dir, mech, tm, flows, series):
         "feedback_loop_ns_median": sorted(loops)[len(loops) // 2] if loops else None,
         "qps": qps,
     }
+    summ["health"] = health_check(ha, wanem, sched)
+    summ["starved"] = summ["health"]["starved"]
     json.dump(summ, open(os.path.join(run_dir, "summary.json"), "w"), indent=1)
     plot_run(run_dir, mech, series)
     return summ
@@ -384,14 +488,18 @@ def plot_run(run_dir, mech, series):
 
 def print_table(results):
     print()
-    print("| mechanisms | WAN queue p99 | WAN drops | WAN util | inter goodput | Jain | "
-          "feedback loop (median) |")
-    print("|---|---|---|---|---|---|---|")
+    print("| run | mechanisms | WAN queue p99 | WAN drops | WAN util | inter goodput | Jain | "
+          "feedback loop (median) | self-check |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for s in results:
         fl = s["feedback_loop_ns_median"]
-        print(f"| {s['mechanisms']} | {fmt_b(s['wan_queue_p99_bytes'])} | {s['wan_drops']} | "
-              f"{(s['wan_utilization'] or 0) * 100:.0f}% | {s['inter_goodput_bps'] / 1e6:.0f} Mb/s | "
-              f"{s['inter_jain']:.3f} | {fl / 1e3 if fl else float('nan'):.0f} us |")
+        why = s["health"]["why"]
+        check = ("starved: " + "; ".join(why[:2]) + (f" (+{len(why) - 2} more)" if len(why) > 2
+                                                    else "")) if s["starved"] else "ok"
+        print(f"| {s.get('repeat', 1)} | {s['mechanisms']} | {fmt_b(s['wan_queue_p99_bytes'])} | "
+              f"{s['wan_drops']} | {(s['wan_utilization'] or 0) * 100:.0f}% | "
+              f"{s['inter_goodput_bps'] / 1e6:.0f} Mb/s | {s['inter_jain']:.3f} | "
+              f"{fl / 1e3 if fl else float('nan'):.0f} us | {check} |")
     print()
 
 
@@ -423,7 +531,7 @@ def run_mix(a, run_dir):
                 os.path.join(a.build, "tests", "tools", "longspan-pktio"), "-l", "1",
                 "--file-prefix", f"lab-pktio-{s}", "-m", "160", "--no-pci",
                 "--log-level=*:warning",
-                f"--vdev=net_memif0,role=client,socket=/run/longspan/{s}-dc.sock,id=0", "--",
+                f"--vdev=net_memif0,role=client,socket=/run/longspan/{s}-dc.sock,id=0,bsize=8192", "--",
                 "--tx", os.path.join(run_dir, f"site-{s}-tx.pcap"),
                 "--rx", os.path.join(run_dir, f"site-{s}-rx.pcap"),
                 "--loop", str(loops), "--pps", "2000", "--duration", str(a.seconds + 15),
@@ -450,6 +558,9 @@ def main():
     ap.add_argument("--distance-km", type=int, default=100)
     ap.add_argument("--marker", choices=["red", "sojourn", "phantom"], default="red")
     ap.add_argument("--seconds", type=int, default=10)
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs per mechanism (interleaved); the table gives the median and "
+                         "range of the runs that were not starved")
     ap.add_argument("--wan-rate", default="500M", help="gateway A's WAN link rate (the bottleneck)")
     ap.add_argument("--host-rate", default="400M",
                     help="each sender's line rate (400M keeps the senders within what two "
@@ -457,6 +568,10 @@ def main():
     ap.add_argument("--tor-rate", default="10G", help="site A ToR uplink (10G: not a bottleneck)")
     ap.add_argument("--variant", choices=["firmware", "paper", "hpcc"], default="firmware",
                     help="senders' DCQCN reaction point model")
+    ap.add_argument("--pin", action="store_true",
+                    help="pin every process to one core as the configs say (gateways: control "
+                         "on 0, worker on 1; wanem on 0; hostems on 1) instead of letting the "
+                         "kernel place them")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--out", default=os.path.join(ROOT, "lab-out", time.strftime("%Y%m%d-%H%M%S")))
     a = ap.parse_args()
@@ -466,14 +581,30 @@ def main():
         ok = run_mix(a, os.path.join(a.out, "mix"))
         log("OK: every frame crossed the WAN intact in both directions" if ok else "FAILED")
         sys.exit(0 if ok else 1)
+    import lab_verdict
     results = []
-    for mech in a.mechanisms:
-        log(f"run: near-source, {a.distance_km} km, mechanisms {mech}, marker {a.marker}, "
-            f"{a.variant} DCQCN, {a.seconds} s")
-        results.append(run_near_source(a, os.path.join(a.out, f"mech-{mech.replace(',', '')}"), mech))
+    # Repeats interleave the mechanisms, so a disturbance hits them alike.
+    for rep in range(1, a.repeat + 1):
+        for mech in a.mechanisms:
+            log(f"run {rep}/{a.repeat}: near-source, {a.distance_km} km, mechanisms {mech}, "
+                f"marker {a.marker}, {a.variant} DCQCN, {a.seconds} s, load average "
+                f"{os.getloadavg()[0]:.1f}")
+            d = f"mech-{mech.replace(',', '')}" + (f"-{rep}" if a.repeat > 1 else "")
+            r = run_near_source(a, os.path.join(a.out, d), mech)
+            r["repeat"] = rep
+            results.append(r)
+            if r["starved"]:
+                log(f"run {rep} ({mech}) starved: {'; '.join(r['health']['why'])}")
     print_table(results)
-    json.dump(results, open(os.path.join(a.out, "comparison.json"), "w"), indent=1)
+    agg = lab_verdict.aggregate(results)
+    print(lab_verdict.table(agg))
+    print()
+    lines = lab_verdict.verdict(agg)
+    json.dump({"runs": results, "aggregate": agg, "verdict": lines},
+              open(os.path.join(a.out, "comparison.json"), "w"), indent=1)
     log(f"results, plots and logs in {a.out}")
+    for ln in lines:
+        print(ln)
 
 
 if __name__ == "__main__":

@@ -33,8 +33,8 @@ def run(build, underlay, tmp):
         role = "server" if s == "a" else "client"
         text = gwlab.gateway_config(
             s, tag,
-            dc_dev=f"net_memif0,role=server,socket={sock[s]},id=0",
-            wan_dev=f"net_memif1,role={role},socket={wan_sock},id=0",
+            dc_dev=f"net_memif0,role=server,socket={sock[s]},id=0,bsize=8192",
+            wan_dev=f"net_memif1,role={role},socket={wan_sock},id=0,bsize=8192",
             underlay=underlay)
         cfg[s] = f"{tmp}/site-{s}.conf"
         open(cfg[s], "w").write(text)
@@ -56,7 +56,7 @@ def run(build, underlay, tmp):
         for s in "ab":
             o = gwlab.other(s)
             procs[s] = gwlab.pktio(build, f"{tag}-pk{s}",
-                                   f"net_memif0,role=client,socket={sock[s]},id=0",
+                                   f"net_memif0,role=client,socket={sock[s]},id=0,bsize=8192",
                                    tx=tx[s], rx=f"{tmp}/site-{s}-rx.pcap", loop=loops,
                                    pps=3000, duration=20,
                                    expect=len(frames[o]) * loops)

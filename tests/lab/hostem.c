@@ -21,6 +21,7 @@
 #define HOSTEM_BURST 32
 #define HOSTEM_SENDER_BURST 8 /* packets one sender may send per poll */
 #define HOSTEM_IDLE_MIN_NS 5000
+#define HOSTEM_IDLE_SPIN_POLLS 32
 #define HOSTEM_DC_SLOTS 4096u
 #define HOSTEM_LINGER_NS 2000000 /* after until_done: let the last ACKs and CNPs land */
 #define HOSTEM_RETH_VA_BASE UINT64_C(0x100000000)
@@ -841,7 +842,8 @@ hostem_init(struct hostem *h, const struct hostem_conf *c, uint16_t port, struct
 	h->port = port;
 	h->pool = pool;
 	lab_clock_init(&h->clk);
-	lab_idle_init(&h->idle, HOSTEM_IDLE_MIN_NS, c->max_sleep_ns);
+	idle_init(&h->idle, c->idle_mode, HOSTEM_IDLE_SPIN_POLLS, HOSTEM_IDLE_MIN_NS,
+		  c->max_sleep_ns);
 	now = h->clk.tsc0;
 	for (uint32_t i = 0; i < c->n_qp; i++) {
 		ns += c->qp[i].role == HOSTEM_ROLE_SEND;
@@ -941,6 +943,9 @@ hostem_run(struct hostem *h, const volatile sig_atomic_t *stop)
 	const struct hostem_conf *c = h->conf;
 	uint64_t linger_end = HOSTEM_NEVER;
 
+	idle_start(&h->idle);
+	if (idle_add_queue(&h->idle, h->port, 0) != 0 && c->idle_mode == IDLE_INTERRUPT)
+		printf("hostem: port %u has no rx interrupts: idle = sleep\n", h->port);
 	h->next_csv_ns = h->csv != NULL ? c->csv_interval_ns : HOSTEM_NEVER;
 	h->next_stats_ns = c->stats_interval_ns ? c->stats_interval_ns : HOSTEM_NEVER;
 	while (!*stop) {
@@ -973,7 +978,7 @@ hostem_run(struct hostem *h, const volatile sig_atomic_t *stop)
 			linger_end = now_ns + HOSTEM_LINGER_NS;
 		if (work != 0) {
 			h->busy_polls++;
-			lab_idle_work(&h->idle);
+			idle_work(&h->idle);
 			continue;
 		}
 		due = hostem_min(hostem_tsc_of(h, h->end_ns), hostem_tsc_of(h, linger_end));
@@ -985,8 +990,9 @@ hostem_run(struct hostem *h, const volatile sig_atomic_t *stop)
 		/* A port that refused everything is retried at the back-off's pace. */
 		for (uint16_t i = 0; i < h->n_senders; i++)
 			due = hostem_min(due, hostem_sender_due(h, &h->senders[i], now));
-		lab_idle_wait(&h->idle, &h->clk, now, due);
+		idle_wait(&h->idle, now, due);
 	}
+	idle_fini(&h->idle);
 	h->stopped_ns = lab_clock_ns(&h->clk, rte_rdtsc());
 	for (uint16_t i = 0; i < h->n_senders; i++) {
 		struct hostem_sender *s = &h->senders[i];

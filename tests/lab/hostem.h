@@ -33,6 +33,7 @@
 #include "congestion/dcqcn.h"
 #include "congestion/ecn_red.h"
 #include "congestion/token_bucket.h"
+#include "dataplane/idle.h"
 #include "hostem_config.h"
 #include "hostem_pkt.h"
 #include "lab.h"
@@ -146,7 +147,7 @@ struct hostem_tor {
 struct hostem {
 	const struct hostem_conf *conf;
 	struct lab_clock clk;
-	struct lab_idle idle;
+	struct idle idle;
 	uint16_t port;
 	struct rte_mempool *pool;
 	struct hostem_sender *senders;

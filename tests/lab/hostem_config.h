@@ -27,6 +27,7 @@
 
 #include <rte_ether.h>
 
+#include "dataplane/idle_mode.h"
 #include "hostem_pkt.h"
 
 #define HOSTEM_MAX_QPS 256
@@ -85,6 +86,7 @@ struct hostem_conf {
 	uint64_t dc_delay_ns; /* one way inside the site (intra-DC loopback) */
 	bool icrc_check;
 	uint64_t max_sleep_ns, mbufs, wait_link_ns, cnp_log_max;
+	enum idle_mode idle_mode; /* --idle (command line only), default interrupt */
 	uint64_t pacing_burst_ns; /* token bucket depth, in time at the QP's line rate */
 	uint64_t set; /* bit i: key i of the host table was given */
 	struct hostem_qp_conf qp[HOSTEM_MAX_QPS];

@@ -3,7 +3,7 @@
  * longspan-hostem: RoCEv2 endpoint emulator on one DPDK port.
  *
  *   longspan-hostem [EAL options, one port] -- --config FILE [--duration T]
- *                   [--csv FILE] [--json FILE] [--cnp-log FILE] [--quiet]
+ *                   [--csv FILE] [--json FILE] [--cnp-log FILE] [--quiet] [--idle MODE]
  *   longspan-hostem --check-config FILE
  *   longspan-hostem --dump-config FILE
  *
@@ -42,7 +42,9 @@ hostem_usage(FILE *out)
 		"  --csv FILE        overrides [host] csv\n"
 		"  --json FILE       overrides [host] json\n"
 		"  --cnp-log FILE    overrides [host] cnp_log\n"
-		"  --quiet           no stats lines ([host] stats_interval = 0)\n");
+		"  --quiet           no stats lines ([host] stats_interval = 0)\n"
+		"  --idle MODE       interrupt (default; sleep where the port has no rx interrupts),\n"
+		"                    sleep or poll\n");
 }
 
 /* --check-config / --dump-config run without EAL. Returns -1 if neither was given. */
@@ -89,12 +91,14 @@ hostem_parse(int argc, char **argv, struct hostem_conf *conf)
 		{ "json", required_argument, NULL, 'j' },
 		{ "cnp-log", required_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "idle", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *path = NULL, *csv = NULL, *json = NULL, *log = NULL;
 	uint64_t duration = 0;
-	bool have_duration = false, quiet = false;
+	bool have_duration = false, quiet = false, have_idle = false;
+	enum idle_mode idle = IDLE_INTERRUPT;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -119,6 +123,11 @@ hostem_parse(int argc, char **argv, struct hostem_conf *conf)
 		case 'q':
 			quiet = true;
 			break;
+		case 'i':
+			if (lab_parse_idle(HOSTEM_TOOL, "--idle", optarg, &idle) != 0)
+				return -1;
+			have_idle = true;
+			break;
 		case 'h':
 			hostem_usage(stdout);
 			exit(0);
@@ -137,6 +146,8 @@ hostem_parse(int argc, char **argv, struct hostem_conf *conf)
 		conf->duration_ns = duration;
 	if (quiet)
 		conf->stats_interval_ns = 0;
+	if (have_idle)
+		conf->idle_mode = idle;
 	if ((csv != NULL && hostem_set_path(conf->csv_path, csv, "--csv") != 0) ||
 	    (json != NULL && hostem_set_path(conf->json_path, json, "--json") != 0) ||
 	    (log != NULL && hostem_set_path(conf->cnp_log_path, log, "--cnp-log") != 0))
@@ -181,7 +192,6 @@ main(int argc, char **argv)
 		fprintf(stderr, "hostem: give exactly one port (--vdev), have %u\n", n);
 		goto out;
 	}
-	lab_timer_slack();
 	rte_net_crc_set_alg(RTE_NET_CRC_SSE42);
 	pool = rte_pktmbuf_pool_create(
 		"hostem", hostem_mbufs_needed(&conf, HOSTEM_PORT_DESC), 256, 0,
@@ -192,7 +202,8 @@ main(int argc, char **argv)
 			hostem_mbufs_needed(&conf, HOSTEM_PORT_DESC), rte_strerror(rte_errno));
 		goto out;
 	}
-	if (lab_port_start(HOSTEM_TOOL, port, pool, HOSTEM_PORT_DESC) != 0)
+	if (lab_port_start(HOSTEM_TOOL, port, pool, HOSTEM_PORT_DESC,
+			   conf.idle_mode == IDLE_INTERRUPT) != 0)
 		goto out;
 	started = true;
 	lab_signals(&hostem_stop);

@@ -6,12 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
-#include <rte_pause.h>
 
 #include "control/units.h"
 
@@ -48,62 +46,37 @@ lab_clock_ticks(const struct lab_clock *c, uint64_t ns)
 	return (uint64_t)(((unsigned __int128)ns * c->hz + 999999999u) / 1000000000u);
 }
 
-void
-lab_idle_init(struct lab_idle *d, uint64_t min_ns, uint64_t max_ns)
+int
+lab_parse_idle(const char *tool, const char *opt, const char *text, enum idle_mode *mode)
 {
-	memset(d, 0, sizeof(*d));
-	d->min_ns = min_ns;
-	d->max_ns = max_ns < min_ns ? min_ns : max_ns;
-	d->sleep_ns = d->min_ns;
-}
+	static const char *const names[] = { [IDLE_INTERRUPT] = "interrupt",
+					     [IDLE_SLEEP] = "sleep",
+					     [IDLE_POLL] = "poll" };
 
-void
-lab_idle_wait(struct lab_idle *d, const struct lab_clock *c, uint64_t now_tsc, uint64_t due_tsc)
-{
-	uint64_t sleep_ns = d->sleep_ns;
-
-	if (++d->polls < LAB_IDLE_SPIN_POLLS) {
-		rte_pause();
-		return;
-	}
-	if (due_tsc != UINT64_MAX) {
-		uint64_t wait_ns;
-
-		if ((int64_t)(due_tsc - now_tsc) <= 0) {
-			rte_pause();
-			return;
+	for (unsigned int i = 0; i < RTE_DIM(names); i++)
+		if (strcmp(text, names[i]) == 0) {
+			*mode = (enum idle_mode)i;
+			return 0;
 		}
-		wait_ns = (due_tsc - now_tsc) * 1000000000u / c->hz;
-		if (wait_ns < LAB_IDLE_MIN_SLEEP_NS) {
-			rte_pause();
-			return;
-		}
-		wait_ns -= LAB_IDLE_WAKE_EARLY_NS;
-		if (wait_ns < sleep_ns)
-			sleep_ns = wait_ns;
-	}
-	rte_delay_us_sleep((unsigned int)((sleep_ns + 999) / 1000));
-	d->sleeps++;
-	d->slept_ns += sleep_ns;
-	if (d->sleep_ns < d->max_ns)
-		d->sleep_ns = RTE_MIN(d->sleep_ns * 2, d->max_ns);
-}
-
-void
-lab_timer_slack(void)
-{
-	prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+	fprintf(stderr, "%s: %s '%s': not one of interrupt, sleep, poll\n", tool, opt, text);
+	return -EINVAL;
 }
 
 int
-lab_port_start(const char *tool, uint16_t port, struct rte_mempool *pool, uint16_t nb_desc)
+lab_port_start(const char *tool, uint16_t port, struct rte_mempool *pool, uint16_t nb_desc,
+	       bool rx_intr)
 {
 	struct rte_eth_conf conf;
 	uint16_t nrx = nb_desc, ntx = nb_desc;
 	int rc;
 
 	memset(&conf, 0, sizeof(conf));
+	conf.intr_conf.rxq = rx_intr;
 	rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (rc != 0 && rx_intr) {
+		conf.intr_conf.rxq = 0;
+		rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	}
 	if (rc == 0)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrx, &ntx);
 	if (rc == 0)

@@ -4,8 +4,8 @@
 
 /*
  * What the lab tools (longspan-wanem, longspan-hostem) share: the TSC clock
- * and its conversion to nanoseconds, the idle back-off that lets five DPDK
- * processes share two cores, and port setup.
+ * and its conversion to nanoseconds, port setup and option parsing. Idle
+ * waiting is dataplane/idle.h's, as in longspand.
  *
  * All state here belongs to the tool's single polling thread.
  */
@@ -13,6 +13,8 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "dataplane/idle_mode.h"
 
 struct rte_mempool;
 
@@ -38,56 +40,19 @@ uint64_t lab_clock_ns(const struct lab_clock *c, uint64_t tsc);
 uint64_t lab_clock_ticks(const struct lab_clock *c, uint64_t ns);
 
 /*
- * Idle back-off. A tool polls; after LAB_IDLE_SPIN_POLLS polls without work
- * it sleeps, first min_ns, doubling up to max_ns while nothing happens, but
- * never past its next due time (a packet to release or send, a timer): it
- * wakes LAB_IDLE_WAKE_EARLY_NS before it and spins the rest, since sleeps
- * overshoot by a few microseconds even with a 1 us timer slack. Work resets
- * the back-off. Cost of the cap: a packet that arrives while the tool sleeps
- * is seen up to one sleep later (the tools document this as timestamp error).
+ * --idle MODE: interrupt, sleep or poll (dataplane/idle.h, the same waiting
+ * as longspand's workers).
  */
-#define LAB_IDLE_SPIN_POLLS 32
-#define LAB_IDLE_WAKE_EARLY_NS 10000 /* measured sleep overshoot ~5 us, slack 1 us */
-#define LAB_IDLE_MIN_SLEEP_NS 20000 /* shorter waits are spun */
-
-struct lab_idle {
-	uint64_t min_ns;
-	uint64_t max_ns;
-	uint64_t sleep_ns; /* current back-off step */
-	unsigned int polls; /* idle polls since the last work */
-	uint64_t sleeps; /* statistics */
-	uint64_t slept_ns;
-};
-
-void lab_idle_init(struct lab_idle *d, uint64_t min_ns, uint64_t max_ns);
-
-/* The last poll did work. */
-static inline void
-lab_idle_work(struct lab_idle *d)
-{
-	d->polls = 0;
-	d->sleep_ns = d->min_ns;
-}
-
-/*
- * The last poll did nothing. due_tsc: the next time something must happen
- * (UINT64_MAX if nothing is scheduled). Spins, or sleeps as described above.
- */
-void lab_idle_wait(struct lab_idle *d, const struct lab_clock *c, uint64_t now_tsc,
-		   uint64_t due_tsc);
-
-/*
- * Lower this thread's timer slack to 1 us: the default 50 us would add
- * ~55 us to every sleep and make the delay line and pacing inaccurate.
- */
-void lab_timer_slack(void);
+int lab_parse_idle(const char *tool, const char *opt, const char *text, enum idle_mode *mode);
 
 /*
  * Configure PORT with one rx and one tx queue of nb_desc descriptors each,
- * receiving into pool, and start it. Returns 0 or a negative errno (the
+ * receiving into pool, and start it; with rx_intr, ask for rx interrupts
+ * (a driver without them starts anyway). Returns 0 or a negative errno (the
  * message is printed with the tool's name).
  */
-int lab_port_start(const char *tool, uint16_t port, struct rte_mempool *pool, uint16_t nb_desc);
+int lab_port_start(const char *tool, uint16_t port, struct rte_mempool *pool, uint16_t nb_desc,
+		   bool rx_intr);
 
 /* Wait up to timeout_ns for PORT's link (memif connects asynchronously). */
 bool lab_port_wait_link(uint16_t port, uint64_t timeout_ns, const volatile sig_atomic_t *stop);

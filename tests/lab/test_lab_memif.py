@@ -103,7 +103,7 @@ def run(args, d):
              "--json", os.path.join(d, "w.json")]
     if args.phase == "loss":
         wopts += ["--loss", "0.01", "--seed", "7"]
-    memif = "net_memif%d,role=server,socket=%s/%s.sock,id=0"
+    memif = "net_memif%d,role=server,socket=%s/%s.sock,id=0,bsize=8192"
     procs = {}
     try:
         procs["wanem"] = start([wanem_bin, "-l", "0", "--file-prefix", tag + "w"] + EAL +
@@ -116,7 +116,7 @@ def run(args, d):
             check(procs["wanem"].poll() is None, "wanem exited: " +
                   open(os.path.join(d, "wanem.log")).read())
             time.sleep(0.05)
-        client = "--vdev=net_memif0,role=client,socket=%s/%s.sock,id=0"
+        client = "--vdev=net_memif0,role=client,socket=%s/%s.sock,id=0,bsize=8192"
         procs["B"] = start([hostem_bin, "-l", "1", "--file-prefix", tag + "b"] + EAL +
                            [client % (d, "b"), "--", "--config", os.path.join(d, "b.ini")],
                            os.path.join(d, "b.log"))

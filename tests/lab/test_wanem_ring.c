@@ -4,14 +4,22 @@
  * net_ring ports; lcore 0 plays both ends, stamping each packet with the
  * TSC and timing it out. No hugepages needed.
  *
- *   delay    every packet leaves >= the delay after it entered, the median
- *            within --tolerance-us; counts add up in both directions
+ *   delay    every packet leaves >= the delay after it entered, in order;
+ *            counts add up in both directions
  *   loss     seeded loss within binomial bounds, the same packets lost in a
  *            second run with the same seed, counts add up
  *   rate     a burst into a 100 Mb/s bottleneck: tail drop at queue_bytes,
- *            departures spaced by the serialization time
+ *            no packet before its serialization is done; a 2x overload for
+ *            0.4 s: the average departure rate is the bottleneck's
  *   reorder  every packet overtaken was picked for reordering, and every
  *            pick was overtaken unless its deadline released it
+ *
+ * The tests assert behaviour, not the machine's timing: wanem's loop wakes
+ * when the kernel lets it (a 10 us sleep takes ~110 us on a shared VM), so
+ * single departures are late by its wake-up granularity, but the line
+ * releases by due time, so lateness never accumulates. Latency and spacing
+ * are printed; the only upper bounds asserted are ones a late wake-up
+ * cannot reach (a unit error would: ms for us is 1000x).
  */
 #include <stdbool.h>
 #include <inttypes.h>
@@ -49,15 +57,19 @@ static struct side sides[2];
 static struct rte_mempool *pool;
 static volatile sig_atomic_t wanem_stop_flag;
 static int failures;
-static double tolerance_us = 250; /* median latency above the delay; a unit error is far more */
 /*
- * Upper bounds on timing (median latency, departure spacing) depend on the
- * scheduler: each such scenario gets TIMING_ATTEMPTS tries, and with
- * --timing report (sanitizer builds) they are printed but not asserted.
- * Lower bounds (never early) and every count are asserted on every try.
+ * The median latency may exceed the delay by this much: far above any
+ * scheduler's wake-up lateness, far below a unit error (500 us taken as ms).
  */
-#define TIMING_ATTEMPTS 3
-static bool timing_strict = true;
+#define MEDIAN_SLACK_NS 20000000u
+/* The average departure rate of a 0.4 s overload: within 5% of the line's. */
+#define RATE_TOLERANCE 0.05
+/*
+ * Slots for every packet a scenario sends: a loop descheduled for
+ * milliseconds finds thousands in its ring, and a slot drop would shift the
+ * seeded loss stream (the same seed must lose the same packets).
+ */
+#define SLOTS_ALL MAX_PKTS
 
 #define CHECK(cond, ...)                                                                           \
 	do {                                                                                       \
@@ -168,7 +180,7 @@ static struct wanem *
 scenario(struct wanem_opts *o, uint64_t n, uint16_t len, uint64_t gap_us, struct result res[2])
 {
 	struct wanem *w = calloc(1, sizeof(*w));
-	uint64_t hz = rte_get_tsc_hz(), next, end;
+	uint64_t hz = rte_get_tsc_hz(), next, injected = n;
 
 	if (wanem_opts_resolve(o) != 0 || wanem_init(w, o, sides[0].port, sides[1].port) != 0) {
 		printf("FAIL: wanem setup\n");
@@ -181,13 +193,13 @@ scenario(struct wanem_opts *o, uint64_t n, uint16_t len, uint64_t gap_us, struct
 	next = rte_rdtsc();
 	if (gap_us == 0) {
 		/* One burst, in the rings before wanem's next poll can split it. */
-		struct rte_mbuf *burst[2][32];
+		static struct rte_mbuf *burst[2][MAX_PKTS];
 
-		for (uint64_t i = 0; i < n && i < 32; i++)
+		for (uint64_t i = 0; i < n && i < MAX_PKTS; i++)
 			for (int s = 0; s < 2; s++)
 				burst[s][i] = probe_pkt(i, len);
 		for (int s = 0; s < 2; s++)
-			if (n > 32 ||
+			if (n > MAX_PKTS ||
 			    rte_ring_enqueue_bulk(sides[s].rx, (void **)burst[s], (unsigned int)n,
 						  NULL) != n) {
 				printf("FAIL: cannot inject the burst\n");
@@ -211,26 +223,26 @@ scenario(struct wanem_opts *o, uint64_t n, uint16_t len, uint64_t gap_us, struct
 		}
 	}
 	/*
-	 * Drain: wait for everything due (delay + serialization), then until
-	 * nothing has come out for 50 ms (a slow or preempted loop), at most 5 s.
+	 * Drain: until every packet that went in has come out or been dropped
+	 * (wanem's counters, read while it runs), however slowly a busy
+	 * machine lets the loop run; at most 30 s.
 	 */
 	{
-		uint64_t start = rte_rdtsc(), quiet = 50000 * (hz / 1000000), last = start;
-		uint64_t seen = res[0].n + res[1].n;
-
-		end = start + o->delay_ns / 1000 * (hz / 1000000) +
-			(o->rate_bps ? n * len * 8 * hz / o->rate_bps : 0);
-		while (rte_rdtsc() - start < 5 * hz) {
-			uint64_t now;
+		uint64_t start = rte_rdtsc();
+		while (rte_rdtsc() - start < 30 * hz) {
+			bool done = true;
 
 			collect(&sides[1], &res[0], hz);
 			collect(&sides[0], &res[1], hz);
-			now = rte_rdtsc();
-			if (res[0].n + res[1].n != seen) {
-				seen = res[0].n + res[1].n;
-				last = now;
+			for (int d = 0; d < 2; d++) {
+				const struct wanem_line_stats *st = &w->dir[d].line.st;
+
+				if (__atomic_load_n(&st->rx_pkts, __ATOMIC_RELAXED) != injected ||
+				    __atomic_load_n(&st->held_pkts, __ATOMIC_RELAXED) != 0 ||
+				    res[d].n != __atomic_load_n(&st->tx_pkts, __ATOMIC_RELAXED))
+					done = false;
 			}
-			if (now > end && now - last > quiet)
+			if (done)
 				break;
 		}
 	}
@@ -265,19 +277,18 @@ finish(struct wanem *w, struct result res[2])
 	result_free(&res[1]);
 }
 
-/* One delay run; returns true if the timing upper bounds held. */
-static bool
-delay_once(void)
+static void
+test_delay(void)
 {
 	struct wanem_opts o;
 	struct result res[2];
 	struct wanem *w;
 	uint64_t n = 3000;
-	bool ok = true;
 
 	wanem_opts_default(&o);
 	o.delay_ns = 500000;
 	o.stats_interval_ns = 0;
+	o.queue_pkts = SLOTS_ALL;
 	w = scenario(&o, n, 128, 20, res);
 	assert_accounts(w, res, n);
 	for (int d = 0; d < 2; d++) {
@@ -294,11 +305,8 @@ delay_once(void)
 		CHECK(res[d].n == n, "dir %d: %" PRIu64 " of %" PRIu64 " arrived", d, res[d].n, n);
 		CHECK(res[d].min_ns >= o.delay_ns, "dir %d: a packet left after %" PRIu64 " ns", d,
 		      res[d].min_ns);
-		if (med > o.delay_ns + (uint64_t)(tolerance_us * 1000)) {
-			printf("delay: dir %d: median %.1f us above delay + %.0f us\n", d,
-			       med / 1e3, tolerance_us);
-			ok = false;
-		}
+		CHECK(med <= o.delay_ns + MEDIAN_SLACK_NS, "dir %d: median %.1f us: not the delay",
+		      d, med / 1e3);
 		/* Without loss or reordering the order is kept. */
 		for (uint64_t i = 1; i < RTE_MIN(res[d].n, (uint64_t)MAX_PKTS); i++)
 			if (res[d].seq[i] != res[d].seq[i - 1] + 1) {
@@ -307,27 +315,6 @@ delay_once(void)
 			}
 	}
 	finish(w, res);
-	return ok;
-}
-
-/* Run a timing scenario up to TIMING_ATTEMPTS times until its upper bounds hold. */
-static void
-timing(const char *name, bool (*once)(void))
-{
-	for (int i = 1; i <= TIMING_ATTEMPTS; i++) {
-		if (once())
-			return;
-		printf("%s: timing bound missed on try %d of %d (busy machine?)\n", name, i,
-		       TIMING_ATTEMPTS);
-	}
-	if (timing_strict)
-		CHECK(false, "%s: timing bound missed %d times", name, TIMING_ATTEMPTS);
-}
-
-static void
-test_delay(void)
-{
-	timing("delay", delay_once);
 }
 
 /* Lost sequence numbers of direction 0, as a bitmap over n. */
@@ -353,6 +340,7 @@ test_loss(void)
 	o.loss = 0.05;
 	o.seed = 42;
 	o.stats_interval_ns = 0;
+	o.queue_pkts = SLOTS_ALL;
 	w = scenario(&o, n, 64, 5, res);
 	assert_accounts(w, res, n);
 	lost1 = w->dir[0].line.st.drop_loss;
@@ -379,15 +367,13 @@ test_loss(void)
 	free(b);
 }
 
-static bool
-rate_once(void)
+static void
+test_rate_burst(void)
 {
 	struct wanem_opts o;
 	struct result res[2];
 	struct wanem *w;
 	uint64_t n = 30, serial_ns = 1000 * 8 * 1000 / 100; /* 1000 B at 100 Mb/s: 80 us */
-	uint64_t gaps[64];
-	bool ok = true;
 
 	wanem_opts_default(&o);
 	o.delay_ns = 200000;
@@ -398,34 +384,88 @@ rate_once(void)
 	assert_accounts(w, res, n);
 	for (int d = 0; d < 2; d++) {
 		const struct wanem_line_stats *s = &w->dir[d].line.st;
-		uint64_t k = res[d].n, med;
+		uint64_t k = res[d].n;
 
 		/* 20 packets fit the 20 KB buffer (backlog + packet <= queue). */
 		CHECK(k == 20 && s->drop_queue == 10,
 		      "dir %d: %" PRIu64 " passed, %" PRIu64 " tail-dropped", d, k, s->drop_queue);
-		if (k < 3)
-			continue;
-		for (uint64_t i = 1; i < k; i++)
-			gaps[i - 1] = (res[d].out_tsc[i] - res[d].out_tsc[i - 1]) * 1000000000u /
-				rte_get_tsc_hz();
-		med = median(gaps, k - 1);
-		printf("rate: dir %d: %" PRIu64 " packets, departures every %.1f us (median), "
-		       "serialization %.1f us, first after %.1f us\n",
-		       d, k, med / 1e3, serial_ns / 1e3, res[d].lat_ns[0] / 1e3);
-		if (med + 20000 < serial_ns || med > serial_ns + 20000)
-			ok = false;
-		CHECK(res[d].lat_ns[0] >= o.delay_ns + serial_ns, "dir %d: first packet early", d);
-		CHECK(res[d].lat_ns[k - 1] >= o.delay_ns + k * serial_ns,
-		      "dir %d: last packet early", d);
+		/*
+		 * They all entered at once: the i-th leaves no earlier than the
+		 * delay plus i + 1 serializations, and in order.
+		 */
+		for (uint64_t i = 0; i < k; i++) {
+			CHECK(res[d].lat_ns[i] >= o.delay_ns + (i + 1) * serial_ns,
+			      "dir %d: packet %" PRIu64 " left after %.1f us, before its %.1f us", d,
+			      i, res[d].lat_ns[i] / 1e3, (o.delay_ns + (i + 1) * serial_ns) / 1e3);
+			CHECK(res[d].seq[i] == i, "dir %d: packet %" PRIu64 " is #%" PRIu64, d, i,
+			      res[d].seq[i]);
+		}
+		if (k >= 2)
+			printf("rate: burst, dir %d: %" PRIu64 " packets, first after %.1f us, "
+			       "departures every %.1f us on average, serialization %.1f us\n",
+			       d, k, res[d].lat_ns[0] / 1e3,
+			       (double)(res[d].out_tsc[k - 1] - res[d].out_tsc[0]) * 1e6 /
+				       (double)rte_get_tsc_hz() / (double)(k - 1),
+			       serial_ns / 1e3);
 	}
 	finish(w, res);
-	return ok;
 }
 
+/*
+ * 0.4 s of packets at once into a buffer that holds them all: the line
+ * serializes them back to back, so the departures' average rate is the
+ * line's however late single wake-ups are (a loop that released one packet
+ * per wake-up, not everything due, would fall behind by each wake-up's
+ * lateness and never catch up).
+ */
 static void
-test_rate(void)
+test_rate_sustained(void)
 {
-	timing("rate", rate_once);
+	struct wanem_opts o;
+	struct result res[2];
+	struct wanem *w;
+	const uint16_t len = 1500;
+	uint64_t serial_ns = (uint64_t)len * 8 * 1000 / 100; /* 120 us at 100 Mb/s */
+	uint64_t n = 400000000 / serial_ns;
+
+	wanem_opts_default(&o);
+	o.delay_ns = 200000;
+	o.rate_bps = 100000000;
+	o.queue_bytes = n * len;
+	o.stats_interval_ns = 0;
+	w = scenario(&o, n, len, 0, res);
+	assert_accounts(w, res, n);
+	for (int d = 0; d < 2; d++) {
+		const struct wanem_line_stats *s = &w->dir[d].line.st;
+		uint64_t k = RTE_MIN(res[d].n, (uint64_t)MAX_PKTS);
+		double span_s, rate;
+
+		CHECK(k == n && s->drop_queue == 0,
+		      "dir %d: %" PRIu64 " passed, %" PRIu64 " tail-dropped of %" PRIu64, d, k,
+		      s->drop_queue, n);
+		if (k < 100)
+			continue;
+		span_s = (double)(res[d].out_tsc[k - 1] - res[d].out_tsc[0]) /
+			 (double)rte_get_tsc_hz();
+		rate = (double)(k - 1) * len * 8 / span_s;
+		printf("rate: sustained, dir %d: %" PRIu64 " packets in %.1f ms: %.2f Mb/s "
+		       "(line 100 Mb/s); release lateness avg %.1f us max %.1f us\n",
+		       d, k, span_s * 1e3, rate / 1e6,
+		       s->tx_pkts ? (double)s->late_sum_ticks * 1e6 / (double)w->clk.hz /
+				       (double)s->tx_pkts
+				  : 0.0,
+		       (double)s->late_max_ticks * 1e6 / (double)w->clk.hz);
+		CHECK(fabs(rate / (double)o.rate_bps - 1) <= RATE_TOLERANCE,
+		      "dir %d: %.2f Mb/s out of a 100 Mb/s line", d, rate / 1e6);
+		/* In order, and none before its serialization behind the others. */
+		for (uint64_t i = 0; i < k; i++)
+			if (res[d].seq[i] != i || res[d].lat_ns[i] < o.delay_ns + (i + 1) * serial_ns) {
+				CHECK(false, "dir %d: packet %" PRIu64 " (#%" PRIu64 ") early or out of "
+				      "order", d, i, res[d].seq[i]);
+				break;
+			}
+	}
+	finish(w, res);
 }
 
 static void
@@ -441,6 +481,7 @@ test_reorder(void)
 	o.reorder = 0.02;
 	o.reorder_gap = 3;
 	o.stats_interval_ns = 0;
+	o.queue_pkts = SLOTS_ALL;
 	w = scenario(&o, n, 64, 5, res);
 	assert_accounts(w, res, n);
 	for (uint64_t i = 0; i < RTE_MIN(res[0].n, (uint64_t)MAX_PKTS); i++) {
@@ -471,17 +512,10 @@ main(int argc, char **argv)
 	}
 	argc -= rc;
 	argv += rc;
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (strcmp(argv[i], "--tolerance-us") == 0)
-			tolerance_us = atof(argv[i + 1]);
-		else if (strcmp(argv[i], "--timing") == 0)
-			timing_strict = strcmp(argv[i + 1], "report") != 0;
-	}
 	if (rte_lcore_count() < 2) {
 		printf("need two lcores (-l 0,1)\n");
 		return 1;
 	}
-	lab_timer_slack();
 	pool = rte_pktmbuf_pool_create("probe", 4 * MAX_PKTS + 1024, 0, 0,
 				       RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
 	for (int s = 0; s < 2; s++) {
@@ -494,7 +528,7 @@ main(int argc, char **argv)
 		snprintf(name, sizeof(name), "wr%d", s);
 		rc = rte_eth_from_rings(name, &sides[s].rx, 1, &sides[s].tx, 1, 0);
 		if (pool == NULL || sides[s].rx == NULL || sides[s].tx == NULL || rc < 0 ||
-		    lab_port_start("test", (uint16_t)rc, pool, 1024) != 0) {
+		    lab_port_start("test", (uint16_t)rc, pool, 1024, false) != 0) {
 			printf("setup failed\n");
 			return 1;
 		}
@@ -502,7 +536,8 @@ main(int argc, char **argv)
 	}
 	test_delay();
 	test_loss();
-	test_rate();
+	test_rate_burst();
+	test_rate_sustained();
 	test_reorder();
 	for (int s = 0; s < 2; s++)
 		lab_port_close(sides[s].port);

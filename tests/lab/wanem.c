@@ -17,6 +17,7 @@
 #define WANEM_SLOT_SIZING_BYTES 512u /* slots assume this average frame size */
 #define WANEM_PORT_DESC 1024u
 #define WANEM_IDLE_MIN_NS 5000u
+#define WANEM_IDLE_SPIN_POLLS 32
 
 void
 wanem_opts_default(struct wanem_opts *o)
@@ -26,6 +27,7 @@ wanem_opts_default(struct wanem_opts *o)
 	o->reorder_gap = 3;
 	o->seed = 1;
 	o->stats_interval_ns = 1000000000;
+	o->idle_mode = IDLE_INTERRUPT;
 	o->max_sleep_ns = 100000;
 	o->mbuf_data_bytes = RTE_MBUF_DEFAULT_DATAROOM;
 }
@@ -92,7 +94,7 @@ wanem_init(struct wanem *w, const struct wanem_opts *o, uint16_t p0, uint16_t p1
 	memset(w, 0, sizeof(*w));
 	w->opts = *o;
 	lab_clock_init(&w->clk);
-	lab_idle_init(&w->idle, WANEM_IDLE_MIN_NS, o->max_sleep_ns);
+	idle_init(&w->idle, o->idle_mode, WANEM_IDLE_SPIN_POLLS, WANEM_IDLE_MIN_NS, o->max_sleep_ns);
 	memset(&lp, 0, sizeof(lp));
 	lp.hz = w->clk.hz;
 	lp.delay_ns = o->delay_ns;
@@ -189,6 +191,16 @@ wanem_run(struct wanem *w, const volatile sig_atomic_t *stop, FILE *out)
 		? start + lab_clock_ticks(&w->clk, w->opts.stats_interval_ns)
 		: UINT64_MAX;
 
+	/* On this thread: its epoll instance waits for both ports. */
+	idle_start(&w->idle);
+	for (int d = 0; d < 2; d++)
+		if (idle_add_queue(&w->idle, w->dir[d].rx_port, 0) != 0) {
+			if (w->opts.idle_mode == IDLE_INTERRUPT)
+				fprintf(out, "wanem: port %u has no rx interrupts: idle = sleep\n",
+					w->dir[d].rx_port);
+			break;
+		}
+
 	while (!*stop) {
 		uint64_t now = rte_rdtsc();
 		unsigned int work;
@@ -204,7 +216,7 @@ wanem_run(struct wanem *w, const volatile sig_atomic_t *stop, FILE *out)
 		}
 		if (work != 0) {
 			w->busy_polls++;
-			lab_idle_work(&w->idle);
+			idle_work(&w->idle);
 			continue;
 		}
 		/*
@@ -216,8 +228,9 @@ wanem_run(struct wanem *w, const volatile sig_atomic_t *stop, FILE *out)
 			w->dir[1].tx_blocked ? UINT64_MAX : wanem_line_next_due(&w->dir[1].line));
 		due = wanem_min_due(due, next_stats);
 		due = wanem_min_due(due, end);
-		lab_idle_wait(&w->idle, &w->clk, now, due);
+		idle_wait(&w->idle, now, due);
 	}
+	idle_fini(&w->idle);
 }
 
 void
@@ -297,11 +310,14 @@ wanem_write_json(const struct wanem *w, const char *path, unsigned int mbufs_in_
 		"  \"seed\": %" PRIu64 ",\n  \"tsc_hz\": %" PRIu64 ",\n  \"tsc0\": %" PRIu64 ",\n"
 		"  \"mbufs\": %u,\n  \"mbufs_in_use\": %u,\n"
 		"  \"polls\": %" PRIu64 ",\n  \"busy_polls\": %" PRIu64 ",\n"
-		"  \"sleeps\": %" PRIu64 ",\n  \"slept_ns\": %" PRIu64 ",\n  \"directions\": [\n",
+		"  \"sleeps\": %" PRIu64 ",\n  \"slept_ns\": %" PRIu64 ",\n"
+		"  \"rx_interrupts\": %s,\n  \"intr_waits\": %" PRIu64 ",\n"
+		"  \"intr_wakeups\": %" PRIu64 ",\n  \"directions\": [\n",
 		w->opts.delay_ns, w->opts.rate_bps, w->opts.queue_bytes, w->opts.queue_pkts,
 		w->opts.loss, w->opts.reorder, w->opts.reorder_gap, w->opts.seed, w->clk.hz,
 		w->clk.tsc0, w->opts.mbufs, mbufs_in_use, w->polls, w->busy_polls, w->idle.sleeps,
-		w->idle.slept_ns);
+		w->idle.slept_ns, w->idle.n_queues == 2 ? "true" : "false", w->idle.intr_waits,
+		w->idle.intr_wakeups);
 	for (d = 0; d < 2; d++) {
 		const struct wanem_dir *dir = &w->dir[d];
 		const struct wanem_line_stats *s = &dir->line.st;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dataplane/idle.h"
 #include "lab.h"
 #include "wanem_line.h"
 
@@ -34,6 +35,7 @@ struct wanem_opts {
 	uint64_t reorder_max_ns; /* 0 = default: the one-way delay, at least 1 ms */
 	uint64_t seed;
 	uint64_t stats_interval_ns; /* 0 = only at exit */
+	enum idle_mode idle_mode; /* --idle, default interrupt */
 	uint64_t max_sleep_ns; /* idle back-off cap */
 	uint64_t duration_ns; /* 0 = until a signal */
 	uint32_t mbufs; /* 0 = default from the slots and bytes held */
@@ -62,7 +64,7 @@ struct wanem_dir {
 struct wanem {
 	struct wanem_opts opts;
 	struct lab_clock clk;
-	struct lab_idle idle;
+	struct idle idle;
 	struct wanem_dir dir[2];
 	uint64_t polls, busy_polls;
 };

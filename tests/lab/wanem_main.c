@@ -5,7 +5,7 @@
  *   longspan-wanem [EAL options, two ports] -- [--delay T | --distance-km K]
  *       [--rate R] [--overhead B] [--queue-bytes S] [--queue-pkts N]
  *       [--loss P] [--reorder P --reorder-gap N --reorder-max T] [--seed N]
- *       [--stats-interval T] [--max-sleep T] [--duration T] [--mbufs N]
+ *       [--stats-interval T] [--idle MODE] [--max-sleep T] [--duration T] [--mbufs N]
  *       [--mbuf-size B] [--json FILE]
  *
  * docs/lab-tools.md describes every option and counter.
@@ -46,6 +46,8 @@ wanem_usage(void)
 	       "  --reorder-max T      longest extra hold (default max(delay, 1ms))\n"
 	       "  --seed N             random seed (default 1)\n"
 	       "  --stats-interval T   print counters every T, 0 = only at exit (default 1s)\n"
+	       "  --idle MODE          interrupt (default; sleep where a port has no rx\n"
+	       "                       interrupts), sleep or poll\n"
 	       "  --max-sleep T        idle back-off cap (default 100us)\n"
 	       "  --duration T         stop after T (default: at SIGINT/SIGTERM)\n"
 	       "  --mbufs N            mbuf pool size (default: from the buffer)\n"
@@ -70,6 +72,7 @@ wanem_parse(int argc, char **argv, struct wanem_opts *o)
 		{ "seed", required_argument, NULL, 's' },
 		{ "stats-interval", required_argument, NULL, 'i' },
 		{ "max-sleep", required_argument, NULL, 'S' },
+		{ "idle", required_argument, NULL, 'I' },
 		{ "duration", required_argument, NULL, 'D' },
 		{ "mbufs", required_argument, NULL, 'm' },
 		{ "mbuf-size", required_argument, NULL, 'M' },
@@ -130,6 +133,9 @@ wanem_parse(int argc, char **argv, struct wanem_opts *o)
 			break;
 		case 'S':
 			rc = lab_parse_time(WANEM_TOOL, "--max-sleep", optarg, &o->max_sleep_ns);
+			break;
+		case 'I':
+			rc = lab_parse_idle(WANEM_TOOL, "--idle", optarg, &o->idle_mode);
 			break;
 		case 'D':
 			rc = lab_parse_time(WANEM_TOOL, "--duration", optarg, &o->duration_ns);
@@ -202,7 +208,6 @@ main(int argc, char **argv)
 		fprintf(stderr, "wanem: give exactly two ports (--vdev), have %u\n", n);
 		goto out;
 	}
-	lab_timer_slack();
 	pool = rte_pktmbuf_pool_create("wanem", o.mbufs, 256, 0,
 				       (uint16_t)(o.mbuf_data_bytes + RTE_PKTMBUF_HEADROOM),
 				       (int)rte_socket_id());
@@ -212,7 +217,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 	for (int i = 0; i < 2; i++) {
-		if (lab_port_start(WANEM_TOOL, ports[i], pool, WANEM_PORT_DESC) != 0)
+		if (lab_port_start(WANEM_TOOL, ports[i], pool, WANEM_PORT_DESC,
+				   o.idle_mode == IDLE_INTERRUPT) != 0)
 			goto out;
 		started[i] = true;
 	}

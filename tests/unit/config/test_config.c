@@ -163,6 +163,68 @@ warn_of(const char *text, char **out)
 	return n;
 }
 
+/* base_conf with the DC port's device DEV and mtu MTU (a new string). */
+static char *
+with_dc_dev(const char *dev, unsigned int mtu)
+{
+	const char *at = strstr(base_conf, "dev = net_ring0\n");
+	size_t size = sizeof(base_conf) + strlen(dev) + 32;
+	char *out = malloc(size);
+
+	assert_non_null(at);
+	assert_non_null(out);
+	snprintf(out, size, "%.*sdev = %s\nmtu = %u\n%s", (int)(at - base_conf), base_conf, dev, mtu,
+		 at + strlen("dev = net_ring0\n"));
+	return out;
+}
+
+/*
+ * net_memif (DPDK 22.11) delivers a frame larger than its buffer size many
+ * times over when such frames mix with small ones: a memif port whose bsize
+ * (default 2048) cannot hold the port's frames is warned about.
+ */
+static void
+test_warn_memif_bsize(void **state)
+{
+	static const struct {
+		const char *dev;
+		unsigned int mtu;
+		const char *warning; /* NULL: none */
+	} cases[] = {
+		{ "net_memif0,role=server,socket=/run/x.sock,id=0", 4200,
+		  "t.conf: warning: [port dc] dev: net_memif buffer size 2048 (the default) is "
+		  "below the port's 4218-byte frames" },
+		{ "net_memif0,role=server,bsize=4096,socket=/run/x.sock", 4200,
+		  "t.conf: warning: [port dc] dev: net_memif buffer size 4096 is below the "
+		  "port's 4218-byte frames" },
+		{ "net_memif0,role=server,socket=/run/x.sock,bsize=8192", 4200, NULL },
+		{ "net_memif0,role=server", 1500, NULL }, /* 1518 B frames fit 2048 */
+		{ "net_memif0,bsize=1024", 1500,
+		  "t.conf: warning: [port dc] dev: net_memif buffer size 1024 is below the "
+		  "port's 1518-byte frames" },
+		{ "net_ring0", 9000, NULL }, /* not memif */
+		{ "net_memifx0,bsize=64", 1500, NULL }, /* another driver's name */
+	};
+	char *out = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *t = with_dc_dev(cases[i].dev, cases[i].mtu);
+		unsigned int n = warn_of(t, &out);
+
+		if (cases[i].warning == NULL) {
+			if (n != 0)
+				fail_msg("%s: unexpected warning: %s", cases[i].dev, out);
+		} else {
+			if (n != 1 || strstr(out, cases[i].warning) == NULL)
+				fail_msg("%s: want '%s', got %u: %s", cases[i].dev, cases[i].warning, n,
+					 out);
+		}
+		free(out);
+		free(t);
+	}
+}
+
 static void
 test_warn_mechanisms_workers(void **state)
 {
@@ -765,6 +827,20 @@ test_example_configs(void **state)
 		assert_int_equal(c->peers[0].prefixes[0].addr.family, AF_INET);
 		assert_memory_equal(c->peers[0].prefixes[0].addr.a,
 				    o->ports[o->dc_port].ipv4.addr.a, c->peers[0].prefixes[0].len / 8);
+		/* Nothing to warn about: every memif buffer holds the port's frames. */
+		{
+			char *w = NULL;
+			size_t size = 0;
+			FILE *f = open_memstream(&w, &size);
+			unsigned int n;
+
+			assert_non_null(f);
+			n = config_warn(c, f);
+			fclose(f);
+			if (n != 0)
+				fail_msg("%s warns: %s", c->path, w);
+			free(w);
+		}
 		round_trip(c);
 	}
 	free(a);
@@ -942,6 +1018,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_key_table),
 		cmocka_unit_test(test_base_loads),
 		cmocka_unit_test(test_warn_mechanisms_workers),
+		cmocka_unit_test(test_warn_memif_bsize),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_every_type),
 		cmocka_unit_test(test_distance_gives_rtt),
