@@ -4,7 +4,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,18 +12,6 @@
 
 #include "congestion/cc_time.h"
 #include "peer_mgr.h"
-
-static void __attribute__((format(printf, 3, 4)))
-peer_mgr_msg(char *err, size_t err_size, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || err_size == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, err_size, fmt, ap);
-	va_end(ap);
-}
 
 int
 peer_mgr_init(struct peer_mgr *m, const struct peer_mgr_conf *conf,
@@ -36,7 +23,7 @@ peer_mgr_init(struct peer_mgr *m, const struct peer_mgr_conf *conf,
 	memset(m, 0, sizeof(*m));
 	m->listen_fd = -1;
 	if (!peer_msg_site_ok(conf->local_site) || conf->max_pending == 0) {
-		peer_mgr_msg(err, err_size, "peering: bad site name '%s' or max_pending 0",
+		peer_err_printf(err, err_size, "peering: bad site name '%s' or max_pending 0",
 			     conf->local_site);
 		return -EINVAL;
 	}
@@ -47,7 +34,7 @@ peer_mgr_init(struct peer_mgr *m, const struct peer_mgr_conf *conf,
 	while (m->conf.instance_id == 0)
 		if (getrandom(&m->conf.instance_id, sizeof(m->conf.instance_id), 0) !=
 		    (ssize_t)sizeof(m->conf.instance_id)) {
-			peer_mgr_msg(err, err_size, "peering: getrandom: %s", strerror(errno));
+			peer_err_printf(err, err_size, "peering: getrandom: %s", strerror(errno));
 			return -EIO;
 		}
 	rc = peer_tls_ctx_init(&m->tls, &conf->files, err, err_size);
@@ -105,11 +92,11 @@ peer_mgr_add(struct peer_mgr *m, const struct peer_mgr_peer *p, uint64_t now_ns,
 	int rc;
 
 	if (peer_mgr_find(m, p->site) != NULL) {
-		peer_mgr_msg(err, err_size, "peer '%s': already peering", p->site);
+		peer_err_printf(err, err_size, "peer '%s': already peering", p->site);
 		return -EEXIST;
 	}
 	if (m->n_sessions == LS_MAX_PEERS) {
-		peer_mgr_msg(err, err_size, "peer '%s': more than %u peers", p->site, LS_MAX_PEERS);
+		peer_err_printf(err, err_size, "peer '%s': more than %u peers", p->site, LS_MAX_PEERS);
 		return -ENOSPC;
 	}
 	memset(&sc, 0, sizeof(sc));
@@ -136,7 +123,7 @@ peer_mgr_add(struct peer_mgr *m, const struct peer_mgr_peer *p, uint64_t now_ns,
 		return -ENOMEM;
 	rc = peer_session_init(s, &sc, &m->tls, m->ops, m->arg, m->log, now_ns);
 	if (rc != 0) {
-		peer_mgr_msg(err, err_size,
+		peer_err_printf(err, err_size,
 			     "peer '%s': invalid peering settings (site names, hold time, back-off, "
 			     "address)",
 			     p->site);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "congestion/cc_time.h"
@@ -39,4 +40,16 @@ peer_log_held_text(uint32_t held, char *buf, size_t size)
 		return "";
 	snprintf(buf, size, "; %u more not logged", (unsigned int)held);
 	return buf;
+}
+
+void
+peer_err_printf(char *err, size_t err_size, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || err_size == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, err_size, fmt, ap);
+	va_end(ap);
 }

@@ -78,6 +78,10 @@ struct peer_log_limit {
 bool peer_log_limit_ok(struct peer_log_limit *l, enum peer_reason r, uint64_t now_ns,
 		       uint32_t *suppressed);
 
+/* printf into ERR (ERR_SIZE bytes) for the callers' error messages; ERR may be NULL. */
+void peer_err_printf(char *err, size_t err_size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* "" for HELD 0, else "; HELD more not logged", in BUF. */
 const char *peer_log_held_text(uint32_t held, char *buf, size_t size);
 

@@ -37,18 +37,6 @@
 
 static const char *const peer_tls_file_names[PEER_TLS_FILE_MAX] = { "ca", "cert", "key", "crl" };
 
-static void __attribute__((format(printf, 3, 4)))
-peer_tls_msg(char *err, size_t err_size, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || err_size == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, err_size, fmt, ap);
-	va_end(ap);
-}
-
 /* The first queued OpenSSL error as text, or "unknown error"; clears the queue. */
 static const char *
 peer_tls_ssl_errstr(char *buf, size_t size)
@@ -156,12 +144,12 @@ peer_tls_read_file(const char *what, const char *path, struct peer_tls_blob *b, 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
-		peer_tls_msg(err, err_size, "peering: %s %s: %s", what, path, strerror(errno));
+		peer_err_printf(err, err_size, "peering: %s %s: %s", what, path, strerror(errno));
 		return rc;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    (uint64_t)st.st_size > PEER_TLS_FILE_MAX_BYTES) {
-		peer_tls_msg(err, err_size, "peering: %s %s: not a regular file of at most %u bytes",
+		peer_err_printf(err, err_size, "peering: %s %s: not a regular file of at most %u bytes",
 			     what, path, PEER_TLS_FILE_MAX_BYTES);
 		close(fd);
 		return -EINVAL;
@@ -176,7 +164,7 @@ peer_tls_read_file(const char *what, const char *path, struct peer_tls_blob *b, 
 
 		if (n <= 0) {
 			rc = n < 0 ? -errno : -EIO;
-			peer_tls_msg(err, err_size, "peering: %s %s: short read", what, path);
+			peer_err_printf(err, err_size, "peering: %s %s: short read", what, path);
 			free(b->data);
 			b->data = NULL;
 			close(fd);
@@ -189,78 +177,58 @@ peer_tls_read_file(const char *what, const char *path, struct peer_tls_blob *b, 
 	return 0;
 }
 
-/* Every PEM certificate in B into STORE; returns how many, or -1. */
-static int
-peer_tls_load_ca(X509_STORE *store, const struct peer_tls_blob *b)
+/* Every certificate and CRL of B in file order; NULL when B is not clean PEM. */
+static STACK_OF(X509_INFO) *
+peer_tls_pem_read(const struct peer_tls_blob *b)
 {
 	BIO *bio = BIO_new_mem_buf(b->data, (int)b->size);
-	X509 *x;
-	int n = 0;
+	STACK_OF(X509_INFO) *items = NULL;
 
-	if (bio == NULL)
-		return -1;
-	while ((x = PEM_read_bio_X509(bio, NULL, peer_tls_no_password, NULL)) != NULL) {
-		int ok = X509_STORE_add_cert(store, x);
-
-		X509_free(x);
-		if (!ok) {
-			BIO_free(bio);
-			return -1;
-		}
-		n++;
-	}
-	ERR_clear_error(); /* the end of the PEM data */
+	if (bio != NULL)
+		items = PEM_X509_INFO_read_bio(bio, NULL, peer_tls_no_password, NULL);
 	BIO_free(bio);
+	return items;
+}
+
+/* The certificates (or, with CRLS, the CRLs) of B into STORE: how many, or -1. */
+static int
+peer_tls_load_store(X509_STORE *store, const struct peer_tls_blob *b, bool crls)
+{
+	STACK_OF(X509_INFO) *items = peer_tls_pem_read(b);
+	int i, n = 0;
+
+	if (items == NULL)
+		return -1;
+	for (i = 0; i < sk_X509_INFO_num(items) && n >= 0; i++) {
+		const X509_INFO *it = sk_X509_INFO_value(items, i);
+
+		if (!crls && it->x509 != NULL)
+			n = X509_STORE_add_cert(store, it->x509) ? n + 1 : -1;
+		else if (crls && it->crl != NULL)
+			n = X509_STORE_add_crl(store, it->crl) ? n + 1 : -1;
+	}
+	sk_X509_INFO_pop_free(items, X509_INFO_free);
 	return n;
 }
 
-static int
-peer_tls_load_crl(X509_STORE *store, const struct peer_tls_blob *b)
-{
-	BIO *bio = BIO_new_mem_buf(b->data, (int)b->size);
-	X509_CRL *crl;
-	int n = 0;
-
-	if (bio == NULL)
-		return -1;
-	while ((crl = PEM_read_bio_X509_CRL(bio, NULL, peer_tls_no_password, NULL)) != NULL) {
-		int ok = X509_STORE_add_crl(store, crl);
-
-		X509_CRL_free(crl);
-		if (!ok) {
-			BIO_free(bio);
-			return -1;
-		}
-		n++;
-	}
-	ERR_clear_error();
-	BIO_free(bio);
-	return n;
-}
-
-/* Leaf certificate, then any intermediates, from B into CTX. */
+/* Leaf certificate, then any intermediates, from B into CTX: how many, or -1. */
 static int
 peer_tls_load_cert(SSL_CTX *ctx, const struct peer_tls_blob *b)
 {
-	BIO *bio = BIO_new_mem_buf(b->data, (int)b->size);
-	X509 *x;
-	int n = 0;
+	STACK_OF(X509_INFO) *items = peer_tls_pem_read(b);
+	int i, n = 0;
 
-	if (bio == NULL)
+	if (items == NULL)
 		return -1;
-	while ((x = PEM_read_bio_X509(bio, NULL, peer_tls_no_password, NULL)) != NULL) {
-		int ok = n == 0 ? SSL_CTX_use_certificate(ctx, x) : SSL_CTX_add0_chain_cert(ctx, x);
+	for (i = 0; i < sk_X509_INFO_num(items) && n >= 0; i++) {
+		X509 *x = sk_X509_INFO_value(items, i)->x509;
 
-		if (n == 0 || !ok)
-			X509_free(x); /* use_certificate took its own reference */
-		if (!ok) {
-			BIO_free(bio);
-			return -1;
-		}
-		n++;
+		if (x != NULL)
+			n = (n == 0 ? SSL_CTX_use_certificate(ctx, x) : SSL_CTX_add1_chain_cert(ctx, x))
+				    ? n + 1
+				    : -1;
 	}
-	ERR_clear_error();
-	BIO_free(bio);
+	sk_X509_INFO_pop_free(items, X509_INFO_free);
 	return n;
 }
 
@@ -302,14 +270,14 @@ peer_tls_build(const struct peer_tls_files *f, const struct peer_tls_blob *blob,
 	int n;
 
 	if (ctx == NULL) {
-		peer_tls_msg(err, err_size, "peering: cannot create a TLS context: %s",
+		peer_err_printf(err, err_size, "peering: cannot create a TLS context: %s",
 			     peer_tls_ssl_errstr(ebuf, sizeof(ebuf)));
 		return NULL;
 	}
 	if (!SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION) ||
 	    !SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION) ||
 	    !SSL_CTX_set_num_tickets(ctx, 0)) {
-		peer_tls_msg(err, err_size, "peering: cannot restrict the TLS context to TLS 1.3: %s",
+		peer_err_printf(err, err_size, "peering: cannot restrict the TLS context to TLS 1.3: %s",
 			     peer_tls_ssl_errstr(ebuf, sizeof(ebuf)));
 		goto fail_ctx;
 	}
@@ -321,17 +289,17 @@ peer_tls_build(const struct peer_tls_files *f, const struct peer_tls_blob *blob,
 	SSL_CTX_set_default_passwd_cb(ctx, peer_tls_no_password);
 
 	store = SSL_CTX_get_cert_store(ctx);
-	n = peer_tls_load_ca(store, &blob[PEER_TLS_FILE_CA]);
+	n = peer_tls_load_store(store, &blob[PEER_TLS_FILE_CA], false);
 	if (n <= 0) {
-		peer_tls_msg(err, err_size, "peering: ca %s: %s", f->ca,
+		peer_err_printf(err, err_size, "peering: ca %s: %s", f->ca,
 			     n == 0 ? "no PEM certificate in the file"
 				    : peer_tls_ssl_errstr(ebuf, sizeof(ebuf)));
 		goto fail_ctx;
 	}
 	if (f->crl[0] != '\0') {
-		n = peer_tls_load_crl(store, &blob[PEER_TLS_FILE_CRL]);
+		n = peer_tls_load_store(store, &blob[PEER_TLS_FILE_CRL], true);
 		if (n <= 0) {
-			peer_tls_msg(err, err_size, "peering: crl %s: %s", f->crl,
+			peer_err_printf(err, err_size, "peering: crl %s: %s", f->crl,
 				     n == 0 ? "no PEM CRL in the file"
 					    : peer_tls_ssl_errstr(ebuf, sizeof(ebuf)));
 			goto fail_ctx;
@@ -341,19 +309,19 @@ peer_tls_build(const struct peer_tls_files *f, const struct peer_tls_blob *blob,
 	}
 	n = peer_tls_load_cert(ctx, &blob[PEER_TLS_FILE_CERT]);
 	if (n <= 0) {
-		peer_tls_msg(err, err_size, "peering: cert %s: %s", f->cert,
+		peer_err_printf(err, err_size, "peering: cert %s: %s", f->cert,
 			     n == 0 ? "no PEM certificate in the file"
 				    : peer_tls_ssl_errstr(ebuf, sizeof(ebuf)));
 		goto fail_ctx;
 	}
 	n = peer_tls_load_key(ctx, &blob[PEER_TLS_FILE_KEY]);
 	if (n == -1) {
-		peer_tls_msg(err, err_size, "peering: key %s: no unencrypted PEM private key: %s",
+		peer_err_printf(err, err_size, "peering: key %s: no unencrypted PEM private key: %s",
 			     f->key, peer_tls_ssl_errstr(ebuf, sizeof(ebuf)));
 		goto fail_ctx;
 	}
 	if (n != 0) {
-		peer_tls_msg(err, err_size, "peering: key %s does not match cert %s", f->key,
+		peer_err_printf(err, err_size, "peering: key %s does not match cert %s", f->key,
 			     f->cert);
 		goto fail_ctx;
 	}
@@ -400,7 +368,7 @@ peer_tls_read_all(const struct peer_tls_files *f, struct peer_tls_blob *blob,
 		if (path[0] == '\0') {
 			if (i == PEER_TLS_FILE_CRL)
 				continue;
-			peer_tls_msg(err, err_size, "peering: %s: no file configured",
+			peer_err_printf(err, err_size, "peering: %s: no file configured",
 				     peer_tls_file_names[i]);
 			rc = -EINVAL;
 			goto fail_blobs;
@@ -409,7 +377,7 @@ peer_tls_read_all(const struct peer_tls_files *f, struct peer_tls_blob *blob,
 		if (rc != 0)
 			goto fail_blobs;
 		if (!EVP_Digest(blob[i].data, blob[i].size, digest[i], &dlen, EVP_sha256(), NULL)) {
-			peer_tls_msg(err, err_size, "peering: cannot hash %s", path);
+			peer_err_printf(err, err_size, "peering: cannot hash %s", path);
 			ERR_clear_error();
 			rc = -EIO;
 			goto fail_blobs;
@@ -930,13 +898,13 @@ peer_tls_listen(const struct sockaddr *addr, socklen_t len, char *err, size_t er
 	fd = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		rc = -errno;
-		peer_tls_msg(err, err_size, "peering: socket: %s", strerror(errno));
+		peer_err_printf(err, err_size, "peering: socket: %s", strerror(errno));
 		return rc;
 	}
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(fd, addr, len) != 0 || listen(fd, 16) != 0) {
 		rc = -errno;
-		peer_tls_msg(err, err_size, "peering: cannot listen: %s", strerror(errno));
+		peer_err_printf(err, err_size, "peering: cannot listen: %s", strerror(errno));
 		close(fd);
 		return rc;
 	}

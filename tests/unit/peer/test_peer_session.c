@@ -59,6 +59,8 @@ pki_path(char *buf, size_t size, const char *name)
 	snprintf(buf, size, "%s/%s", pki, name);
 }
 
+static void copy_file(const char *from, const char *to);
+
 /* --- one gateway's peering --- */
 
 struct side {
@@ -1426,6 +1428,28 @@ test_bad_credentials(void **state)
 	conf.files.crl[0] = '\0';
 	assert_int_equal(peer_mgr_init(&m, &conf, NULL, NULL, NULL, err, sizeof(err)), 0);
 	peer_mgr_fini(&m, now_ns());
+	/* A good certificate followed by a damaged block is a damaged file. */
+	{
+		char tmp[] = "/tmp/peer-ca-XXXXXX", from[512];
+		int fd = mkstemp(tmp);
+
+		assert_true(fd >= 0);
+		close(fd);
+		pki_path(from, sizeof(from), "ca.crt");
+		copy_file(from, tmp);
+		{
+			FILE *f = fopen(tmp, "a");
+
+			assert_non_null(f);
+			fputs("-----BEGIN CERTIFICATE-----\nMIIB!!!!\n-----END CERTIFICATE-----\n", f);
+			fclose(f);
+		}
+		snprintf(conf.files.ca, sizeof(conf.files.ca), "%s", tmp);
+		assert_int_equal(peer_mgr_init(&m, &conf, NULL, NULL, NULL, err, sizeof(err)),
+				 -EINVAL);
+		assert_non_null(strstr(err, tmp));
+		unlink(tmp);
+	}
 }
 
 int
