@@ -27,11 +27,12 @@ struct bb {
 	size_t n;
 };
 
+/* V in BYTES bytes, network order; beyond 8 bytes the leading ones are 0. */
 static void
 put(struct bb *b, uint64_t v, unsigned int bytes)
 {
 	while (bytes-- > 0)
-		b->b[b->n++] = (uint8_t)(v >> (8 * bytes));
+		b->b[b->n++] = bytes < 8 ? (uint8_t)(v >> (8 * bytes)) : 0;
 }
 
 static void
