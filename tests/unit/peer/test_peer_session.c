@@ -511,12 +511,35 @@ expect_only(const struct peer_mgr *m, enum peer_reason want, uint64_t at_least)
 	}
 }
 
+/* site-a with good credentials (CRL optional) against a site-b whose certificate is bad. */
+struct refusal {
+	struct creds a, b;
+	enum peer_reason want;
+};
+
+static struct refusal refused_other_ca = {
+	/* site-b lives in another PKI altogether. */
+	{ "ca.crt", "site-a", NULL }, { "other-ca.crt", "site-b-otherca", NULL },
+	PEER_REASON_UNKNOWN_CA,
+};
+static struct refusal refused_expired = {
+	{ "ca.crt", "site-a", NULL }, { "ca.crt", "site-b-expired", NULL }, PEER_REASON_CERT_EXPIRED,
+};
+static struct refusal refused_wrong_site = {
+	{ "ca.crt", "site-a", NULL }, { "ca.crt", "site-b-wrongsite", NULL }, PEER_REASON_WRONG_SITE,
+};
+static struct refusal refused_revoked = {
+	{ "ca.crt", "site-a", "crl.pem" }, { "ca.crt", "site-b-revoked", NULL },
+	PEER_REASON_CERT_REVOKED,
+};
+
 static void
-refusal_case(const struct creds *ca, const struct creds *cb, enum peer_reason want)
+test_refused(void **state)
 {
+	const struct refusal *c = *state;
 	static struct pair p;
 
-	pair_start(&p, ca, cb);
+	pair_start(&p, &c->a, &c->b);
 	/* Long enough for both directions to be tried, a few times each. */
 	assert_true(drive(p.both, 2, 800, NULL, NULL, NULL, NULL));
 	assert_false(sess(&p.a)->up);
@@ -524,51 +547,13 @@ refusal_case(const struct creds *ca, const struct creds *cb, enum peer_reason wa
 	assert_int_equal(p.a.ups, 0);
 	assert_int_equal(p.b.ups, 0);
 	/* site-a verified site-b's certificate as client and as server. */
-	expect_only(&p.a.mgr, want, 2);
+	expect_only(&p.a.mgr, c->want, 2);
 	/* The refused side learns it from site-a's alerts. */
 	assert_true(peer_mgr_refused(&p.b.mgr, PEER_REASON_REFUSED_BY_PEER) +
 			    peer_mgr_refused(&p.b.mgr, PEER_REASON_PEER_CLOSED) +
-			    peer_mgr_refused(&p.b.mgr, want) >=
+			    peer_mgr_refused(&p.b.mgr, c->want) >=
 		    1);
 	pair_stop(&p);
-}
-
-static void
-test_refused_other_ca(void **state)
-{
-	/* site-b lives in another PKI altogether. */
-	const struct creds cb = { "other-ca.crt", "site-b-otherca", NULL };
-
-	(void)state;
-	refusal_case(&good_a, &cb, PEER_REASON_UNKNOWN_CA);
-}
-
-static void
-test_refused_expired(void **state)
-{
-	const struct creds cb = { "ca.crt", "site-b-expired", NULL };
-
-	(void)state;
-	refusal_case(&good_a, &cb, PEER_REASON_CERT_EXPIRED);
-}
-
-static void
-test_refused_wrong_site(void **state)
-{
-	const struct creds cb = { "ca.crt", "site-b-wrongsite", NULL };
-
-	(void)state;
-	refusal_case(&good_a, &cb, PEER_REASON_WRONG_SITE);
-}
-
-static void
-test_refused_revoked(void **state)
-{
-	const struct creds ca = { "ca.crt", "site-a", "crl.pem" };
-	const struct creds cb = { "ca.crt", "site-b-revoked", NULL };
-
-	(void)state;
-	refusal_case(&ca, &cb, PEER_REASON_CERT_REVOKED);
 }
 
 /* --- clients a gateway never is --- */
@@ -1458,10 +1443,10 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_credentials),
 		cmocka_unit_test(test_up_and_exchange),
-		cmocka_unit_test(test_refused_other_ca),
-		cmocka_unit_test(test_refused_expired),
-		cmocka_unit_test(test_refused_wrong_site),
-		cmocka_unit_test(test_refused_revoked),
+		{ "test_refused_other_ca", test_refused, NULL, NULL, &refused_other_ca },
+		{ "test_refused_expired", test_refused, NULL, NULL, &refused_expired },
+		{ "test_refused_wrong_site", test_refused, NULL, NULL, &refused_wrong_site },
+		{ "test_refused_revoked", test_refused, NULL, NULL, &refused_revoked },
 		cmocka_unit_test(test_strangers),
 		cmocka_unit_test(test_protocol_errors),
 		cmocka_unit_test(test_kill_and_backoff),
