@@ -4,7 +4,7 @@
 # for a while. Not part of the meson suites: the unit suite replays the seed
 # corpus through the same targets without libFuzzer (fuzz_*_replay tests).
 #
-#   tests/fuzz/run.sh [SECONDS] [TARGET...]     TARGET: parse, config (default both)
+#   tests/fuzz/run.sh [SECONDS] [TARGET...]     TARGET: parse, config, peer_msg (default all)
 #
 # Environment: CC (default clang-14, else clang), FUZZ_OUT (default
 # build-fuzz), FUZZ_ARGS (more libFuzzer options, e.g. -len_control=0).
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/../.."
 secs=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(parse config)
+[ ${#targets[@]} -eq 0 ] && targets=(parse config peer_msg)
 cc=${CC:-$(command -v clang-14 || command -v clang)}
 out=${FUZZ_OUT:-build-fuzz}
 mkdir -p "$out"
@@ -42,8 +42,13 @@ build() {
 			control/config_doc.c control/units.c control/eal_args.c \
 			$(pkg-config --libs inih) -lm -o "$out/fuzz_config"
 		;;
+	peer_msg)
+		# The codec alone: no OpenSSL, no EAL.
+		"$cc" "${common[@]}" tests/fuzz/fuzz_peer_msg.c control/peer_msg.c \
+			-o "$out/fuzz_peer_msg"
+		;;
 	*)
-		echo "unknown target $1 (parse, config)" >&2
+		echo "unknown target $1 (parse, config, peer_msg)" >&2
 		exit 2
 		;;
 	esac
@@ -62,6 +67,9 @@ for t in "${targets[@]}"; do
 	if [ "$t" = config ]; then
 		seeds+=(tests/configs/good tests/configs/bad config)
 		opts+=(-dict=tests/fuzz/config.dict -max_len=8192)
+	elif [ "$t" = peer_msg ]; then
+		# Room for a stream of two largest messages.
+		opts+=(-max_len=8192)
 	else
 		opts+=(-max_len=4096)
 	fi
