@@ -4,7 +4,7 @@
 # for a while. Not part of the meson suites: the unit suite replays the seed
 # corpus through the same targets without libFuzzer (fuzz_*_replay tests).
 #
-#   tests/fuzz/run.sh [SECONDS] [TARGET...]     TARGET: parse, config (default both)
+#   tests/fuzz/run.sh [SECONDS] [TARGET...]     TARGET: parse, config, hook_elf (default all)
 #
 # Environment: CC (default clang-14, else clang), FUZZ_OUT (default
 # build-fuzz), FUZZ_ARGS (more libFuzzer options, e.g. -len_control=0).
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/../.."
 secs=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(parse config)
+[ ${#targets[@]} -eq 0 ] && targets=(parse config hook_elf)
 cc=${CC:-$(command -v clang-14 || command -v clang)}
 out=${FUZZ_OUT:-build-fuzz}
 mkdir -p "$out"
@@ -42,8 +42,20 @@ build() {
 			control/config_doc.c control/units.c control/eal_args.c \
 			$(pkg-config --libs inih) -lm -o "$out/fuzz_config"
 		;;
+	hook_elf)
+		# Seeds: the shipped hooks and the objects the loader must refuse,
+		# built here with the same clang flags as meson's.
+		mkdir -p "$out/seeds-hook_elf"
+		for src in dataplane/hooks/*.bpf.c tests/unit/hook/bad/*.bpf.c; do
+			"$cc" -O2 -target bpf -mcpu=v2 -ffreestanding -std=c11 -I. -c "$src" \
+				-o "$out/seeds-hook_elf/$(basename "$src" .c).o"
+		done
+		"$cc" "${common[@]}" $(pkg-config --cflags libdpdk libelf) \
+			tests/fuzz/fuzz_hook_elf.c control/hook_load.c \
+			$(pkg-config --libs libdpdk libelf) -o "$out/fuzz_hook_elf"
+		;;
 	*)
-		echo "unknown target $1 (parse, config)" >&2
+		echo "unknown target $1 (parse, config, hook_elf)" >&2
 		exit 2
 		;;
 	esac
@@ -55,13 +67,17 @@ for t in "${targets[@]}"; do
 	corpus="$out/corpus-$t"
 	art="$out/artifacts-$t"
 	mkdir -p "$corpus" "$art"
-	seeds=(tests/fuzz/corpus/"$t")
+	seeds=()
+	[ -d tests/fuzz/corpus/"$t" ] && seeds+=(tests/fuzz/corpus/"$t")
 	# shellcheck disable=SC2206
 	opts=(-max_total_time="$secs" -artifact_prefix="$art/" -print_final_stats=1
 		${FUZZ_ARGS:-})
 	if [ "$t" = config ]; then
 		seeds+=(tests/configs/good tests/configs/bad config)
 		opts+=(-dict=tests/fuzz/config.dict -max_len=8192)
+	elif [ "$t" = hook_elf ]; then
+		seeds+=("$out/seeds-hook_elf")
+		opts+=(-max_len=16384)
 	else
 		opts+=(-max_len=4096)
 	fi
