@@ -29,6 +29,7 @@
  * thread only.
  */
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,9 +42,10 @@
 
 /*
  * One flow's totals over every lcore since the gateway first saw it (the
- * exporter's aggregate). X(type, name, dimension, description).
+ * exporter's aggregate): the counters, all u64 and first, then what
+ * identifies the flow's place. X(type, name, dimension, description).
  */
-#define HOOK_FLOW_TOTAL_FIELDS(X)                                                                 \
+#define HOOK_FLOW_TOTAL_COUNTERS(X)                                                               \
 	X(uint64_t, pkts, , "packets received")                                                  \
 	X(uint64_t, bytes, , "inner IP bytes received")                                          \
 	X(uint64_t, ect_pkts, , "packets received ECT(0) or ECT(1)")                              \
@@ -62,7 +64,10 @@
 	X(uint64_t, tx_bytes, , "inner IP bytes transmitted")                                     \
 	X(uint64_t, tx_drops, , "packets dropped after the rx point")                             \
 	X(uint64_t, sojourn_sum_ns, , "sum of sojourn times")                                     \
-	X(uint64_t, sojourn_hist, [LS_HOOK_SOJOURN_BUCKETS], "log2 sojourn histogram")           \
+	X(uint64_t, sojourn_hist, [LS_HOOK_SOJOURN_BUCKETS], "log2 sojourn histogram")
+
+#define HOOK_FLOW_TOTAL_FIELDS(X)                                                                 \
+	HOOK_FLOW_TOTAL_COUNTERS(X)                                                               \
 	X(uint64_t, first_ns, , "first packet, gateway ns")                                       \
 	X(uint64_t, last_ns, , "last packet, gateway ns")                                         \
 	X(uint16_t, port, , "config port index of the last packet received")                     \
@@ -74,6 +79,11 @@
 struct hook_flow_total {
 	HOOK_FLOW_TOTAL_FIELDS(LS_HOOK_FIELD_DECL)
 };
+
+/* The counters are the first HOOK_FLOW_TOTAL_N_COUNTERS u64 words. */
+#define HOOK_FLOW_TOTAL_N_COUNTERS (18 + LS_HOOK_SOJOURN_BUCKETS)
+static_assert(offsetof(struct hook_flow_total, first_ns) == HOOK_FLOW_TOTAL_N_COUNTERS * 8,
+	      "counters first, all u64");
 
 /* One map: its fd, its pin, and for an ARRAY its mmap'ed values. */
 struct hook_map {
