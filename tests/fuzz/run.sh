@@ -4,7 +4,7 @@
 # for a while. Not part of the meson suites: the unit suite replays the seed
 # corpus through the same targets without libFuzzer (fuzz_*_replay tests).
 #
-#   tests/fuzz/run.sh [SECONDS] [TARGET...]     TARGET: parse, config, hook_elf (default all)
+#   tests/fuzz/run.sh [SECONDS] [TARGET...]     TARGET: parse, config, hook_elf, hook_ctx (default all)
 #
 # Environment: CC (default clang-14, else clang), FUZZ_OUT (default
 # build-fuzz), FUZZ_ARGS (more libFuzzer options, e.g. -len_control=0).
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/../.."
 secs=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(parse config hook_elf)
+[ ${#targets[@]} -eq 0 ] && targets=(parse config hook_elf hook_ctx)
 cc=${CC:-$(command -v clang-14 || command -v clang)}
 out=${FUZZ_OUT:-build-fuzz}
 mkdir -p "$out"
@@ -54,8 +54,13 @@ build() {
 			tests/fuzz/fuzz_hook_elf.c control/hook_load.c \
 			$(pkg-config --libs libdpdk libelf) -o "$out/fuzz_hook_elf"
 		;;
+	hook_ctx)
+		"$cc" "${common[@]}" $(pkg-config --cflags libdpdk) \
+			tests/fuzz/fuzz_hook_ctx.c dataplane/hook.c $(pkg-config --libs libdpdk) \
+			-o "$out/fuzz_hook_ctx"
+		;;
 	*)
-		echo "unknown target $1 (parse, config, hook_elf)" >&2
+		echo "unknown target $1 (parse, config, hook_elf, hook_ctx)" >&2
 		exit 2
 		;;
 	esac
@@ -75,6 +80,9 @@ for t in "${targets[@]}"; do
 	if [ "$t" = config ]; then
 		seeds+=(tests/configs/good tests/configs/bad config)
 		opts+=(-dict=tests/fuzz/config.dict -max_len=8192)
+	elif [ "$t" = hook_ctx ]; then
+		seeds+=(tests/fuzz/corpus/parse)
+		opts+=(-max_len=4096)
 	elif [ "$t" = hook_elf ]; then
 		seeds+=("$out/seeds-hook_elf")
 		opts+=(-max_len=16384)
