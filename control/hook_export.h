@@ -87,7 +87,7 @@ struct hook_export_stats {
 	uint64_t aggregate_full; /* slot changes dropped: no aggregate entry free */
 	uint64_t records; /* IPFIX records cut */
 	uint64_t map_updates, map_deletes, map_errors; /* pinned HASH map */
-	uint64_t last_tick_ns; /* how long the last tick took, ns */
+	uint64_t last_tick_ns; /* time the last pass took, its steps summed, ns */
 };
 
 struct hook_export;
@@ -102,8 +102,20 @@ struct hook_export *hook_export_create(const struct hook_export_params *p,
 				       struct hook_maps *maps, hook_export_record_fn record,
 				       void *arg, char *err, size_t err_size);
 
-/* One interval at now_ns (the workers' clock). */
+/*
+ * A pass over every slot at now_ns (the workers' clock), then timeouts and
+ * the pinned map: the work of one interval.
+ */
 void hook_export_tick(struct hook_export *e, uint64_t now_ns);
+
+/*
+ * The same pass in pieces, so that the control thread never stalls for a
+ * whole one (64k new flows cost hundreds of ms on a loaded VM): read up to
+ * max_slots slots from where the last step stopped; when that completes the
+ * pass, finish it (timeouts, map) and return true. The control loop calls
+ * it every iteration with max_slots = slots * loop period / interval.
+ */
+bool hook_export_step(struct hook_export *e, uint64_t now_ns, uint32_t max_slots);
 
 /* Cut a last record of every live flow (reason forced end); call before free. */
 void hook_export_flush(struct hook_export *e, uint64_t now_ns);

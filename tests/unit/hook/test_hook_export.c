@@ -296,6 +296,42 @@ test_aggregate_full_and_top(void **state)
 	assert_non_null(strstr(err, "top_k"));
 }
 
+/* A pass in steps sees what a whole tick sees, and finishes only at its end. */
+static void
+test_steps(void **state)
+{
+	static struct ls_hook_flow_rec a[SLOTS], b[SLOTS];
+	const struct hook_export_source src[2] = { { a, SLOTS, 1 }, { b, SLOTS, 3 } };
+	struct hook_export_params p;
+	struct captured cap = { .n = 0 };
+	struct hook_export *e;
+	char err[256];
+	unsigned int steps = 0;
+
+	(void)state;
+	memset(a, 0, sizeof(a));
+	memset(b, 0, sizeof(b));
+	params(&p);
+	e = hook_export_create(&p, src, 2, NULL, capture, &cap, err, sizeof(err));
+	assert_non_null(e);
+	slot_set(&a[60], 1, 0, 3, 300, T0_NS, T0_NS);
+	slot_set(&b[1], 2, 0, 4, 400, T0_NS, T0_NS);
+	slot_set(&b[63], 3, 0, 5, 500, T0_NS, T0_NS);
+	while (!hook_export_step(e, T0_NS + S_NS, 10))
+		steps++;
+	assert_int_equal(steps, 12); /* 128 slots, 10 a step: the 13th finishes */
+	assert_int_equal(hook_export_stats(e)->ticks, 1);
+	assert_int_equal(hook_export_n_flows(e), 3);
+	assert_int_equal(hook_export_gateway(e)->pkts, 12);
+	/* The next pass starts over; past the idle timeout its end removes them all. */
+	assert_false(hook_export_step(e, T0_NS + 200 * S_NS, 100));
+	assert_int_equal(hook_export_n_flows(e), 3);
+	assert_true(hook_export_step(e, T0_NS + 200 * S_NS, 100));
+	assert_int_equal(hook_export_n_flows(e), 0);
+	assert_int_equal(cap.n, 3);
+	hook_export_free(e);
+}
+
 static void
 test_sojourn_percentiles(void **state)
 {
@@ -950,6 +986,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_prom_parser_rejects),
 		cmocka_unit_test(test_aggregate),
 		cmocka_unit_test(test_aggregate_full_and_top),
+		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_sojourn_percentiles),
 		cmocka_unit_test(test_end_to_end),
 		cmocka_unit_test(test_prom_http),
