@@ -255,9 +255,16 @@ hook_map_create(struct hook_map *m, enum bpf_map_type type, const char *dir, con
 int
 hook_maps_default_dir(char *out, size_t out_size, const char *gateway, const char *hook)
 {
+	size_t base = strlen(HOOK_MAPS_BPFFS "/longspan/"), i;
 	int n = snprintf(out, out_size, "%s/longspan/%s/%s", HOOK_MAPS_BPFFS, gateway, hook);
 
-	return n < 0 || (size_t)n >= out_size ? -ENAMETOOLONG : 0;
+	if (n < 0 || (size_t)n >= out_size)
+		return -ENAMETOOLONG;
+	/* bpffs refuses names with a '.' (EPERM), which gateway names may have. */
+	for (i = base; out[i] != '\0'; i++)
+		if (out[i] == '.')
+			out[i] = '_';
+	return 0;
 }
 
 int

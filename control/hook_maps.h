@@ -115,7 +115,10 @@ struct hook_maps {
 	struct hook_map totals; /* HASH, the exporter's */
 };
 
-/* The default pin directory of a hook: /sys/fs/bpf/longspan/GATEWAY/HOOK. */
+/*
+ * The default pin directory of a hook: /sys/fs/bpf/longspan/GATEWAY/HOOK,
+ * with every '.' of the two names made '_' (bpffs refuses names with a dot).
+ */
 int hook_maps_default_dir(char *out, size_t out_size, const char *gateway, const char *hook);
 
 /*

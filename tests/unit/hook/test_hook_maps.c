@@ -220,7 +220,7 @@ test_pins_removed(void **state)
 	for (i = 0; i < 5; i++)
 		assert_false(exists(pins[i]));
 	assert_false(exists(dir));
-	snprintf(parent, sizeof(parent), "%s/longspan/%s", HOOK_MAPS_BPFFS, gw);
+	snprintf(parent, sizeof(parent), "%s/longspan/ut_maps-%d", HOOK_MAPS_BPFFS, (int)getpid());
 	assert_false(exists(parent));
 	hook_maps_destroy(&m); /* idempotent */
 
@@ -256,6 +256,18 @@ test_refused(void **state)
 	assert_non_null(strstr(err, "0 lcores"));
 }
 
+/* Gateway names may have dots; bpffs names may not. */
+static void
+test_default_dir(void **state)
+{
+	char d[HOOK_MAPS_PATH_MAX];
+
+	(void)state;
+	assert_int_equal(hook_maps_default_dir(d, sizeof(d), "site.a-1", "roce.flow"), 0);
+	assert_string_equal(d, "/sys/fs/bpf/longspan/site_a-1/roce_flow");
+	assert_true(hook_maps_default_dir(d, 20, "site", "roce_flow") < 0);
+}
+
 static void
 test_bpffs_mount(void **state)
 {
@@ -288,6 +300,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_totals_batches),
 		cmocka_unit_test(test_pins_removed),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_default_dir),
 		cmocka_unit_test(test_bpffs_mount),
 	};
 
@@ -297,7 +310,7 @@ main(int argc, char **argv)
 	}
 	python = argv[1];
 	checker = argv[2];
-	snprintf(gw, sizeof(gw), "ut-maps-%d", (int)getpid());
+	snprintf(gw, sizeof(gw), "ut.maps-%d", (int)getpid()); /* a dot, as gateway names may have */
 	if (hook_maps_default_dir(dir, sizeof(dir), gw, "roce_flow") != 0)
 		return 2;
 	return cmocka_run_group_tests(tests, NULL, NULL);
