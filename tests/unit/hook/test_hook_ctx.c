@@ -198,7 +198,10 @@ test_hooks_run(void **state)
 	memset(st, 0, sizeof(st));
 	h.n[LS_HOOK_DC_RX] = 2;
 	h.at[LS_HOOK_DC_RX][0] = (struct dp_hook){ .func = prog_a, .id = 5 };
-	h.at[LS_HOOK_DC_RX][1] = (struct dp_hook){ .func = prog_b, .id = 1 };
+	static struct ls_hook_flow_rec slots[16];
+
+	h.at[LS_HOOK_DC_RX][1] = (struct dp_hook){ .func = prog_b, .id = 1,
+						  .flows = (const uint8_t *)slots, .flow_mask = 15 };
 	assert_false(dp_hooks_at(NULL, LS_HOOK_DC_RX));
 	assert_false(dp_hooks_at(&h, LS_HOOK_WAN_TX));
 	assert_true(dp_hooks_at(&h, LS_HOOK_DC_RX));
