@@ -631,6 +631,23 @@ hook_export_port(const struct hook_export *e, unsigned int port)
 	return port < e->p.n_ports ? &e->ports[port] : NULL;
 }
 
+uint32_t
+hook_export_flows(const struct hook_export *e, uint32_t first, uint32_t n,
+		  struct hook_export_flow_view *out)
+{
+	uint32_t i;
+
+	if (first >= e->n_flows)
+		return 0;
+	if (n > e->n_flows - first)
+		n = e->n_flows - first;
+	for (i = 0; i < n; i++) {
+		out[i].key = &e->flows[first + i].key;
+		out[i].total = &e->flows[first + i].total;
+	}
+	return n;
+}
+
 /* Min-heap on bytes (ties: the lower flow hash is smaller, for a stable order). */
 static bool
 hook_top_less(const struct hook_export_flow *a, const struct hook_export_flow *b)

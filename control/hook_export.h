@@ -137,6 +137,13 @@ struct hook_export_flow_view {
 	const struct hook_flow_total *total;
 };
 
+/*
+ * Live flows first..first+n-1 in the aggregate's order (stable between
+ * passes: for pages that cover every flow once); returns how many.
+ */
+uint32_t hook_export_flows(const struct hook_export *e, uint32_t first, uint32_t n,
+			   struct hook_export_flow_view *out);
+
 /* The (up to) k live flows with the most bytes, most first; returns how many. */
 unsigned int hook_export_top(const struct hook_export *e, unsigned int k,
 			     struct hook_export_flow_view *out);

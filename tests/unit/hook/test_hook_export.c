@@ -278,6 +278,21 @@ test_aggregate_full_and_top(void **state)
 	assert_int_equal(top[2].total->bytes, 200);
 	assert_int_equal(hook_export_top(e, 10, top), 4);
 	assert_int_equal(top[3].total->bytes, 100);
+	/* Pages of 3: every flow once. */
+	{
+		uint64_t bytes = 0;
+		uint32_t got = 0, page;
+
+		for (page = 0; page < 3; page++) {
+			uint32_t k, n = hook_export_flows(e, page * 3, 3, top);
+
+			for (k = 0; k < n; k++)
+				bytes += top[k].total->bytes;
+			got += n;
+		}
+		assert_int_equal(got, 4);
+		assert_int_equal(bytes, 100 + 200 + 900 + 400);
+	}
 	/* All but the postponed one go idle; it is taken, whole, when room frees. */
 	a[4].pkts = 2;
 	a[4].last_ns = T0_NS + 199 * S_NS;
