@@ -643,6 +643,14 @@ hook_ipfix_flush(struct hook_ipfix *x, uint64_t now_ns)
 	}
 }
 
+const char *
+hook_ipfix_element(unsigned int i)
+{
+	return i < sizeof(hook_ipfix_fields) / sizeof(hook_ipfix_fields[0]) ?
+		       hook_ipfix_fields[i].name :
+		       NULL;
+}
+
 const struct hook_ipfix_stats *
 hook_ipfix_stats(const struct hook_ipfix *x)
 {

@@ -80,6 +80,9 @@ void hook_ipfix_flush(struct hook_ipfix *x, uint64_t now_ns);
 
 const struct hook_ipfix_stats *hook_ipfix_stats(const struct hook_ipfix *x);
 
+/* Name of the i-th information element of the data templates, NULL past the last (docs). */
+const char *hook_ipfix_element(unsigned int i);
+
 /* Flush and free. */
 void hook_ipfix_close(struct hook_ipfix *x);
 

@@ -19,7 +19,7 @@
  * (dp_hooks_at()); with hooks, the contexts are filled and each program is
  * called once per packet from a plain loop, two TSC reads per hook per
  * burst for its cycle counter. tests/perf/hook_cycles.c measured this
- * against rte_bpf_exec_burst() (interpreted: 17 times slower) and the
+ * against rte_bpf_exec_burst() (interpreted: 13-17 times slower) and the
  * call's own cost (3 cycles: all a JIT'd per-burst entry could save, and
  * 22.11's verifier cannot check a burst loop of the shipped hook).
  */
@@ -71,8 +71,8 @@ dp_hooks_at(const struct dp_hooks *h, enum ls_hook_point p)
  * Run point p's hooks over the n contexts of a burst. For a hook with flow
  * records, a first pass prefetches the slot each context's hash points at
  * (ls_hook_flows[hash & (slots - 1)], where a hook probing from the hash
- * looks first): tests/perf/hook_cycles.c measured 15-30% fewer cycles per
- * packet with it.
+ * looks first): tests/perf/hook_cycles.c measured up to a quarter fewer
+ * cycles per packet with it (none when the slots are in cache anyway).
  */
 static inline void
 dp_hooks_run(const struct dp_hooks *h, enum ls_hook_point p, struct ls_hook_ctx *ctx,

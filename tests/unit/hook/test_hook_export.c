@@ -994,6 +994,95 @@ test_prom_parser_rejects(void **state)
 	prom_free(&doc);
 }
 
+/* --- docs/telemetry.md names every field, element and metric --- */
+
+static char *
+read_text(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *t;
+	long n;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	rewind(f);
+	t = malloc((size_t)n + 1);
+	assert_non_null(t);
+	assert_int_equal(fread(t, 1, (size_t)n, f), (size_t)n);
+	t[n] = '\0';
+	fclose(f);
+	return t;
+}
+
+static bool
+doc_has(const char *doc, const char *name)
+{
+	char quoted[160];
+
+	snprintf(quoted, sizeof(quoted), "`%s`", name);
+	return strstr(doc, quoted) != NULL;
+}
+
+static void
+test_docs_in_sync(void **state)
+{
+#define HOOK_DOC_NAME(type, name, dim, desc) #name,
+	static const char *const fields[] = { LS_HOOK_FLOW_FIELDS(HOOK_DOC_NAME)
+						      HOOK_FLOW_TOTAL_FIELDS(HOOK_DOC_NAME) };
+#undef HOOK_DOC_NAME
+	static const char *const scopes[] = { "longspan_hook_peer_", "longspan_hook_port_",
+					      "longspan_hook_flow_", "longspan_hook_" };
+	static struct ls_hook_flow_rec a[SLOTS];
+	const struct hook_export_source src[1] = { { a, SLOTS, 1 } };
+	struct hook_export_params p;
+	struct hook_export *e;
+	char *doc = read_text(hook_ut_obj("docs")), *text, *line, err[256];
+	const char *name;
+	unsigned int i, n = 0;
+	size_t len;
+
+	(void)state;
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (!doc_has(doc, fields[i]))
+			fail_msg("docs/telemetry.md does not name the field %s", fields[i]);
+	for (i = 0; (name = hook_ipfix_element(i)) != NULL; i++)
+		if (!doc_has(doc, name))
+			fail_msg("docs/telemetry.md does not name the IPFIX element %s", name);
+	assert_true(i > 20);
+
+	/* Every family the exposition has, with a peer, a port and a flow. */
+	memset(a, 0, sizeof(a));
+	params(&p);
+	e = hook_export_create(&p, src, 1, NULL, NULL, NULL, err, sizeof(err));
+	assert_non_null(e);
+	slot_set(&a[0], 1, 0, 1, 100, T0_NS, T0_NS);
+	hook_export_tick(e, T0_NS + S_NS);
+	text = hook_prom_render(e, &len);
+	assert_non_null(text);
+	for (line = strstr(text, "# TYPE "); line != NULL; line = strstr(line + 1, "# TYPE ")) {
+		char fam[128], rest[128];
+		bool ok;
+
+		assert_int_equal(sscanf(line, "# TYPE %127s", fam), 1);
+		ok = doc_has(doc, fam);
+		for (i = 0; !ok && i < sizeof(scopes) / sizeof(scopes[0]); i++)
+			ok = strncmp(fam, scopes[i], strlen(scopes[i])) == 0 &&
+			     doc_has(doc, fam + strlen(scopes[i]));
+		if (!ok && strncmp(fam, "longspan_hook_exporter", 22) == 0) {
+			snprintf(rest, sizeof(rest), "%s", fam + 22);
+			ok = doc_has(doc, rest);
+		}
+		if (!ok)
+			fail_msg("docs/telemetry.md does not name the metric %s", fam);
+		n++;
+	}
+	assert_true(n > 4 * 17);
+	free(text);
+	hook_export_free(e);
+	free(doc);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1007,6 +1096,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_prom_http),
 		cmocka_unit_test(test_ipfix_udp),
 		cmocka_unit_test(test_ipfix_tcp),
+		cmocka_unit_test(test_docs_in_sync),
 	};
 	int rc;
 
