@@ -268,8 +268,10 @@ hook_ipfix_drain(struct hook_ipfix *x)
 		hook_ipfix_out(x, m, len);
 		off += len;
 	}
-	memmove(x->in, x->in + off, x->in_len - off);
-	x->in_len -= off;
+	if (off > 0) { /* x->in is still NULL before libfixbuf first wrote */
+		memmove(x->in, x->in + off, x->in_len - off);
+		x->in_len -= off;
+	}
 	if (x->p.transport == HOOK_IPFIX_TCP)
 		hook_ipfix_tcp_send(x);
 }
