@@ -58,6 +58,30 @@ hook_ut_obj(const char *name)
 	abort();
 }
 
+/* The whole file at path, NUL-terminated (a text or an object), or NULL; *size its bytes. */
+static inline uint8_t *
+hook_ut_read(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b = NULL;
+	long n;
+
+	if (f == NULL)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (b = malloc((size_t)n + 1)) != NULL) {
+		if (fread(b, 1, (size_t)n, f) == (size_t)n) {
+			b[n] = '\0';
+			*size = (size_t)n;
+		} else {
+			free(b);
+			b = NULL;
+		}
+	}
+	fclose(f);
+	return b;
+}
+
 /* A test flow: IPv4 10.0.0.N -> 10.1.0.N, UDP 49152+N -> 4791, QP 0x100+N. */
 struct hook_ut_flow {
 	unsigned int n;

@@ -788,6 +788,17 @@ collect(int fd, FILE *out, int wait_ms, bool stream, size_t *max_dgram)
 	return total;
 }
 
+/* What arrives on fd within wait_ms, written to the file at path. */
+static void
+collect_file(int fd, const char *path, bool stream, size_t *max_dgram)
+{
+	FILE *out = fopen(path, "wb");
+
+	assert_non_null(out);
+	collect(fd, out, 1000, stream, max_dgram);
+	fclose(out);
+}
+
 static void
 test_ipfix_udp(void **state)
 {
@@ -805,7 +816,6 @@ test_ipfix_udp(void **state)
 	size_t max_data = 0;
 	char err[256];
 	unsigned int i;
-	FILE *out;
 	int fd = socket(AF_INET, SOCK_DGRAM, 0);
 
 	(void)state;
@@ -825,10 +835,7 @@ test_ipfix_udp(void **state)
 	/* Past the refresh interval: templates again. */
 	hook_ipfix_flush(x, T0_NS + 11 * S_NS);
 	assert_int_equal(hook_ipfix_stats(x)->template_sends, 2);
-	out = fopen(path, "wb");
-	assert_non_null(out);
-	collect(fd, out, 1000, false, &max_data);
-	fclose(out);
+	collect_file(fd, path, false, &max_data);
 	if (!(max_data > 0 && max_data <= 1400))
 		fail_msg("largest datagram %zu bytes", max_data);
 	assert_int_equal(hook_ipfix_stats(x)->dropped_messages, 0);
@@ -858,7 +865,6 @@ test_ipfix_tcp(void **state)
 	uint64_t now = T0_NS;
 	char err[256];
 	unsigned int i;
-	FILE *out;
 	int ls = socket(AF_INET, SOCK_STREAM, 0), c;
 
 	(void)state;
@@ -880,10 +886,7 @@ test_ipfix_tcp(void **state)
 		hook_ipfix_record(x, &r);
 	}
 	hook_ipfix_flush(x, now += S_NS);
-	out = fopen(path, "wb");
-	assert_non_null(out);
-	collect(c, out, 1000, true, NULL);
-	fclose(out);
+	collect_file(c, path, true, NULL);
 	assert_true(run_check("ipfix_check", path,
 			      "{\"records\": 5, \"templates_min\": 3, \"match\": ["
 			      "{\"where\": {\"lsRoceDestQueuePair\": 4100},"
@@ -907,10 +910,7 @@ test_ipfix_tcp(void **state)
 	record_n(&r, 99);
 	hook_ipfix_record(x, &r);
 	hook_ipfix_flush(x, now += S_NS);
-	out = fopen(path, "wb");
-	assert_non_null(out);
-	collect(c, out, 1000, true, NULL);
-	fclose(out);
+	collect_file(c, path, true, NULL);
 	/* A file that starts with the new connection's templates and holds the last record. */
 	assert_true(run_check("ipfix_check", path,
 			      "{\"templates_min\": 3, \"match\": [{\"where\": "
@@ -996,25 +996,6 @@ test_prom_parser_rejects(void **state)
 
 /* --- docs/telemetry.md names every field, element and metric --- */
 
-static char *
-read_text(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *t;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	rewind(f);
-	t = malloc((size_t)n + 1);
-	assert_non_null(t);
-	assert_int_equal(fread(t, 1, (size_t)n, f), (size_t)n);
-	t[n] = '\0';
-	fclose(f);
-	return t;
-}
-
 static bool
 doc_has(const char *doc, const char *name)
 {
@@ -1037,12 +1018,14 @@ test_docs_in_sync(void **state)
 	const struct hook_export_source src[1] = { { a, SLOTS, 1 } };
 	struct hook_export_params p;
 	struct hook_export *e;
-	char *doc = read_text(hook_ut_obj("docs")), *text, *line, err[256];
+	size_t doc_size;
+	char *doc = (char *)hook_ut_read(hook_ut_obj("docs"), &doc_size), *text, *line, err[256];
 	const char *name;
 	unsigned int i, n = 0;
 	size_t len;
 
 	(void)state;
+	assert_non_null(doc);
 	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 		if (!doc_has(doc, fields[i]))
 			fail_msg("docs/telemetry.md does not name the field %s", fields[i]);

@@ -382,26 +382,6 @@ test_refuse_too_large(void **state)
 	expect_refused(hook_ut_obj("roce_flow"), "roce_flow", &lim, ", the limit is 100");
 }
 
-static uint8_t *
-read_all(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *b;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n > 0);
-	rewind(f);
-	b = malloc((size_t)n);
-	assert_non_null(b);
-	assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*size = (size_t)n;
-	return b;
-}
-
 #define TMP_FILES_MAX 16
 static char tmp_files[TMP_FILES_MAX][256];
 static unsigned int n_tmp_files;
@@ -425,12 +405,13 @@ write_tmp(const char *name, const void *data, size_t size)
 static void
 test_refuse_truncated_and_not_elf(void **state)
 {
-	size_t size;
-	uint8_t *img = read_all(hook_ut_obj("roce_flow"), &size);
+	size_t size = 0;
+	uint8_t *img = hook_ut_read(hook_ut_obj("roce_flow"), &size);
 	uint64_t shoff;
 	uint8_t *bad;
 
 	(void)state;
+	assert_non_null(img);
 	expect_refused(write_tmp("header.o", img, 40), "roce_flow", NULL,
 		       "truncated: 40 bytes, shorter than an ELF header (64)");
 	expect_refused(write_tmp("tail.o", img, size - 1), "roce_flow", NULL,
