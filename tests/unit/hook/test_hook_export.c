@@ -494,10 +494,29 @@ e2e_traffic(const struct e2e *t, uint64_t now)
 	}
 }
 
+/* cmocka runs the teardown even when the test fails: no maps stay pinned. */
+static struct e2e e2e_state;
+
+static int
+e2e_group_setup(void **state)
+{
+	(void)state;
+	e2e_setup(&e2e_state);
+	return 0;
+}
+
+static int
+e2e_group_teardown(void **state)
+{
+	(void)state;
+	e2e_teardown(&e2e_state);
+	return 0;
+}
+
 static void
 test_end_to_end(void **state)
 {
-	struct e2e t;
+	struct e2e *tp = &e2e_state;
 	struct hook_export_source src[2];
 	struct hook_export_params p;
 	struct hook_ipfix_params ip = { .transport = HOOK_IPFIX_FILE, .observation_domain = 42 };
@@ -512,9 +531,8 @@ test_end_to_end(void **state)
 	unsigned int i;
 
 	(void)state;
-	e2e_setup(&t);
 	for (i = 0; i < 2; i++) {
-		src[i].slots = e2e_slots(&t, i);
+		src[i].slots = e2e_slots(tp, i);
 		src[i].n_slots = ROCE_SLOTS;
 		src[i].lcore = i == 0 ? 1 : 3;
 	}
@@ -523,18 +541,18 @@ test_end_to_end(void **state)
 	assert_non_null(x);
 	params(&p);
 	p.max_flows = 1024;
-	e = hook_export_create(&p, src, 2, t.have_maps ? &t.maps : NULL, hook_ipfix_record, x, err,
-			       sizeof(err));
+	e = hook_export_create(&p, src, 2, tp->have_maps ? &tp->maps : NULL, hook_ipfix_record, x,
+			       err, sizeof(err));
 	assert_non_null(e);
 
-	e2e_traffic(&t, now);
+	e2e_traffic(tp, now);
 	hook_export_tick(e, now + S_NS);
 	assert_int_equal(hook_export_n_flows(e), 3);
 	assert_int_equal(hook_export_stats(e)->slots_torn, 0);
 
 	/* bpftool: the pinned aggregate, per QP, by field name. */
-	if (t.have_maps) {
-		snprintf(pin, sizeof(pin), "%s/flows", t.maps.dir);
+	if (tp->have_maps) {
+		snprintf(pin, sizeof(pin), "%.*s/flows", HOOK_MAPS_PATH_MAX, tp->maps.dir);
 		assert_true(run_check(
 			"bpftool_check", pin,
 			"{\"entries\": 3, \"match\": ["
@@ -623,7 +641,6 @@ test_end_to_end(void **state)
 		"{\"where\": {\"lsRoceDestQueuePair\": 259},"
 		" \"fields\": {\"sourceIPv6Address\": \"fd00::0003\", \"lsCnpSeenDeltaCount\": 2,"
 		" \"packetDeltaCount\": 2}}]}"));
-	e2e_teardown(&t);
 }
 
 /* --- the Prometheus endpoint --- */
@@ -1075,7 +1092,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_aggregate_full_and_top),
 		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_sojourn_percentiles),
-		cmocka_unit_test(test_end_to_end),
+		cmocka_unit_test_setup_teardown(test_end_to_end, e2e_group_setup, e2e_group_teardown),
 		cmocka_unit_test(test_prom_http),
 		cmocka_unit_test(test_ipfix_udp),
 		cmocka_unit_test(test_ipfix_tcp),
