@@ -9,6 +9,7 @@ PKGS=(
 	build-essential pkg-config meson ninja-build clang llvm
 	dpdk dpdk-dev libdpdk-dev
 	libbpf-dev bpftool libxdp-dev libelf-dev zlib1g-dev
+	libmicrohttpd-dev libfixbuf-dev libfixbuf-tools
 	libssl-dev openssl libinih-dev libcmocka-dev libpcap-dev
 	tshark python3 python3-scapy python3-matplotlib
 	iproute2 procps kmod iputils-ping ethtool

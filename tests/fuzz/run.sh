@@ -4,7 +4,7 @@
 # for a while. Not part of the meson suites: the unit suite replays the seed
 # corpus through the same targets without libFuzzer (fuzz_*_replay tests).
 #
-#   tests/fuzz/run.sh [SECONDS] [TARGET...]     TARGET: parse, config, peer_msg (default all)
+#   tests/fuzz/run.sh [SECONDS] [TARGET...]     TARGET: parse, config, peer_msg, hook_elf, hook_ctx (default all)
 #
 # Environment: CC (default clang-14, else clang), FUZZ_OUT (default
 # build-fuzz), FUZZ_ARGS (more libFuzzer options, e.g. -len_control=0).
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/../.."
 secs=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(parse config peer_msg)
+[ ${#targets[@]} -eq 0 ] && targets=(parse config peer_msg hook_elf hook_ctx)
 cc=${CC:-$(command -v clang-14 || command -v clang)}
 out=${FUZZ_OUT:-build-fuzz}
 mkdir -p "$out"
@@ -47,8 +47,25 @@ build() {
 		"$cc" "${common[@]}" tests/fuzz/fuzz_peer_msg.c control/peer_msg.c \
 			-o "$out/fuzz_peer_msg"
 		;;
+	hook_elf)
+		# Seeds: the shipped hooks and the objects the loader must refuse,
+		# built here with the same clang flags as meson's.
+		mkdir -p "$out/seeds-hook_elf"
+		for src in dataplane/hooks/*.bpf.c tests/unit/hook/bad/*.bpf.c; do
+			"$cc" -O2 -target bpf -mcpu=v2 -ffreestanding -std=c11 -I. -c "$src" \
+				-o "$out/seeds-hook_elf/$(basename "$src" .c).o"
+		done
+		"$cc" "${common[@]}" $(pkg-config --cflags libdpdk libelf) \
+			tests/fuzz/fuzz_hook_elf.c control/hook_load.c \
+			$(pkg-config --libs libdpdk libelf) -o "$out/fuzz_hook_elf"
+		;;
+	hook_ctx)
+		"$cc" "${common[@]}" $(pkg-config --cflags libdpdk) \
+			tests/fuzz/fuzz_hook_ctx.c dataplane/hook.c $(pkg-config --libs libdpdk) \
+			-o "$out/fuzz_hook_ctx"
+		;;
 	*)
-		echo "unknown target $1 (parse, config, peer_msg)" >&2
+		echo "unknown target $1 (parse, config, peer_msg, hook_elf, hook_ctx)" >&2
 		exit 2
 		;;
 	esac
@@ -60,7 +77,8 @@ for t in "${targets[@]}"; do
 	corpus="$out/corpus-$t"
 	art="$out/artifacts-$t"
 	mkdir -p "$corpus" "$art"
-	seeds=(tests/fuzz/corpus/"$t")
+	seeds=()
+	[ -d tests/fuzz/corpus/"$t" ] && seeds+=(tests/fuzz/corpus/"$t")
 	# shellcheck disable=SC2206
 	opts=(-max_total_time="$secs" -artifact_prefix="$art/" -print_final_stats=1
 		${FUZZ_ARGS:-})
@@ -70,6 +88,12 @@ for t in "${targets[@]}"; do
 	elif [ "$t" = peer_msg ]; then
 		# Room for a stream of two largest messages.
 		opts+=(-max_len=8192)
+	elif [ "$t" = hook_ctx ]; then
+		seeds+=(tests/fuzz/corpus/parse)
+		opts+=(-max_len=4096)
+	elif [ "$t" = hook_elf ]; then
+		seeds+=("$out/seeds-hook_elf")
+		opts+=(-max_len=16384)
 	else
 		opts+=(-max_len=4096)
 	fi
