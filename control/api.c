@@ -506,6 +506,7 @@ api_stats_wan_emit(struct fmt *f, const struct dp_counters *sum)
 	fmt_u64(f, "cnp_no_qpn", sum->mech.cnp_no_qpn);
 	fmt_u64(f, "cnp_no_neigh", sum->mech.cnp_no_neigh);
 	fmt_u64(f, "cnp_no_mbuf", sum->mech.cnp_no_mbuf);
+	fmt_u64(f, "cnp_tx_full", sum->mech.cnp_tx_full);
 	fmt_u64(f, "ce_cleared", sum->mech.ce_cleared);
 	fmt_u64(f, "trp_activations", sum->mech.trp_activations);
 	fmt_u64(f, "trp_active", sum->mech.trp_active);
@@ -577,10 +578,15 @@ api_show_stats(struct api_ctx *ctx, int argc, char **argv)
 	fmt_u64(f, "tx_pkts", tx_pkts);
 	fmt_u64(f, "tx_bytes", tx_bytes);
 	fmt_u64(f, "drops", api_drops_total(&sum));
+	/* rx_pkts = forwarded + drops + punted + queued; tx_pkts = forwarded + own_tx. */
+	fmt_u64(f, "forwarded", sum.forwarded);
+	fmt_u64(f, "own_tx", sum.own_tx);
+	fmt_u64(f, "own_tx_failed", sum.own_tx_failed);
 	fmt_u64(f, "ecn_marked", sum.ecn_marked);
 	fmt_u64(f, "arp_replies", sum.arp_replies);
 	fmt_u64(f, "nd_adverts", sum.nd_adverts);
 	fmt_u64(f, "punted", sum.punted);
+	fmt_u64(f, "resolve_requests", sum.resolve_requests);
 	fmt_u64(f, "injected", sum.injected);
 	fmt_u64(f, "polls", sum.polls);
 	fmt_u64(f, "idle_polls", sum.idle_polls);
@@ -1464,6 +1470,7 @@ api_mech_emit(struct fmt *f, const struct dp_mech_conf *m, const struct dp_mech_
 	fmt_u64(f, "cnp_no_qpn", c->cnp_no_qpn);
 	fmt_u64(f, "cnp_no_neigh", c->cnp_no_neigh);
 	fmt_u64(f, "cnp_no_mbuf", c->cnp_no_mbuf);
+	fmt_u64(f, "cnp_tx_full", c->cnp_tx_full);
 	fmt_u64(f, "ce_cleared", c->ce_cleared);
 	api_learn_emit(f, "learner", c->learn);
 	fmt_close(f);

@@ -184,6 +184,7 @@ struct dp_mech_counters {
 	uint64_t cnp_no_qpn; /* A: sender QPN not learned yet */
 	uint64_t cnp_no_neigh; /* A: sender's next hop unresolved */
 	uint64_t cnp_no_mbuf; /* A: pool empty */
+	uint64_t cnp_tx_full; /* A: no room left in this poll's transmit list */
 	uint64_t ce_cleared; /* A: CE removed from a forwarded packet */
 	uint64_t learn[QPN_LEARN_RESULT_MAX]; /* source-side learner (A) */
 	uint64_t learn_dst[QPN_LEARN_RESULT_MAX]; /* destination-side learner (C) */
@@ -198,15 +199,27 @@ struct dp_mech_counters {
 	uint64_t trp_upstream_ce; /* C: CNP ignored, its data arrived CE-marked */
 };
 
+/*
+ * Every received packet is counted exactly once: the ports' rx_pkts add up
+ * to forwarded + drops[] + punted + what waits in the traffic managers and
+ * mechanism C hold queues. The ports' tx_pkts add up to forwarded + own_tx:
+ * packets the gateway builds itself (mechanism A CNPs, the control
+ * thread's injects) are counted apart from forwarded ones and never as
+ * drops; cnp_sent + injected = own_tx + own_tx_failed.
+ */
 struct dp_counters {
 	struct dp_port_counters port[LS_MAX_PORTS];
 	struct dp_peer_counters peer[LS_MAX_PEERS];
-	uint64_t cls[DP_CLASS_MAX];
+	uint64_t cls[DP_CLASS_MAX]; /* received packets by class */
 	uint64_t drops[LS_DROP_MAX];
+	uint64_t forwarded; /* received packets transmitted */
+	uint64_t own_tx; /* packets built by the gateway, transmitted */
+	uint64_t own_tx_failed; /* built by the gateway, refused by a full tx queue or bad port */
 	uint64_t ecn_marked; /* CE set by the gateway (RFC 6040 decap or TM) */
 	uint64_t arp_replies, nd_adverts; /* answered in the fast path */
-	uint64_t punted; /* handed to the control thread */
-	uint64_t injected; /* sent for the control thread */
+	uint64_t punted; /* received packets handed to the control thread */
+	uint64_t resolve_requests; /* next hops the control thread was asked to resolve */
+	uint64_t injected; /* packets the control thread built, taken from the inject ring */
 	uint64_t polls, idle_polls, sleeps;
 	uint64_t busy_tsc; /* TSC spent in bursts that carried packets */
 	uint64_t flows_created; /* flow entries started (new or reused) */

@@ -48,12 +48,6 @@ dp_drop(struct dp_worker *w, struct rte_mbuf *m, enum ls_drop_reason r)
 	rte_pktmbuf_free(m);
 }
 
-static inline void
-dp_tx_add(struct dp_tx *tx, uint16_t port, struct rte_mbuf *m)
-{
-	tx->pkts[port][tx->n[port]++] = m;
-}
-
 /* Hand a packet to the control thread; the reason travels in the dynfield. */
 static inline void
 dp_punt(struct dp_worker *w, struct rte_mbuf *m, uint16_t port, enum dp_punt_reason why)
@@ -69,7 +63,11 @@ dp_punt(struct dp_worker *w, struct rte_mbuf *m, uint16_t port, enum dp_punt_rea
 	w->counters.punted++;
 }
 
-/* Ask the control thread to resolve addr on port; the packet is dropped. */
+/*
+ * The packet is dropped (neighbor_unresolved, its one count) and its mbuf
+ * carries a request to resolve addr on port to the control thread: a
+ * resolve request, not a punted packet.
+ */
 static inline void
 dp_punt_resolve(struct dp_worker *w, struct rte_mbuf *m, uint16_t port, uint8_t family,
 		const uint8_t *addr)
@@ -85,7 +83,7 @@ dp_punt_resolve(struct dp_worker *w, struct rte_mbuf *m, uint16_t port, uint8_t 
 		rte_pktmbuf_free(m);
 		return;
 	}
-	w->counters.punted++;
+	w->counters.resolve_requests++;
 }
 
 static inline bool
@@ -644,7 +642,8 @@ dp_send_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_entr
 		return false;
 	}
 	if (unlikely(tx->n[c->dc_port] >= DP_TX_MAX)) {
-		w->counters.drops[LS_DROP_TX_FULL]++;
+		/* No packet was dropped: the CNP is never built. */
+		mc->cnp_tx_full++;
 		return false;
 	}
 	cnp = cnp_build(w->pool, dc, &dmac, fe->key.family, fe->key.dst, fe->key.src,
@@ -654,8 +653,7 @@ dp_send_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_entr
 		return false;
 	}
 	mc->cnp_sent++;
-	w->counters.cls[DP_CLASS_ROCE_CNP]++;
-	dp_tx_add(tx, c->dc_port, cnp);
+	dp_tx_add_own(tx, c->dc_port, cnp);
 	return true;
 }
 

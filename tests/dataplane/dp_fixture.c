@@ -13,7 +13,10 @@
  * it from that default), lets the control thread handle what was punted,
  * polls again to send what the control thread injected, then writes
  * OUTDIR/<port>.pcap for every port that transmitted and OUTDIR/result.txt
- * with one `drop REASON COUNT` line per non-zero drop reason, `punted N`,
+ * with one `drop REASON COUNT` line per non-zero drop reason, `rx N` and
+ * `tx N` (packets received and sent, every port), `forwarded N`, `own_tx
+ * N` and `own_tx_failed N` (packets the gateway built), `punted N`,
+ * `resolve_requests N`,
  * `injected N`, traffic manager and mechanism counters (`tm ...`, `mech
  * ...`, `learn ...`), `queued N` (packets waiting in WAN queues or hold
  * queues) and `mbuf_leak N` (mbufs neither back in the pool nor queued). A
@@ -318,6 +321,7 @@ fx_run_case(const char *name, const char *ingress, const char *input, const char
 	};
 	struct dp_worker *w = rt.workers[0];
 	unsigned int queued;
+	uint64_t rx = 0, tx = 0;
 	char path[1024];
 	unsigned int i, in_use;
 	int port, n, rounds;
@@ -356,7 +360,18 @@ fx_run_case(const char *name, const char *ingress, const char *input, const char
 			fprintf(f, "drop %s %" PRIu64 "\n", ls_drop_reason_names[i],
 				w->counters.drops[i]);
 	fprintf(f, "input %d\n", n);
+	/* Port totals, for the accounting check (rx = forwarded + drops + punts + queued). */
+	for (i = 0; i < rt.cfg->n_ports; i++) {
+		rx += w->counters.port[i].rx_pkts;
+		tx += w->counters.port[i].tx_pkts;
+	}
+	fprintf(f, "rx %" PRIu64 "\n", rx);
+	fprintf(f, "tx %" PRIu64 "\n", tx);
+	fprintf(f, "forwarded %" PRIu64 "\n", w->counters.forwarded);
+	fprintf(f, "own_tx %" PRIu64 "\n", w->counters.own_tx);
+	fprintf(f, "own_tx_failed %" PRIu64 "\n", w->counters.own_tx_failed);
 	fprintf(f, "punted %" PRIu64 "\n", w->counters.punted);
+	fprintf(f, "resolve_requests %" PRIu64 "\n", w->counters.resolve_requests);
 	fprintf(f, "injected %" PRIu64 "\n", w->counters.injected);
 	fprintf(f, "ecn_marked %" PRIu64 "\n", w->counters.ecn_marked);
 	for (i = 0; i < rt.cfg->n_peers; i++)

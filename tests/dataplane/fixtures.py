@@ -529,6 +529,14 @@ def build_cases(cfg):
                 "dc", [fr], out={"wan": [enc(fr, 0, peer)]} if ok else None,
                 drops=None if ok else {"mtu_exceeded": 1})
 
+    # The peer's next hop has no neighbour entry: drop, and ARP for it on the WAN.
+    add("dc2wan.neigh.unresolved", "site-d's next hop 192.0.2.4 is not resolved: the packet "
+        "is dropped (counted once) and the gateway ARPs for the next hop", "dc",
+        [dc_frame(udp("10.1.0.1", "10.4.0.5"))],
+        out={"wan": [w.arp_request_from(wan, cfg.peers["site-d"].remote)]},
+        drops={"neighbor_unresolved": 1},
+        counters={"punted": 0, "resolve_requests": 1, "injected": 1, "l2 requests": 1})
+
     add("dc2wan.no_route.v4", "no peer prefix for 10.9.0.1", "dc",
         [dc_frame(udp("10.1.0.1", "10.9.0.1"))], drops={"no_route": 1})
     add("dc2wan.no_route.v6", "no peer prefix for fd00:9::1", "dc",
@@ -698,19 +706,20 @@ def build_cases(cfg):
         "wan", [gen(site_b, udp("10.2.0.5", "10.1.0.99"))],
         out={"dc": [w.arp_request_from(dc, "10.1.0.99")]},
         drops={"neighbor_unresolved": 1},
-        counters={"punted": 1, "injected": 1, "l2 requests": 1})
+        counters={"punted": 0, "resolve_requests": 1, "injected": 1, "l2 requests": 1})
     add("wan2dc.neigh.unresolved6", "inner fd00:1::99 has no neighbour: drop and solicit it",
         "wan", [gen(site_c, udp("fd00:3::5", "fd00:1::99"))],
         out={"dc": [(w.ns_from(dc, "fd00:1::99", dc.ll6), w.ns_from(dc, "fd00:1::99", dc6))]},
         drops={"neighbor_unresolved": 1},
-        counters={"punted": 1, "injected": 1, "l2 requests": 1})
+        counters={"punted": 0, "resolve_requests": 1, "injected": 1, "l2 requests": 1})
 
     frs = [gen(site_b, udp("10.2.0.5", "10.1.0.99", sport=s)) for s in (1, 2, 3)]
     add("wan2dc.neigh.unresolved_rate_limited",
         "three packets to one unresolved host: three drops, one ARP request "
         "(RFC 1122 2.3.2.1: at most one per second per address)", "wan", frs,
         out={"dc": [w.arp_request_from(dc, "10.1.0.99")]},
-        drops={"neighbor_unresolved": 3}, counters={"l2 requests": 1})
+        drops={"neighbor_unresolved": 3},
+        counters={"punted": 0, "resolve_requests": 3, "l2 requests": 1})
 
     # The DC address is the gateway's own: nothing to resolve, nobody to forward to.
     add("wan2dc.inner_to_gateway", "tunnelled packet to the DC port's own address: "
@@ -1000,6 +1009,7 @@ def check_case(case, cfg, work):
         got_frames.append({port: pcap_read(os.path.join(sdir, port + ".pcap"))
                            if os.path.exists(os.path.join(sdir, port + ".pcap")) else []
                            for port in cfg.port_order})
+    fails += check_accounting(case, results, got_frames)
     outs = [st.out for st in case.steps]
     if case.plan is not None:
         outs, problems = case.plan(got_frames, results)
@@ -1047,6 +1057,47 @@ def check_case(case, cfg, work):
     return fails, emitted
 
 
+def check_accounting(case, results, got_frames):
+    """
+    Every packet counted exactly once, after every step (counters add up
+    over a case's steps): the packets the ports received are the ones fed
+    in, and each of them was forwarded, dropped under one reason, punted to
+    the control thread, or is still queued (WAN traffic manager, mechanism
+    C hold); what the ports sent is the forwarded packets plus the ones the
+    gateway built itself (mechanism A CNPs, control-thread injects). A
+    case ends with nothing queued.
+    """
+    fails = []
+    fed = sent = 0
+    for i, (st, res, got) in enumerate(zip(case.steps, results, got_frames)):
+        pre = "step %d: " % i if case.multi else ""
+        fed += len(st.inputs)
+        sent += sum(len(v) for v in got.values())
+        own = (res.get("mech cnp_sent") or 0) + (res.get("injected") or 0)
+        drops = sum(v for k, v in res.items() if k.startswith("drop "))
+        forwarded = sent - own
+        if res.get("rx") != fed:
+            fails.append(pre + "rx %s, expected the %d frame(s) fed in" % (res.get("rx"), fed))
+        if res.get("tx") != sent:
+            fails.append(pre + "tx %s, expected the %d frame(s) the ports sent" %
+                         (res.get("tx"), sent))
+        total = forwarded + drops + (res.get("punted") or 0) + (res.get("queued") or 0)
+        if res.get("forwarded") != forwarded:
+            fails.append(pre + "forwarded %s, expected %d (sent %d, of them %d built by the "
+                         "gateway)" % (res.get("forwarded"), forwarded, sent, own))
+        if res.get("own_tx") != own or res.get("own_tx_failed") != 0:
+            fails.append(pre + "own_tx %s own_tx_failed %s, expected %d and 0 (cnp_sent + "
+                         "injected)" % (res.get("own_tx"), res.get("own_tx_failed"), own))
+        if res.get("rx") != total:
+            fails.append(pre + "accounting: rx %s != forwarded %d + drops %d + punted %s + "
+                         "queued %s = %d (sent %d, of them %d built by the gateway)" %
+                         (res.get("rx"), forwarded, drops, res.get("punted"),
+                          res.get("queued"), total, sent, own))
+    if results and results[-1].get("queued") != 0:
+        fails.append("queued %s at the end of the case, expected 0" % results[-1].get("queued"))
+    return fails
+
+
 def fmt_drops(d):
     return "{" + ", ".join("%s: %d" % kv for kv in sorted(d.items())) + "}" if d else "none"
 
@@ -1063,7 +1114,7 @@ def self_test(cfg):
     q[w.BTH].icrc = None
     if raw(q)[-4:] != w.icrc(ip):
         fails.append("icrc() disagrees with scapy over IPv4")
-    for peer in cfg.peers.values():
+    for peer in (cfg.peers["site-b"], cfg.peers["site-c"]):
         good = w.encap(cfg, peer, ip, 0)
         if check_roce(good):
             fails.append("check_roce flags a good frame: %s" % check_roce(good))

@@ -136,6 +136,12 @@ ctl_fill_workers(struct ctl_fixture *fx)
 	a->punted = 9;
 	b->punted = 1;
 	a->injected = 8;
+	/* tx_pkts = forwarded + own_tx (the injects and gateway CNPs sent). */
+	a->forwarded = 1350;
+	a->own_tx = 30;
+	b->forwarded = 195;
+	b->own_tx = 1;
+	a->resolve_requests = 2;
 	a->polls = 10000;
 	a->idle_polls = 4000;
 	a->sleeps = 100;

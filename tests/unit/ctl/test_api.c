@@ -114,6 +114,8 @@ test_stats_json(void **state)
 		 "d['rx_pkts'] == 1707 and d['rx_bytes'] == 180700 and d['tx_pkts'] == 1576"
 		 " and d['tx_bytes'] == 175600 and d['drops'] == 10 and d['punted'] == 10"
 		 " and d['injected'] == 8 and d['ecn_marked'] == 6 and d['polls'] == 15000"
+		 " and d['forwarded'] == 1545 and d['own_tx'] == 31 and d['own_tx_failed'] == 0"
+		 " and d['resolve_requests'] == 2"
 		 " and d['idle_polls'] == 8500 and abs(d['idle_pct'] - 56.6667) < 0.01"
 		 " and d['classes'] == {'roce_data': 950, 'roce_ack': 190, 'roce_cnp': 20,"
 		 " 'other_ip': 40, 'arp': 4, 'nd': 2, 'tunnel': 507}"
