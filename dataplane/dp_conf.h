@@ -169,7 +169,20 @@ struct dp_tm_counters {
 	uint64_t enq_pkts, enq_bytes;
 	uint64_t deq_pkts, deq_bytes;
 	uint64_t drops; /* queue full (also counted as wan_queue_full) */
-	uint64_t marks; /* CE written by the marker (ECT packets it chose) */
+	/*
+	 * Congestion signals. mark_decisions: the marker chose the packet
+	 * (any ECN). ce_written: CE the gateway wrote (an ECT packet the
+	 * marker chose, its mark not replaced by a gateway CNP). With
+	 * mechanism A every signalled RoCE data packet (marker's choice, CE
+	 * from the DC fabric, or a drop by a full queue) gets one answer:
+	 * cnp_sent, cnp_suppressed (per-QP rate), cnp_no_qpn (sender QPN not
+	 * learned) or cnp_failed (no neighbour, mbuf or transmit room); and
+	 * ce_cleared counts the CE it removed (ce_clear).
+	 */
+	uint64_t mark_decisions;
+	uint64_t ce_written;
+	uint64_t ce_cleared;
+	uint64_t cnp_sent, cnp_suppressed, cnp_no_qpn, cnp_failed;
 	uint64_t depth_bytes, depth_pkts; /* gauges: now */
 	uint64_t depth_max_bytes;
 	uint64_t sojourn_ns_sum, sojourn_ns_max;

@@ -658,11 +658,54 @@ dp_send_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_entr
 }
 
 /*
- * The congestion signal of one packet leaving toward the WAN: the gateway's
- * marker said mark, and/or it arrived CE-marked from the DC fabric.
- * Mechanism A answers a signalled RoCE data packet with a CNP to its local
- * sender and may clear CE (CE policy); otherwise the mark is written (ECT
- * packets only).
+ * Mechanism A's answer to a signalled RoCE data packet of flow fe, counted
+ * in its class tmc: a CNP to the local sender, at most one per QP per
+ * cnp_interval. Returns whether the CE policy lets the packet leave
+ * without CE (the gateway CNP covers the QP).
+ */
+static bool
+dp_mech_a_answer(struct dp_worker *w, const struct dp_conf *c, struct flow_entry *fe,
+		 struct dp_tm_counters *tmc, const struct dp_clock *clk, struct dp_tx *tx)
+{
+	struct dp_mech_counters *mc = &w->counters.mech;
+	struct proxy_cnp_verdict v = proxy_cnp_decide(&c->mech.cnp, &fe->cnp, fe->qpn_known, clk->ns);
+
+	switch (v.reason) {
+	case PROXY_CNP_SENT:
+		/*
+		 * No CNP could be built or queued: keep the signal in the
+		 * packet so the far receiver's CNP still comes.
+		 */
+		if (dp_send_cnp(w, c, fe, tx)) {
+			tmc->cnp_sent++;
+		} else {
+			tmc->cnp_failed++;
+			v.clear_ce = false;
+		}
+		fe->cnp_sent++;
+		if (fe->first_cnp_ns == 0)
+			fe->first_cnp_ns = clk->ns;
+		break;
+	case PROXY_CNP_SUPPRESSED_RATE:
+		fe->cnp_suppressed++;
+		mc->cnp_suppressed++;
+		tmc->cnp_suppressed++;
+		break;
+	default:
+		fe->cnp_no_qpn++;
+		mc->cnp_no_qpn++;
+		tmc->cnp_no_qpn++;
+		break;
+	}
+	return v.clear_ce;
+}
+
+/*
+ * The congestion signal of one packet leaving toward the WAN in class tmc:
+ * the gateway's marker said mark, and/or it arrived CE-marked from the DC
+ * fabric. Mechanism A answers a signalled RoCE data packet with a CNP to
+ * its local sender and may clear CE (CE policy); otherwise the mark is
+ * written (ECT packets only).
  */
 static void
 dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m, bool mark,
@@ -671,49 +714,25 @@ dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m, bool
 {
 	uint8_t *ip = rte_pktmbuf_mtod(m, uint8_t *);
 	uint8_t ecn = dp_ip_ecn(ip);
-	struct dp_mech_counters *mc = &w->counters.mech;
 
-	if (!mark && ecn != ECN_CE)
+	if (mark)
+		tmc->mark_decisions++;
+	else if (ecn != ECN_CE)
 		return;
-	if ((c->mech.mechanisms & LS_MECH_A) && fe != NULL) {
-		struct proxy_cnp_verdict v =
-			proxy_cnp_decide(&c->mech.cnp, &fe->cnp, fe->qpn_known, clk->ns);
-
-		switch (v.reason) {
-		case PROXY_CNP_SENT:
-			/*
-			 * No CNP could be built or queued: keep the signal in the
-			 * packet so the far receiver's CNP still comes.
-			 */
-			if (!dp_send_cnp(w, c, fe, tx))
-				v.clear_ce = false;
-			fe->cnp_sent++;
-			if (fe->first_cnp_ns == 0)
-				fe->first_cnp_ns = clk->ns;
-			break;
-		case PROXY_CNP_SUPPRESSED_RATE:
-			fe->cnp_suppressed++;
-			mc->cnp_suppressed++;
-			break;
-		default:
-			fe->cnp_no_qpn++;
-			mc->cnp_no_qpn++;
-			break;
+	if ((c->mech.mechanisms & LS_MECH_A) && fe != NULL &&
+	    dp_mech_a_answer(w, c, fe, tmc, clk, tx)) {
+		if (ecn == ECN_CE) {
+			/* RoCE NICs send ECT(0). */
+			dp_ip_set_ecn(ip, ECN_ECT0);
+			w->counters.mech.ce_cleared++;
+			tmc->ce_cleared++;
 		}
-		if (v.clear_ce) {
-			if (ecn == ECN_CE) {
-				/* RoCE NICs send ECT(0). */
-				dp_ip_set_ecn(ip, ECN_ECT0);
-				mc->ce_cleared++;
-			}
-			return;
-		}
+		return;
 	}
 	if (mark && (ecn == ECN_ECT0 || ecn == ECN_ECT1)) {
 		dp_ip_set_ecn(ip, ECN_CE);
 		w->counters.ecn_marked++;
-		if (tmc != NULL)
-			tmc->marks++;
+		tmc->ce_written++;
 		if (fe != NULL) {
 			fe->marked++;
 			if (fe->first_mark_ns == 0)
@@ -794,6 +813,7 @@ dp_tm_queue(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready 
 	    const struct dp_clock *clk, struct dp_tx *tx)
 {
 	const struct dp_tm_conf *tc = &c->tm[r->port];
+	struct dp_tm_counters *tmc = &w->counters.tm[r->port][r->cls];
 	bool mark;
 
 	if (!tm_enqueue(&w->tm[r->port], tc, w->counters.tm[r->port], r->cls, r->m, r->frame,
@@ -801,10 +821,11 @@ dp_tm_queue(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready 
 		/*
 		 * A drop is the strongest congestion signal there is: with
 		 * mechanism A the sender hears of it within the DC round trip
-		 * instead of from a NAK a WAN round trip later.
+		 * instead of from a NAK a WAN round trip later. Nothing is
+		 * written into the packet: it does not leave.
 		 */
-		if (r->fe != NULL)
-			dp_signal(w, c, r->m, true, r->fe, NULL, clk, tx);
+		if ((c->mech.mechanisms & LS_MECH_A) && r->fe != NULL)
+			dp_mech_a_answer(w, c, r->fe, tmc, clk, tx);
 		dp_drop(w, r->m, LS_DROP_TM_QUEUE_FULL);
 		return;
 	}
@@ -813,7 +834,7 @@ dp_tm_queue(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready 
 	 * dequeue-time marker (sojourn) both are handled when the packet leaves.
 	 */
 	if (r->cls != DP_TM_CLASS_CONTROL && !tc->mark_at_dequeue)
-		dp_signal(w, c, r->m, mark, r->fe, &w->counters.tm[r->port][r->cls], clk, tx);
+		dp_signal(w, c, r->m, mark, r->fe, tmc, clk, tx);
 }
 
 /*

@@ -288,16 +288,23 @@ fx_write_mech(FILE *f, const struct dp_worker *w)
 			const struct dp_tm_counters *t = &w->counters.tm[p][q];
 
 			fprintf(f, "tm %s %u enq %" PRIu64 " deq %" PRIu64 " drops %" PRIu64
-				   " marks %" PRIu64 " depth_bytes %" PRIu64 " depth_pkts %" PRIu64 "\n",
-				rt.cfg->ports[p].name, q, t->enq_pkts, t->deq_pkts, t->drops, t->marks,
-				t->depth_bytes, t->depth_pkts);
+				   " mark_decisions %" PRIu64 " ce_written %" PRIu64 " ce_cleared %" PRIu64
+				   " cnp_sent %" PRIu64 " cnp_suppressed %" PRIu64 " cnp_no_qpn %" PRIu64
+				   " cnp_failed %" PRIu64 " depth_bytes %" PRIu64 " depth_pkts %" PRIu64
+				   "\n",
+				rt.cfg->ports[p].name, q, t->enq_pkts, t->deq_pkts, t->drops,
+				t->mark_decisions, t->ce_written, t->ce_cleared, t->cnp_sent,
+				t->cnp_suppressed, t->cnp_no_qpn, t->cnp_failed, t->depth_bytes,
+				t->depth_pkts);
 		}
 	}
 	fprintf(f, "mech cnp_sent %" PRIu64 " cnp_suppressed %" PRIu64 " cnp_no_qpn %" PRIu64
-		   " cnp_no_neigh %" PRIu64 " ce_cleared %" PRIu64 " trp_cnps %" PRIu64
+		   " cnp_no_neigh %" PRIu64 " cnp_no_mbuf %" PRIu64 " cnp_tx_full %" PRIu64
+		   " ce_cleared %" PRIu64 " trp_cnps %" PRIu64
 		   " trp_no_flow %" PRIu64 " trp_activations %" PRIu64 " trp_delayed %" PRIu64
 		   " trp_released %" PRIu64 "\n",
-		mc->cnp_sent, mc->cnp_suppressed, mc->cnp_no_qpn, mc->cnp_no_neigh, mc->ce_cleared,
+		mc->cnp_sent, mc->cnp_suppressed, mc->cnp_no_qpn, mc->cnp_no_neigh, mc->cnp_no_mbuf,
+		mc->cnp_tx_full, mc->ce_cleared,
 		mc->trp_cnps, mc->trp_no_flow, mc->trp_activations, mc->trp_delayed,
 		mc->trp_released);
 	for (r = 0; r < QPN_LEARN_RESULT_MAX; r++)

@@ -347,7 +347,13 @@ ctl_fill_tm(struct ctl_fixture *fx)
 	a->deq_pkts = 980;
 	a->deq_bytes = 3920000;
 	a->drops = 3;
-	a->marks = 20;
+	/* Mechanism A answers: 12 + 3 + 4 + 1 = the 20 decisions; CE kept where no CNP went. */
+	a->mark_decisions = 20;
+	a->ce_written = 4;
+	a->cnp_sent = 12;
+	a->cnp_suppressed = 3;
+	a->cnp_no_qpn = 4;
+	a->cnp_failed = 1;
 	a->depth_bytes = 60000;
 	a->depth_pkts = 15;
 	a->depth_max_bytes = 100000;
@@ -362,7 +368,10 @@ ctl_fill_tm(struct ctl_fixture *fx)
 	b->deq_pkts = 20;
 	b->deq_bytes = 80000;
 	b->drops = 1;
-	b->marks = 5;
+	b->mark_decisions = 5;
+	b->ce_written = 1;
+	b->cnp_sent = 4;
+	b->cnp_no_qpn = 1;
 	b->depth_bytes = 30000;
 	b->depth_pkts = 7;
 	b->depth_max_bytes = CTL_TM_ROCE_DEPTH_MAX;
