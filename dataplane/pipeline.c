@@ -132,8 +132,17 @@ dp_flow_hash(const uint8_t *ip, uint8_t l3, uint8_t proto, uint16_t sport, uint1
 	uint32_t ports, h = 0;
 
 	if (l3 == PKT_L3_IP4) {
+		/*
+		 * A fragment (MF or an offset) hashes without ports: only the
+		 * first fragment has them, and all fragments of a datagram must
+		 * take one WAN path. (An IPv6 fragment's protocol is 44, the
+		 * Fragment header, so it has no ports either.)
+		 */
+		if ((ip[6] & 0x3f) != 0 || ip[7] != 0)
+			sport = dport = 0;
 		memcpy(&w, src, 8); /* source and destination, adjacent */
 		h = dp_crc32c_u64(w, h);
+
 	} else {
 		unsigned int i;
 

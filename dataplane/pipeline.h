@@ -86,7 +86,10 @@ void dp_pipeline_tm(struct dp_worker *w, const struct dp_conf *c, const struct d
 void dp_pipeline_hold(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
 		      struct dp_tx *tx);
 
-/* Flow hash of docs/wire-format.md over an inner IP packet's 5-tuple. */
+/*
+ * Flow hash of docs/wire-format.md over an inner IP packet's 5-tuple (ports
+ * left out for an IPv4 fragment, which ip shows).
+ */
 uint32_t dp_flow_hash(const uint8_t *ip, uint8_t l3, uint8_t proto, uint16_t sport,
 		      uint16_t dport);
 

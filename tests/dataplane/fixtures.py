@@ -60,8 +60,9 @@ try:
     logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
     from scapy.compat import raw
     from scapy.layers.inet import ICMP, IP, TCP, UDP
+    from scapy.layers.inet import fragment
     from scapy.layers.inet6 import (ICMPv6EchoRequest, ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr,
-                                    IPv6, IPv6ExtHdrHopByHop)
+                                    IPv6, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, fragment6)
     from scapy.layers.l2 import ARP, Ether
     from scapy.packet import Raw
     import fxwire as w
@@ -516,6 +517,36 @@ def build_cases(cfg):
     fr = dc_frame(ip4("10.1.0.1", "10.3.0.5", Raw(b"n" * 400), proto=17, frag=150, ident=0x99))
     add("dc2wan.frag.later", "non-first fragment: no L4 header, hash ports zero", "dc", [fr],
         out={"wan": [enc(fr, 0)]})
+    # Every fragment of one datagram takes one WAN path: the same outer UDP
+    # source port (and IPv6 flow label), hashed without ports, so ECMP in
+    # the WAN cannot reorder them. IPv4 to site-b and site-c, and IPv6
+    # fragments (Fragment header) to site-c.
+    def same_port(frames):
+        ports = set()
+        for f in frames:
+            _, off = w.l2_split(f)
+            l4 = off + (40 if f[off] >> 4 == 6 else 20)
+            ports.add(f[l4:l4 + 2])
+        return len(ports) == 1
+
+    for label, peer, dst in (("in4.siteb", site_b, "10.2.0.5"), ("in4.sitec", site_c, "10.3.0.5")):
+        frags = [dc_frame(raw(x)) for x in fragment(
+            IP(src="10.1.0.1", dst=dst, id=0x77) / UDP(sport=4000, dport=4001) /
+            Raw(b"d" * 2500), fragsize=1000)]
+        exp = [enc(f, i, peer) for i, f in enumerate(frags)]
+        assert len(frags) == 3 and same_port(exp)
+        add("dc2wan.frag.same_path.%s" % label,
+            "the 3 fragments of one UDP datagram leave with one outer source port",
+            "dc", frags, out={"wan": exp})
+    frags = [dc_frame(raw(x)) for x in fragment6(
+        IPv6(src="fd00:1::1", dst="fd00:3::5") / IPv6ExtHdrFragment(id=0x77) /
+        UDP(sport=4000, dport=4001) / Raw(b"d" * 2500), 1200)]
+    exp = [enc(f, i, site_c) for i, f in enumerate(frags)]
+    assert len(frags) == 3 and same_port(exp)
+    add("dc2wan.frag.same_path.in6",
+        "the 3 IPv6 fragments of one UDP datagram leave with one outer source port and "
+        "flow label", "dc", frags, out={"wan": exp})
+
 
     # MTU (outer IP packet <= WAN mtu).
     mtu = wan.mtu
