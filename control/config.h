@@ -73,6 +73,12 @@ struct ls_port_conf {
 	unsigned int line; /* line of the [port] header, for messages */
 };
 
+/* Which inner sources a peer's decapsulated packets may carry ([peer] source_check). */
+enum ls_source_check {
+	LS_SOURCE_STRICT = 0, /* inside this peer's prefixes (longest match) */
+	LS_SOURCE_LOOSE, /* any but martians and the DC port's subnet */
+};
+
 struct ls_peer_conf {
 	char name[LS_NAME_MAX];
 	char port[LS_NAME_MAX]; /* WAN port name */
@@ -84,8 +90,10 @@ struct ls_peer_conf {
 	uint64_t distance_m;
 	unsigned int n_prefixes;
 	struct ls_prefix prefixes[LS_MAX_PREFIXES];
+	enum ls_source_check source_check;
 	unsigned int line;
 };
+
 
 enum ls_marker_kind {
 	LS_MARKER_NONE = 0,

@@ -35,6 +35,12 @@ static const struct config_enum_name config_marker_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct config_enum_name config_source_check_names[] = {
+	{ "strict", LS_SOURCE_STRICT },
+	{ "loose", LS_SOURCE_LOOSE },
+	{ NULL, 0 },
+};
+
 #define CONFIG_SIZEOF(type, f) sizeof(((type *)0)->f)
 
 /* A scalar field. */
@@ -322,6 +328,18 @@ const struct config_key config_keys[] = {
 			"prefix in two peers is an error; nested prefixes are allowed and "
 			"the longest match wins.",
 	},
+	{
+		.section = CONFIG_SEC_PEER, .name = "source_check", .type = CONFIG_T_ENUM,
+		.names = config_source_check_names, .def = "strict", PEER(source_check),
+		.help = "Which inner source addresses packets decapsulated from this peer "
+			"may carry. strict: only addresses whose longest prefix match over "
+			"every peer's prefixes is this peer (strict reverse path check, RFC "
+			"3704 2.2); loose: any address. Both drop martian sources and "
+			"destinations (RFC 1812 5.3.7, RFC 4291 2.5) and sources inside the "
+			"DC port's own subnet (inner_source_spoofed, martian_source, "
+			"martian_destination). loose is for a peer that relays other sites.",
+	},
+
 
 	/* [congestion] */
 	{

@@ -69,7 +69,9 @@ struct dp_peer {
 	uint8_t dst[16]; /* outer destination: the peer gateway */
 	uint8_t nexthop[16]; /* resolved through the WAN port's neighbour table */
 	uint64_t rtt_ns;
+	uint8_t source_strict; /* inner sources only from its prefixes ([peer] source_check) */
 	char name[LS_NAME_MAX];
+
 	/*
 	 * Outer headers of an IPv4 underlay prepared at publish time
 	 * (dp_peer_template()): Ethernet [/ 802.1Q] / IPv4 / UDP / GENEVE /

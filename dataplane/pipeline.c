@@ -22,6 +22,7 @@
 #include "csum.h"
 #include "eth.h"
 #include "geneve.h"
+#include "martian.h"
 #include "mbuf_meta.h"
 #include "neigh.h"
 #include "parse.h"
@@ -275,7 +276,10 @@ dp_parse(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct rte
 /* ------------------------------------------------------------------------ */
 /* DC -> WAN                                                                */
 
-/* Ingress match-action: route the inner destination to a peer, TTL. */
+/*
+ * Ingress match-action: martian sources and destinations are not forwarded
+ * (dataplane/martian.h), route the inner destination to a peer, TTL.
+ */
 static enum ls_drop_reason
 dp_ingress_dc(const struct dp_conf *c, struct rte_mbuf *m, const struct pkt_meta *meta,
 	      uint32_t *peer)
@@ -286,6 +290,10 @@ dp_ingress_dc(const struct dp_conf *c, struct rte_mbuf *m, const struct pkt_meta
 		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
 		rte_be16_t old_w, new_w;
 
+		if (unlikely(martian4(ip + 12)))
+			return LS_DROP_MARTIAN_SRC;
+		if (unlikely(martian4(ip + 16)))
+			return LS_DROP_MARTIAN_DST;
 		if (c->lpm4 == NULL || rte_lpm_lookup(c->lpm4, rte_be_to_cpu_32(h->dst_addr), peer) != 0)
 			return LS_DROP_NO_ROUTE;
 		if (h->time_to_live <= 1)
@@ -297,6 +305,10 @@ dp_ingress_dc(const struct dp_conf *c, struct rte_mbuf *m, const struct pkt_meta
 	} else {
 		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)ip;
 
+		if (unlikely(martian6(h->src_addr)))
+			return LS_DROP_MARTIAN_SRC;
+		if (unlikely(martian6(h->dst_addr)))
+			return LS_DROP_MARTIAN_DST;
 		if (c->lpm6 == NULL || rte_lpm6_lookup(c->lpm6, h->dst_addr, peer) != 0)
 			return LS_DROP_NO_ROUTE;
 		if (h->hop_limits <= 1)
@@ -326,6 +338,47 @@ dp_dc_is_local(const struct dp_port *dc, const uint8_t *ip, uint8_t l3)
 		       (rte_be_to_cpu_32(d) & host) == host;
 	}
 	return dp_ip6_is_ours(dc, ip + 24);
+}
+
+/*
+ * The addresses of a packet decapsulated from peer (inner IP header at
+ * ip): no martian source or destination, no source inside the DC port's
+ * own subnet (the receiving site's, spoofed), and with [peer] source_check
+ * = strict a source whose longest match over every peer's prefixes is this
+ * peer: the strict reverse path check of RFC 3704 2.2 on the tunnel.
+ */
+static inline enum ls_drop_reason
+dp_inner_addr_check(const struct dp_conf *c, const struct dp_port *dc, uint32_t peer,
+		    const uint8_t *ip, uint8_t l3)
+{
+	uint32_t match;
+
+	if (l3 == PKT_L3_IP4) {
+		uint32_t s;
+
+		if (unlikely(martian4(ip + 12)))
+			return LS_DROP_MARTIAN_SRC;
+		if (unlikely(martian4(ip + 16)))
+			return LS_DROP_MARTIAN_DST;
+		memcpy(&s, ip + 12, 4);
+		if (unlikely(dc->has_ip4 && dp_prefix4_match(s, dc->ip4, dc->ip4_prefix_len)))
+			return LS_DROP_INNER_SRC_SPOOF;
+		if (c->peers[peer].source_strict &&
+		    (c->lpm4 == NULL || rte_lpm_lookup(c->lpm4, rte_be_to_cpu_32(s), &match) != 0 ||
+		     match != peer))
+			return LS_DROP_INNER_SRC_SPOOF;
+		return LS_DROP_NONE;
+	}
+	if (unlikely(martian6(ip + 8)))
+		return LS_DROP_MARTIAN_SRC;
+	if (unlikely(martian6(ip + 24)))
+		return LS_DROP_MARTIAN_DST;
+	if (unlikely(dc->has_ip6 && dp_prefix6_match(ip + 8, dc->ip6, dc->ip6_prefix_len)))
+		return LS_DROP_INNER_SRC_SPOOF;
+	if (c->peers[peer].source_strict &&
+	    (c->lpm6 == NULL || rte_lpm6_lookup(c->lpm6, ip + 8, &match) != 0 || match != peer))
+		return LS_DROP_INNER_SRC_SPOOF;
+	return LS_DROP_NONE;
 }
 
 /* Next hop on the DC port for an inner destination: on-link or gateway. */
@@ -1510,7 +1563,13 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 			continue;
 		}
 		ctr->cls[imeta.cls]++;
+		r = dp_inner_addr_check(c, dc, peer, rte_pktmbuf_mtod(m, const uint8_t *), imeta.l3);
+		if (unlikely(r != LS_DROP_NONE)) {
+			dp_drop(w, m, r);
+			continue;
+		}
 		if (unlikely(imeta.ip_len > dc->mtu)) {
+
 			dp_drop(w, m, LS_DROP_MTU_EXCEEDED);
 			continue;
 		}

@@ -43,6 +43,7 @@ its own clock and outputs, counters adding up (see fx_tm.py).
 """
 
 import argparse
+import ipaddress
 import os
 import re
 import shutil
@@ -568,6 +569,21 @@ def build_cases(cfg):
         drops={"neighbor_unresolved": 1},
         counters={"punted": 0, "resolve_requests": 1, "injected": 1, "l2 requests": 1})
 
+    # Martian addresses from the DC are not forwarded into the tunnel
+    # (RFC 1812 5.3.7, RFC 3927 7, RFC 4291 2.5), whatever the route says.
+    for src in ("127.0.0.1", "0.0.0.0", "224.0.0.5", "255.255.255.255", "169.254.0.9",
+                "240.0.0.1", "::1", "::", "ff02::1", "fe80::1"):
+        dst = "fd00:2::5" if ":" in src else "10.2.0.5"
+        add("dc2wan.martian.src.%s" % src.replace(":", "_"),
+            "source %s to site-b is a martian: not forwarded" % src, "dc",
+            [dc_frame(udp(src, dst))], drops={"martian_source": 1})
+    for dst in ("127.0.0.1", "0.0.0.1", "224.0.0.5", "239.1.2.3", "255.255.255.255",
+                "240.0.0.1", "169.254.0.9", "::1", "::", "fe80::1"):
+        src = "fd00:1::1" if ":" in dst else "10.1.0.1"
+        add("dc2wan.martian.dst.%s" % dst.replace(":", "_"),
+            "destination %s is a martian: not forwarded" % dst, "dc",
+            [dc_frame(udp(src, dst))], drops={"martian_destination": 1})
+
     add("dc2wan.no_route.v4", "no peer prefix for 10.9.0.1", "dc",
         [dc_frame(udp("10.1.0.1", "10.9.0.1"))], drops={"no_route": 1})
     add("dc2wan.no_route.v6", "no peer prefix for fd00:9::1", "dc",
@@ -634,8 +650,10 @@ def build_cases(cfg):
     add("wan2dc.geneve.noncritical_unknown", "unknown non-critical option is skipped", "wan",
         [gen(site_b, inner, options=opt_unknown + w.ls_option(0) + opt_unknown)],
         out={"dc": [dec(inner)]}, counters={"peer site-b rx": 1})
+    inner_c = udp("10.3.0.5", "10.1.0.1")  # a site-c source (source_check = strict)
     add("wan2dc.geneve.no_options", "GENEVE without any option is accepted", "wan",
-        [gen(site_c, inner, options=b"")], out={"dc": [dec(inner)]},
+        [gen(site_c, inner_c, options=b"")], out={"dc": [dec(inner_c)]},
+
         counters={"peer site-c rx": 1, "peer site-c gaps": 0})
     add("wan2dc.geneve.proto_ethernet", "protocol type 0x6558 (Ethernet)", "wan",
         [gen(site_b, raw(Ether(dst=dc.mac, src=h1_mac)) + inner, proto=0x6558)],
@@ -758,8 +776,51 @@ def build_cases(cfg):
         [gen(site_b, udp("10.2.0.5", dc4))], drops={"local_unhandled": 1},
         counters={"l2 requests": 0})
 
+    # Inner addresses after decapsulation: martians are dropped, and so is a
+    # source the peer may not use: inside the DC subnet (the receiving site's
+    # own), or, with source_check = strict (site-b, site-c), outside the
+    # peer's prefixes by longest match. site-d has source_check = loose.
+    d_mac = "02:00:00:00:0d:02"
+    inner_cases = [
+        ("martian_src4", site_b, udp("127.0.0.1", "10.1.0.1"), "martian_source"),
+        ("martian_src4_bcast", site_b, udp("255.255.255.255", "10.1.0.1"), "martian_source"),
+        ("martian_src6", site_c, udp("fe80::1", "fd00:1::1"), "martian_source"),
+        ("martian_src6_mcast", site_c, udp("ff02::1", "fd00:1::1"), "martian_source"),
+        ("martian_dst4", site_b, udp("10.2.0.5", "255.255.255.255"), "martian_destination"),
+        ("martian_dst4_mcast", site_b, udp("10.2.0.5", "224.0.0.5"), "martian_destination"),
+        ("martian_dst6", site_c, udp("fd00:3::5", "ff02::1"), "martian_destination"),
+        ("martian_dst6_loopback", site_c, udp("fd00:3::5", "::1"), "martian_destination"),
+        ("spoof.dc_subnet4", site_b, udp("10.1.0.7", "10.1.0.1"), "inner_source_spoofed"),
+        ("spoof.dc_subnet6", site_c, udp("fd00:1::7", "fd00:1::1"), "inner_source_spoofed"),
+        ("spoof.other_peer4", site_b, udp("10.3.0.5", "10.1.0.1"), "inner_source_spoofed"),
+        ("spoof.other_peer6", site_b, udp("fd00:3::5", "fd00:1::1"), "inner_source_spoofed"),
+        ("spoof.nested", site_b, udp("10.2.5.9", "10.1.0.1"), "inner_source_spoofed"),
+        ("spoof.no_prefix", site_c, udp("10.9.0.1", "10.1.0.1"), "inner_source_spoofed"),
+    ]
+    for label, peer, inner, reason in inner_cases:
+        add("wan2dc.inner.%s" % label, "from %s, inner %s -> %s: %s" % (
+            peer.name, *[str(ipaddress.ip_address(a)) for a in w.ip_addrs(inner)], reason),
+            "wan", [gen(peer, inner)], drops={reason: 1}, counters={"peer %s rx" % peer.name: 0})
+    # The longest match decides: 10.2.5.0/24 inside site-b's 10.2.0.0/16 is site-c's.
+    inner = udp("10.2.5.9", "10.1.0.1")
+    add("wan2dc.inner.nested_from_owner", "10.2.5.9 from site-c, whose 10.2.5.0/24 is the "
+        "longest match: forwarded", "wan", [gen(site_c, inner)], out={"dc": [dec(inner)]},
+        counters={"peer site-c rx": 1})
+    # source_check = loose (site-d): another site's source passes, martians and
+    # the DC subnet still do not.
+    inner = udp("10.3.0.5", "10.1.0.1")
+    add("wan2dc.inner.loose.other_site", "site-d (loose) relays 10.3.0.5, a site-c source: "
+        "forwarded", "wan", [gen(cfg.peers["site-d"], inner, src_mac=d_mac)],
+        out={"dc": [dec(inner)]}, counters={"peer site-d rx": 1})
+    for label, inner, reason in (("dc_subnet", udp("10.1.0.7", "10.1.0.1"), "inner_source_spoofed"),
+                                 ("martian", udp("0.0.0.0", "10.1.0.1"), "martian_source")):
+        add("wan2dc.inner.loose.%s" % label, "site-d (loose), inner %s: %s" % (
+            label, reason), "wan", [gen(cfg.peers["site-d"], inner, src_mac=d_mac)],
+            drops={reason: 1})
+
     # ======================================================================
     # Answered by the gateway itself (control thread).
+
     def arp_req(port, sha, spa, tpa):
         return w.pad60(raw(Ether(dst="ff:ff:ff:ff:ff:ff", src=sha) /
                            ARP(op=1, hwsrc=sha, psrc=spa, hwdst="00:00:00:00:00:00", pdst=tpa)))
