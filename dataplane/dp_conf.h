@@ -70,6 +70,9 @@ struct dp_peer {
 	uint8_t nexthop[16]; /* resolved through the WAN port's neighbour table */
 	uint64_t rtt_ns;
 	uint8_t source_strict; /* inner sources only from its prefixes ([peer] source_check) */
+	uint8_t csum_verify; /* verify a non-zero outer UDP checksum ([peer] udp_checksum) */
+	uint8_t zero_csum6_ok; /* accept a zero one over IPv6 ([peer] ipv6_zero_checksum) */
+
 	char name[LS_NAME_MAX];
 
 	/*

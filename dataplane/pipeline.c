@@ -1321,7 +1321,27 @@ dp_seq_track(struct dp_worker *w, struct dp_counters *ctr, uint32_t peer,
 }
 
 /*
+ * The peer's outer UDP checksum policy (docs/wire-format.md): zero means
+ * no checksum over IPv4 (RFC 768) and is dropped over IPv6 unless the peer
+ * may send it (RFC 6935, 6936); a non-zero one is verified unless the peer
+ * says ignore (RFC 8926 section 3.3 lets the decapsulator choose).
+ */
+static inline enum ls_drop_reason
+dp_decap_csum(const struct dp_peer *peer, uint8_t family, const uint8_t *src, const uint8_t *dst,
+	      const uint8_t *udp, uint16_t udp_len)
+{
+	if (((const struct rte_udp_hdr *)udp)->dgram_cksum == 0)
+		return family == AF_INET6 && !peer->zero_csum6_ok ? LS_DROP_UDP_ZERO_CSUM6 :
+								    LS_DROP_NONE;
+	if (peer->csum_verify &&
+	    !csum_udp_ok(src, dst, family == AF_INET ? 4 : 16, udp, udp_len))
+		return LS_DROP_UDP_CSUM;
+	return LS_DROP_NONE;
+}
+
+/*
  * Tunnel termination: validate outer IP/UDP/GENEVE, identify the peer,
+
  * apply RFC 6040 to the inner header and strip the outer headers. On
  * success the mbuf holds the inner IP packet only and *imeta describes it
  * (offsets relative to the new data start).
@@ -1361,6 +1381,10 @@ dp_decap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		return LS_DROP_UNKNOWN_PEER;
 	if (memcmp(dst, c->peers[peer].src, family == AF_INET ? 4 : 16) != 0)
 		return LS_DROP_NOT_FOR_US;
+	r = dp_decap_csum(&c->peers[peer], family, src, dst, p + meta->l4_off,
+			  (uint16_t)(udp_end - meta->l4_off));
+	if (r != LS_DROP_NONE)
+		return r;
 	r = geneve_parse(p, meta->l4_off + sizeof(struct rte_udp_hdr), udp_end, &gi);
 	if (r != LS_DROP_NONE)
 		return r;

@@ -818,8 +818,52 @@ def build_cases(cfg):
             label, reason), "wan", [gen(cfg.peers["site-d"], inner, src_mac=d_mac)],
             drops={reason: 1})
 
+    # The outer UDP checksum policy per peer (docs/wire-format.md): site-b and
+    # site-c verify a non-zero checksum and site-c drops a zero one over IPv6
+    # (the defaults); site-d (IPv4) and site-e (IPv6) ignore non-zero ones
+    # and site-e accepts zero ones.
+    def outer_csum(frame, how):
+        """The tunnel frame with its outer UDP checksum right, wrong or zero."""
+        _, off = w.l2_split(frame)
+        ip = frame[off:]
+        if ip[0] >> 4 == 6:
+            good = w.udp6_csum(ip)
+            l4 = off + 40
+        else:
+            ihl = (ip[0] & 0x0F) * 4
+            ulen = struct.unpack("!H", ip[ihl + 4:ihl + 6])[0]
+            udp = bytearray(ip[ihl:ihl + ulen])
+            udp[6:8] = b"\x00\x00"
+            good = w.inet_csum(ip[12:20] + struct.pack("!xBH", 17, ulen) + bytes(udp)) or 0xFFFF
+            l4 = off + ihl
+        val = {"good": good, "wrong": good ^ 0x5A5A or 1, "zero": 0}[how]
+        return frame[:l4 + 6] + struct.pack("!H", val) + frame[l4 + 8:]
+
+    site_d, site_e = cfg.peers["site-d"], cfg.peers["site-e"]
+    e_mac = "02:00:00:00:0e:02"
+    csum_cases = [
+        ("v4_good", site_b, "10.2.0.5", None, "good", None),
+        ("v4_wrong", site_b, "10.2.0.5", None, "wrong", "udp_bad_checksum"),
+        ("v4_wrong_ignored", site_d, "10.4.0.5", d_mac, "wrong", None),
+        ("v6_good", site_c, "10.3.0.5", None, "good", None),
+        ("v6_wrong", site_c, "10.3.0.5", None, "wrong", "udp_bad_checksum"),
+        ("v6_zero", site_c, "10.3.0.5", None, "zero", "udp_zero_checksum6"),
+        ("v6_zero_accepted", site_e, "10.5.0.5", e_mac, "zero", None),
+        ("v6_wrong_ignored", site_e, "10.5.0.5", e_mac, "wrong", None),
+    ]
+    for label, peer, src, smac, how, reason in csum_cases:
+        inner = udp(src, "10.1.0.1", payload=b"checksum " * 20)
+        fr = outer_csum(gen(peer, inner, src_mac=smac), how)
+        add("wan2dc.csum.%s" % label, "outer UDP checksum %s from %s (udp_checksum %s, "
+            "ipv6_zero_checksum %s): %s" % (
+                how, peer.name, "ignore" if peer in (site_d, site_e) else "verify",
+                "accept" if peer is site_e else "drop", reason or "forwarded"),
+            "wan", [fr], out=None if reason else {"dc": [dec(inner)]},
+            drops={reason: 1} if reason else None)
+
     # ======================================================================
     # Answered by the gateway itself (control thread).
+
 
     def arp_req(port, sha, spa, tpa):
         return w.pad60(raw(Ether(dst="ff:ff:ff:ff:ff:ff", src=sha) /
