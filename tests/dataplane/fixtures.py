@@ -571,18 +571,23 @@ def build_cases(cfg):
 
     # Martian addresses from the DC are not forwarded into the tunnel
     # (RFC 1812 5.3.7, RFC 3927 7, RFC 4291 2.5), whatever the route says.
-    for src in ("127.0.0.1", "0.0.0.0", "224.0.0.5", "255.255.255.255", "169.254.0.9",
-                "240.0.0.1", "::1", "::", "ff02::1", "fe80::1"):
-        dst = "fd00:2::5" if ":" in src else "10.2.0.5"
-        add("dc2wan.martian.src.%s" % src.replace(":", "_"),
-            "source %s to site-b is a martian: not forwarded" % src, "dc",
-            [dc_frame(udp(src, dst))], drops={"martian_source": 1})
-    for dst in ("127.0.0.1", "0.0.0.1", "224.0.0.5", "239.1.2.3", "255.255.255.255",
-                "240.0.0.1", "169.254.0.9", "::1", "::", "fe80::1"):
-        src = "fd00:1::1" if ":" in dst else "10.1.0.1"
-        add("dc2wan.martian.dst.%s" % dst.replace(":", "_"),
-            "destination %s is a martian: not forwarded" % dst, "dc",
-            [dc_frame(udp(src, dst))], drops={"martian_destination": 1})
+    martians = {
+        "src": ("127.0.0.1", "0.0.0.0", "224.0.0.5", "255.255.255.255", "169.254.0.9",
+                "240.0.0.1", "::1", "::", "ff02::1", "fe80::1"),
+        "dst": ("127.0.0.1", "0.0.0.1", "224.0.0.5", "239.1.2.3", "255.255.255.255",
+                "240.0.0.1", "169.254.0.9", "::1", "::", "fe80::1"),
+    }
+    for end, addrs in martians.items():
+        for a in addrs:
+            # The other end: a DC host, or a site-b host.
+            other = ("fd00:1::1" if end == "dst" else "fd00:2::5") if ":" in a else \
+                ("10.1.0.1" if end == "dst" else "10.2.0.5")
+            src, dst = (a, other) if end == "src" else (other, a)
+            add("dc2wan.martian.%s.%s" % (end, a.replace(":", "_")),
+                "%s %s is a martian: not forwarded" % (end, a), "dc",
+                [dc_frame(udp(src, dst))],
+                drops={"martian_source" if end == "src" else "martian_destination": 1})
+
 
     add("dc2wan.no_route.v4", "no peer prefix for 10.9.0.1", "dc",
         [dc_frame(udp("10.1.0.1", "10.9.0.1"))], drops={"no_route": 1})

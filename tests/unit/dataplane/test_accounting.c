@@ -23,19 +23,16 @@
 #include <cmocka.h>
 
 #include <rte_eth_ring.h>
-#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
-#include "control/config.h"
 #include "control/ports.h"
-#include "control/runtime.h"
 #include "dataplane/mbuf_meta.h"
-#include "dataplane/neigh.h"
 #include "dataplane/worker.h"
 #include "ut_eal.h"
 #include "ut_pkt.h"
+#include "ut_runtime.h"
 
 /* A tx ring of 8 slots holds 7 packets. */
 #define UT_TX_RING 8
@@ -196,47 +193,15 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_forwarded_tx_full),
 		cmocka_unit_test(test_own_tx_full),
 	};
-	struct ls_config *cfg = calloc(1, sizeof(*cfg));
-	struct dp_conf *dp;
-	unsigned int i;
-	FILE *in;
 	int rc;
 
 	(void)argc;
-	if (cfg == NULL || ut_eal_init(argv[0], "ut_acct", 256) != 0)
+	if (ut_eal_init(argv[0], "ut_acct", 256) != 0)
 		return 1;
-	in = fmemopen((void *)(uintptr_t)conf_text, sizeof(conf_text) - 1, "r");
-	if (in == NULL || config_load_stream(in, "acct.conf", cfg, stderr) != 0 ||
-	    dp_mbuf_meta_register() != 0)
+	w = ut_runtime_init(&rt, "ut_acct", conf_text, 1023);
+	if (w == NULL || setup_ports(rt.cfg) != 0 ||
+	    ports_setup(rt.cfg, rt.pool, rt.port_ids, stderr) != 0 || ut_runtime_publish(&rt) != 0)
 		return 1;
-	fclose(in);
-	pthread_mutex_init(&rt.cfg_lock, NULL);
-	rt.cfg = cfg;
-	rt.pool = rte_pktmbuf_pool_create("ut_acct", 1023, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-					  SOCKET_ID_ANY);
-	w = rte_zmalloc("ut_worker", sizeof(*w), 64);
-	if (rt.pool == NULL || w == NULL || setup_ports(cfg) != 0)
-		return 1;
-	for (i = 0; i < cfg->n_ports; i++) {
-		rt.neigh[i] = rte_zmalloc("ut_neigh", sizeof(struct neigh_table), 64);
-		if (rt.neigh[i] == NULL)
-			return 1;
-		neigh_init(rt.neigh[i]);
-	}
-	w->conf = &rt.dp;
-	w->pool = rt.pool;
-	w->tsc_hz = 1000000000;
-	w->punt = rte_ring_create("ut_punt", 64, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	w->inject = rte_ring_create("ut_inject", 64, 0, RING_F_SC_DEQ);
-	if (w->punt == NULL || w->inject == NULL ||
-	    runtime_worker_state_alloc(cfg, w, stderr) != 0 ||
-	    ports_setup(cfg, rt.pool, rt.port_ids, stderr) != 0 ||
-	    runtime_dp_build(&rt, cfg, &dp, stderr) != 0)
-		return 1;
-	rt.cfg = NULL;
-	runtime_publish(&rt, cfg, dp); /* installs the static neighbours */
-	rt.workers[0] = w;
-	rt.n_workers = 1;
 	rc = cmocka_run_group_tests_name("dataplane_accounting", tests, NULL, NULL);
 	reset();
 	ut_eal_fini();
