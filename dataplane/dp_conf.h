@@ -64,17 +64,15 @@ struct dp_port {
 struct dp_peer {
 	uint16_t port; /* index into dp_conf.ports (a WAN port) */
 	uint8_t family; /* outer AF_INET / AF_INET6 */
+	uint8_t source_strict; /* inner sources only from its prefixes ([peer] source_check) */
+	uint8_t csum_verify; /* verify a non-zero outer UDP checksum ([peer] udp_checksum) */
+	uint8_t zero_csum6_ok; /* accept a zero one over IPv6 ([peer] ipv6_zero_checksum) */
 	uint32_t vni;
 	uint8_t src[16]; /* outer source address (IPv4 in the first 4 bytes) */
 	uint8_t dst[16]; /* outer destination: the peer gateway */
 	uint8_t nexthop[16]; /* resolved through the WAN port's neighbour table */
 	uint64_t rtt_ns;
-	uint8_t source_strict; /* inner sources only from its prefixes ([peer] source_check) */
-	uint8_t csum_verify; /* verify a non-zero outer UDP checksum ([peer] udp_checksum) */
-	uint8_t zero_csum6_ok; /* accept a zero one over IPv6 ([peer] ipv6_zero_checksum) */
-
 	char name[LS_NAME_MAX];
-
 	/*
 	 * Outer headers of an IPv4 underlay prepared at publish time
 	 * (dp_peer_template()): Ethernet [/ 802.1Q] / IPv4 / UDP / GENEVE /
@@ -82,7 +80,7 @@ struct dp_peer {
 	 * egress stage writes the next-hop MAC, TOS, lengths, checksum,
 	 * UDP source port, inner protocol, worker, sequence and timestamp.
 	 */
-	uint8_t tmpl[DP_PEER_TMPL_MAX];
+	alignas(8) uint8_t tmpl[DP_PEER_TMPL_MAX]; /* aligned: headers are written in place */
 	uint8_t tmpl_len; /* 0: no template (IPv6 underlay) */
 	uint8_t tmpl_l2; /* Ethernet [+ VLAN] bytes */
 	uint32_t tmpl_csum; /* one's complement sum of the constant IPv4 words */
