@@ -486,26 +486,29 @@ api_show_ports(struct api_ctx *ctx, int argc, char **argv)
 static void
 api_stats_wan_emit(struct fmt *f, const struct dp_counters *sum)
 {
-	uint64_t enq = 0, drops = 0, marks = 0, depth = 0;
+	uint64_t enq = 0, drops = 0, decisions = 0, written = 0, depth = 0;
 	unsigned int p, c;
 
 	for (p = 0; p < LS_MAX_PORTS; p++) {
 		for (c = 0; c < DP_TM_CLASS_MAX; c++) {
 			enq += sum->tm[p][c].enq_pkts;
 			drops += sum->tm[p][c].drops;
-			marks += sum->tm[p][c].marks;
+			decisions += sum->tm[p][c].mark_decisions;
+			written += sum->tm[p][c].ce_written;
 			depth += sum->tm[p][c].depth_bytes;
 		}
 	}
 	fmt_u64(f, "wan_enq_pkts", enq);
 	fmt_u64(f, "wan_drops", drops);
-	fmt_u64(f, "wan_marks", marks);
+	fmt_u64(f, "wan_mark_decisions", decisions);
+	fmt_u64(f, "wan_ce_written", written);
 	fmt_u64(f, "wan_depth_bytes", depth);
 	fmt_u64(f, "cnp_sent", sum->mech.cnp_sent);
 	fmt_u64(f, "cnp_suppressed", sum->mech.cnp_suppressed);
 	fmt_u64(f, "cnp_no_qpn", sum->mech.cnp_no_qpn);
 	fmt_u64(f, "cnp_no_neigh", sum->mech.cnp_no_neigh);
 	fmt_u64(f, "cnp_no_mbuf", sum->mech.cnp_no_mbuf);
+	fmt_u64(f, "cnp_tx_full", sum->mech.cnp_tx_full);
 	fmt_u64(f, "ce_cleared", sum->mech.ce_cleared);
 	fmt_u64(f, "trp_activations", sum->mech.trp_activations);
 	fmt_u64(f, "trp_active", sum->mech.trp_active);
@@ -577,10 +580,15 @@ api_show_stats(struct api_ctx *ctx, int argc, char **argv)
 	fmt_u64(f, "tx_pkts", tx_pkts);
 	fmt_u64(f, "tx_bytes", tx_bytes);
 	fmt_u64(f, "drops", api_drops_total(&sum));
+	/* rx_pkts = forwarded + drops + punted + queued; tx_pkts = forwarded + own_tx. */
+	fmt_u64(f, "forwarded", sum.forwarded);
+	fmt_u64(f, "own_tx", sum.own_tx);
+	fmt_u64(f, "own_tx_failed", sum.own_tx_failed);
 	fmt_u64(f, "ecn_marked", sum.ecn_marked);
 	fmt_u64(f, "arp_replies", sum.arp_replies);
 	fmt_u64(f, "nd_adverts", sum.nd_adverts);
 	fmt_u64(f, "punted", sum.punted);
+	fmt_u64(f, "resolve_requests", sum.resolve_requests);
 	fmt_u64(f, "injected", sum.injected);
 	fmt_u64(f, "polls", sum.polls);
 	fmt_u64(f, "idle_polls", sum.idle_polls);
@@ -1240,7 +1248,13 @@ api_tm_sum(const struct ls_runtime *rt, unsigned int port, unsigned int cls,
 		out->deq_pkts += c->deq_pkts;
 		out->deq_bytes += c->deq_bytes;
 		out->drops += c->drops;
-		out->marks += c->marks;
+		out->mark_decisions += c->mark_decisions;
+		out->ce_written += c->ce_written;
+		out->ce_cleared += c->ce_cleared;
+		out->cnp_sent += c->cnp_sent;
+		out->cnp_suppressed += c->cnp_suppressed;
+		out->cnp_no_qpn += c->cnp_no_qpn;
+		out->cnp_failed += c->cnp_failed;
 		out->depth_bytes += c->depth_bytes;
 		out->depth_pkts += c->depth_pkts;
 		out->depth_max_bytes = RTE_MAX(out->depth_max_bytes, c->depth_max_bytes);
@@ -1304,7 +1318,14 @@ api_tm_class_emit(struct fmt *f, const char *name, const struct dp_tm_counters *
 	fmt_u64(f, "deq_pkts", c->deq_pkts);
 	fmt_u64(f, "deq_bytes", c->deq_bytes);
 	fmt_u64(f, "drops", c->drops);
-	fmt_u64(f, "marks", c->marks);
+	/* Congestion signals: the marker's choices, CE written, mechanism A's answers. */
+	fmt_u64(f, "mark_decisions", c->mark_decisions);
+	fmt_u64(f, "ce_written", c->ce_written);
+	fmt_u64(f, "ce_cleared", c->ce_cleared);
+	fmt_u64(f, "cnp_sent", c->cnp_sent);
+	fmt_u64(f, "cnp_suppressed", c->cnp_suppressed);
+	fmt_u64(f, "cnp_no_qpn", c->cnp_no_qpn);
+	fmt_u64(f, "cnp_failed", c->cnp_failed);
 	fmt_u64(f, "depth_bytes", c->depth_bytes);
 	fmt_u64(f, "depth_pkts", c->depth_pkts);
 	fmt_u64(f, "depth_max_bytes", c->depth_max_bytes);
@@ -1464,6 +1485,7 @@ api_mech_emit(struct fmt *f, const struct dp_mech_conf *m, const struct dp_mech_
 	fmt_u64(f, "cnp_no_qpn", c->cnp_no_qpn);
 	fmt_u64(f, "cnp_no_neigh", c->cnp_no_neigh);
 	fmt_u64(f, "cnp_no_mbuf", c->cnp_no_mbuf);
+	fmt_u64(f, "cnp_tx_full", c->cnp_tx_full);
 	fmt_u64(f, "ce_cleared", c->ce_cleared);
 	api_learn_emit(f, "learner", c->learn);
 	fmt_close(f);

@@ -56,10 +56,11 @@ struct ls_runtime;
  * Telemetry page sizes that keep a reply under the 16 KB limit, checked by
  * the ctl_telemetry test at the worst case (CTL_TEL_SIZES=1 prints the
  * sizes): 20 IPv6 flows with 20-digit counters and the longest peer name
- * take 12 KB; 4 WAN ports with 20-digit counters 10 KB.
+ * take 12 KB; 3 WAN ports with 20-digit counters (each class with its
+ * congestion signal counters) 10 KB.
  */
 #define API_FLOWS_TELEMETRY_MAX 20
-#define API_TM_TELEMETRY_MAX 4
+#define API_TM_TELEMETRY_MAX 3
 
 enum api_format {
 	API_FORMAT_TEXT = 0,

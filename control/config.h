@@ -74,6 +74,24 @@ struct ls_port_conf {
 	unsigned int line; /* line of the [port] header, for messages */
 };
 
+/* A non-zero outer UDP checksum from the peer ([peer] udp_checksum). */
+enum ls_udp_checksum {
+	LS_UDP_CSUM_VERIFY = 0, /* verified; a wrong one is dropped */
+	LS_UDP_CSUM_IGNORE, /* not looked at */
+};
+
+/* A zero outer UDP checksum over IPv6 ([peer] ipv6_zero_checksum, RFC 6936). */
+enum ls_zero_checksum6 {
+	LS_ZERO_CSUM6_DROP = 0,
+	LS_ZERO_CSUM6_ACCEPT,
+};
+
+/* Which inner sources a peer's decapsulated packets may carry ([peer] source_check). */
+enum ls_source_check {
+	LS_SOURCE_STRICT = 0, /* inside this peer's prefixes (longest match) */
+	LS_SOURCE_LOOSE, /* any but martians and the DC port's subnet */
+};
+
 struct ls_peer_conf {
 	char name[LS_NAME_MAX];
 	char port[LS_NAME_MAX]; /* WAN port name */
@@ -85,8 +103,13 @@ struct ls_peer_conf {
 	uint64_t distance_m;
 	unsigned int n_prefixes;
 	struct ls_prefix prefixes[LS_MAX_PREFIXES];
+	enum ls_source_check source_check;
+	enum ls_udp_checksum udp_checksum;
+	enum ls_zero_checksum6 ipv6_zero_checksum;
 	unsigned int line;
+
 };
+
 
 enum ls_marker_kind {
 	LS_MARKER_NONE = 0,

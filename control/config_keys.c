@@ -42,6 +42,24 @@ static const struct config_enum_name config_marker_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct config_enum_name config_source_check_names[] = {
+	{ "strict", LS_SOURCE_STRICT },
+	{ "loose", LS_SOURCE_LOOSE },
+	{ NULL, 0 },
+};
+
+static const struct config_enum_name config_udp_checksum_names[] = {
+	{ "verify", LS_UDP_CSUM_VERIFY },
+	{ "ignore", LS_UDP_CSUM_IGNORE },
+	{ NULL, 0 },
+};
+
+static const struct config_enum_name config_zero_checksum6_names[] = {
+	{ "drop", LS_ZERO_CSUM6_DROP },
+	{ "accept", LS_ZERO_CSUM6_ACCEPT },
+	{ NULL, 0 },
+};
+
 #define CONFIG_SIZEOF(type, f) sizeof(((type *)0)->f)
 
 /* A scalar field. */
@@ -340,6 +358,36 @@ const struct config_key config_keys[] = {
 			"prefix in two peers is an error; nested prefixes are allowed and "
 			"the longest match wins.",
 	},
+	{
+		.section = CONFIG_SEC_PEER, .name = "source_check", .type = CONFIG_T_ENUM,
+		.names = config_source_check_names, .def = "strict", PEER(source_check),
+		.help = "Which inner source addresses packets decapsulated from this peer "
+			"may carry. strict: only addresses whose longest prefix match over "
+			"every peer's prefixes is this peer (strict reverse path check, RFC "
+			"3704 2.2); loose: any address. Both drop martian sources and "
+			"destinations (RFC 1812 5.3.7, RFC 4291 2.5) and sources inside the "
+			"DC port's own subnet (inner_source_spoofed, martian_source, "
+			"martian_destination). loose is for a peer that relays other sites.",
+	},
+	{
+		.section = CONFIG_SEC_PEER, .name = "udp_checksum", .type = CONFIG_T_ENUM,
+		.names = config_udp_checksum_names, .def = "verify", PEER(udp_checksum),
+		.help = "A non-zero outer UDP checksum on tunnel packets from this peer: "
+			"verify (a wrong one is dropped as udp_bad_checksum; costs a pass "
+			"over the packet, docs/wire-format.md) or ignore (RFC 8926 3.3 "
+			"allows both). A zero checksum over IPv4 means none (RFC 768).",
+	},
+	{
+		.section = CONFIG_SEC_PEER, .name = "ipv6_zero_checksum", .type = CONFIG_T_ENUM,
+		.names = config_zero_checksum6_names, .def = "drop",
+		PEER(ipv6_zero_checksum),
+		.help = "A zero outer UDP checksum over an IPv6 underlay: drop "
+			"(udp_zero_checksum6, as RFC 6936 wants by default) or accept, for "
+			"a peer known to send them (RFC 6935 zero-checksum mode, enabled "
+			"per tunnel). Longspan itself always sends the checksum over IPv6.",
+	},
+
+
 
 	/* [congestion] */
 	{

@@ -287,6 +287,11 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 		dp->family = pc->remote.family;
 		dp->vni = pc->vni;
 		dp->rtt_ns = pc->rtt_ns;
+		dp->source_strict = pc->source_check == LS_SOURCE_STRICT;
+		dp->csum_verify = pc->udp_checksum == LS_UDP_CSUM_VERIFY;
+		dp->zero_csum6_ok = pc->ipv6_zero_checksum == LS_ZERO_CSUM6_ACCEPT;
+
+
 		snprintf(dp->name, sizeof(dp->name), "%s", pc->name);
 		memcpy(dp->dst, pc->remote.a, 16);
 		if (pc->local.family != 0)

@@ -14,10 +14,17 @@
 #include <stdint.h>
 
 #include <rte_byteorder.h>
-#include <rte_hash_crc.h>
 
+/*
+ * rte_hash_crc.h only where the CRC instruction is missing: its constructor
+ * asks EAL for the CPU flags, which would tie every user of the byte-order
+ * helpers (the parser, and its libFuzzer target linked without DPDK
+ * libraries) to librte_eal.
+ */
 #ifdef __SSE4_2__
 #include <nmmintrin.h>
+#else
+#include <rte_hash_crc.h>
 #endif
 
 static inline uint16_t

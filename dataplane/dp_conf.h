@@ -64,6 +64,9 @@ struct dp_port {
 struct dp_peer {
 	uint16_t port; /* index into dp_conf.ports (a WAN port) */
 	uint8_t family; /* outer AF_INET / AF_INET6 */
+	uint8_t source_strict; /* inner sources only from its prefixes ([peer] source_check) */
+	uint8_t csum_verify; /* verify a non-zero outer UDP checksum ([peer] udp_checksum) */
+	uint8_t zero_csum6_ok; /* accept a zero one over IPv6 ([peer] ipv6_zero_checksum) */
 	uint32_t vni;
 	uint8_t src[16]; /* outer source address (IPv4 in the first 4 bytes) */
 	uint8_t dst[16]; /* outer destination: the peer gateway */
@@ -77,7 +80,7 @@ struct dp_peer {
 	 * egress stage writes the next-hop MAC, TOS, lengths, checksum,
 	 * UDP source port, inner protocol, worker, sequence and timestamp.
 	 */
-	uint8_t tmpl[DP_PEER_TMPL_MAX];
+	alignas(8) uint8_t tmpl[DP_PEER_TMPL_MAX]; /* aligned: headers are written in place */
 	uint8_t tmpl_len; /* 0: no template (IPv6 underlay) */
 	uint8_t tmpl_l2; /* Ethernet [+ VLAN] bytes */
 	uint32_t tmpl_csum; /* one's complement sum of the constant IPv4 words */
@@ -169,7 +172,20 @@ struct dp_tm_counters {
 	uint64_t enq_pkts, enq_bytes;
 	uint64_t deq_pkts, deq_bytes;
 	uint64_t drops; /* queue full (also counted as wan_queue_full) */
-	uint64_t marks; /* CE written by the marker (ECT packets it chose) */
+	/*
+	 * Congestion signals. mark_decisions: the marker chose the packet
+	 * (any ECN). ce_written: CE the gateway wrote (an ECT packet the
+	 * marker chose, its mark not replaced by a gateway CNP). With
+	 * mechanism A every signalled RoCE data packet (marker's choice, CE
+	 * from the DC fabric, or a drop by a full queue) gets one answer:
+	 * cnp_sent, cnp_suppressed (per-QP rate), cnp_no_qpn (sender QPN not
+	 * learned) or cnp_failed (no neighbour, mbuf or transmit room); and
+	 * ce_cleared counts the CE it removed (ce_clear).
+	 */
+	uint64_t mark_decisions;
+	uint64_t ce_written;
+	uint64_t ce_cleared;
+	uint64_t cnp_sent, cnp_suppressed, cnp_no_qpn, cnp_failed;
 	uint64_t depth_bytes, depth_pkts; /* gauges: now */
 	uint64_t depth_max_bytes;
 	uint64_t sojourn_ns_sum, sojourn_ns_max;
@@ -184,6 +200,7 @@ struct dp_mech_counters {
 	uint64_t cnp_no_qpn; /* A: sender QPN not learned yet */
 	uint64_t cnp_no_neigh; /* A: sender's next hop unresolved */
 	uint64_t cnp_no_mbuf; /* A: pool empty */
+	uint64_t cnp_tx_full; /* A: no room left in this poll's transmit list */
 	uint64_t ce_cleared; /* A: CE removed from a forwarded packet */
 	uint64_t learn[QPN_LEARN_RESULT_MAX]; /* source-side learner (A) */
 	uint64_t learn_dst[QPN_LEARN_RESULT_MAX]; /* destination-side learner (C) */
@@ -198,15 +215,27 @@ struct dp_mech_counters {
 	uint64_t trp_upstream_ce; /* C: CNP ignored, its data arrived CE-marked */
 };
 
+/*
+ * Every received packet is counted exactly once: the ports' rx_pkts add up
+ * to forwarded + drops[] + punted + what waits in the traffic managers and
+ * mechanism C hold queues. The ports' tx_pkts add up to forwarded + own_tx:
+ * packets the gateway builds itself (mechanism A CNPs, the control
+ * thread's injects) are counted apart from forwarded ones and never as
+ * drops; cnp_sent + injected = own_tx + own_tx_failed.
+ */
 struct dp_counters {
 	struct dp_port_counters port[LS_MAX_PORTS];
 	struct dp_peer_counters peer[LS_MAX_PEERS];
-	uint64_t cls[DP_CLASS_MAX];
+	uint64_t cls[DP_CLASS_MAX]; /* received packets by class */
 	uint64_t drops[LS_DROP_MAX];
+	uint64_t forwarded; /* received packets transmitted */
+	uint64_t own_tx; /* packets built by the gateway, transmitted */
+	uint64_t own_tx_failed; /* built by the gateway, refused by a full tx queue or bad port */
 	uint64_t ecn_marked; /* CE set by the gateway (RFC 6040 decap or TM) */
 	uint64_t arp_replies, nd_adverts; /* answered in the fast path */
-	uint64_t punted; /* handed to the control thread */
-	uint64_t injected; /* sent for the control thread */
+	uint64_t punted; /* received packets handed to the control thread */
+	uint64_t resolve_requests; /* next hops the control thread was asked to resolve */
+	uint64_t injected; /* packets the control thread built, taken from the inject ring */
 	uint64_t polls, idle_polls, sleeps;
 	uint64_t busy_tsc; /* TSC spent in bursts that carried packets */
 	uint64_t flows_created; /* flow entries started (new or reused) */

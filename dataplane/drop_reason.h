@@ -53,7 +53,14 @@
 	X(LOCAL_DELIVER, "local_unhandled", "addressed to the gateway, no handler") \
 	X(NO_CONFIG, "no_config", "no dataplane configuration published")    \
 	X(TM_QUEUE_FULL, "wan_queue_full", "WAN egress queue at its buffer limit") \
-	X(TRP_QUEUE_FULL, "trp_queue_full", "mechanism C hold queue of the QP full")
+	X(TRP_QUEUE_FULL, "trp_queue_full", "mechanism C hold queue of the QP full") \
+	X(MARTIAN_SRC, "martian_source", "source never forwarded (RFC 1812 5.3.7, RFC 4291 2.5)") \
+	X(MARTIAN_DST, "martian_destination", "loopback, link-local, multicast, class E or network 0 destination") \
+	X(INNER_SRC_SPOOF, "inner_source_spoofed", "decapsulated source not the peer's ([peer] source_check) or in the DC subnet") \
+	X(UDP_CSUM, "udp_bad_checksum", "outer UDP checksum wrong ([peer] udp_checksum = verify)") \
+	X(UDP_ZERO_CSUM6, "udp_zero_checksum6", "zero outer UDP checksum over IPv6 ([peer] ipv6_zero_checksum)")
+
+
 
 enum ls_drop_reason {
 #define LS_DROP_ENUM(sym, name, desc) LS_DROP_##sym,

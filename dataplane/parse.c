@@ -60,10 +60,13 @@ parse_l4(const uint8_t *p, uint32_t end, struct pkt_meta *meta)
 		return LS_DROP_NONE;
 	if (meta->fragmented) {
 		/*
-		 * The first fragment of a datagram: its ports feed the flow hash,
-		 * but its UDP length covers fragments still to come, and RoCEv2
-		 * never fragments, so it is forwarded as other IP.
+		 * The first fragment of a datagram: its ports are read (a WAN
+		 * fragment to geneve_port is then named as such), but its UDP
+		 * length covers fragments still to come, and RoCEv2 never
+		 * fragments, so it is forwarded as other IP. The flow hash
+		 * leaves fragments' ports out (dp_flow_hash()).
 		 */
+
 		if ((meta->proto == IPPROTO_UDP || meta->proto == IPPROTO_TCP) &&
 		    end >= (uint32_t)off + 4) {
 			meta->sport = (uint16_t)(p[off] << 8 | p[off + 1]);

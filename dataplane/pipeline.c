@@ -22,6 +22,7 @@
 #include "csum.h"
 #include "eth.h"
 #include "geneve.h"
+#include "martian.h"
 #include "mbuf_meta.h"
 #include "neigh.h"
 #include "parse.h"
@@ -48,12 +49,6 @@ dp_drop(struct dp_worker *w, struct rte_mbuf *m, enum ls_drop_reason r)
 	rte_pktmbuf_free(m);
 }
 
-static inline void
-dp_tx_add(struct dp_tx *tx, uint16_t port, struct rte_mbuf *m)
-{
-	tx->pkts[port][tx->n[port]++] = m;
-}
-
 /* Hand a packet to the control thread; the reason travels in the dynfield. */
 static inline void
 dp_punt(struct dp_worker *w, struct rte_mbuf *m, uint16_t port, enum dp_punt_reason why)
@@ -69,7 +64,11 @@ dp_punt(struct dp_worker *w, struct rte_mbuf *m, uint16_t port, enum dp_punt_rea
 	w->counters.punted++;
 }
 
-/* Ask the control thread to resolve addr on port; the packet is dropped. */
+/*
+ * The packet is dropped (neighbor_unresolved, its one count) and its mbuf
+ * carries a request to resolve addr on port to the control thread: a
+ * resolve request, not a punted packet.
+ */
 static inline void
 dp_punt_resolve(struct dp_worker *w, struct rte_mbuf *m, uint16_t port, uint8_t family,
 		const uint8_t *addr)
@@ -85,7 +84,7 @@ dp_punt_resolve(struct dp_worker *w, struct rte_mbuf *m, uint16_t port, uint8_t 
 		rte_pktmbuf_free(m);
 		return;
 	}
-	w->counters.punted++;
+	w->counters.resolve_requests++;
 }
 
 static inline bool
@@ -134,8 +133,17 @@ dp_flow_hash(const uint8_t *ip, uint8_t l3, uint8_t proto, uint16_t sport, uint1
 	uint32_t ports, h = 0;
 
 	if (l3 == PKT_L3_IP4) {
+		/*
+		 * A fragment (MF or an offset) hashes without ports: only the
+		 * first fragment has them, and all fragments of a datagram must
+		 * take one WAN path. (An IPv6 fragment's protocol is 44, the
+		 * Fragment header, so it has no ports either.)
+		 */
+		if ((ip[6] & 0x3f) != 0 || ip[7] != 0)
+			sport = dport = 0;
 		memcpy(&w, src, 8); /* source and destination, adjacent */
 		h = dp_crc32c_u64(w, h);
+
 	} else {
 		unsigned int i;
 
@@ -268,7 +276,10 @@ dp_parse(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct rte
 /* ------------------------------------------------------------------------ */
 /* DC -> WAN                                                                */
 
-/* Ingress match-action: route the inner destination to a peer, TTL. */
+/*
+ * Ingress match-action: martian sources and destinations are not forwarded
+ * (dataplane/martian.h), route the inner destination to a peer, TTL.
+ */
 static enum ls_drop_reason
 dp_ingress_dc(const struct dp_conf *c, struct rte_mbuf *m, const struct pkt_meta *meta,
 	      uint32_t *peer)
@@ -279,6 +290,10 @@ dp_ingress_dc(const struct dp_conf *c, struct rte_mbuf *m, const struct pkt_meta
 		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
 		rte_be16_t old_w, new_w;
 
+		if (unlikely(martian4(ip + 12)))
+			return LS_DROP_MARTIAN_SRC;
+		if (unlikely(martian4(ip + 16)))
+			return LS_DROP_MARTIAN_DST;
 		if (c->lpm4 == NULL || rte_lpm_lookup(c->lpm4, rte_be_to_cpu_32(h->dst_addr), peer) != 0)
 			return LS_DROP_NO_ROUTE;
 		if (h->time_to_live <= 1)
@@ -290,6 +305,10 @@ dp_ingress_dc(const struct dp_conf *c, struct rte_mbuf *m, const struct pkt_meta
 	} else {
 		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)ip;
 
+		if (unlikely(martian6(h->src_addr)))
+			return LS_DROP_MARTIAN_SRC;
+		if (unlikely(martian6(h->dst_addr)))
+			return LS_DROP_MARTIAN_DST;
 		if (c->lpm6 == NULL || rte_lpm6_lookup(c->lpm6, h->dst_addr, peer) != 0)
 			return LS_DROP_NO_ROUTE;
 		if (h->hop_limits <= 1)
@@ -319,6 +338,47 @@ dp_dc_is_local(const struct dp_port *dc, const uint8_t *ip, uint8_t l3)
 		       (rte_be_to_cpu_32(d) & host) == host;
 	}
 	return dp_ip6_is_ours(dc, ip + 24);
+}
+
+/*
+ * The addresses of a packet decapsulated from peer (inner IP header at
+ * ip): no martian source or destination, no source inside the DC port's
+ * own subnet (the receiving site's, spoofed), and with [peer] source_check
+ * = strict a source whose longest match over every peer's prefixes is this
+ * peer: the strict reverse path check of RFC 3704 2.2 on the tunnel.
+ */
+static inline enum ls_drop_reason
+dp_inner_addr_check(const struct dp_conf *c, const struct dp_port *dc, uint32_t peer,
+		    const uint8_t *ip, uint8_t l3)
+{
+	uint32_t match;
+
+	if (l3 == PKT_L3_IP4) {
+		uint32_t s;
+
+		if (unlikely(martian4(ip + 12)))
+			return LS_DROP_MARTIAN_SRC;
+		if (unlikely(martian4(ip + 16)))
+			return LS_DROP_MARTIAN_DST;
+		memcpy(&s, ip + 12, 4);
+		if (unlikely(dc->has_ip4 && dp_prefix4_match(s, dc->ip4, dc->ip4_prefix_len)))
+			return LS_DROP_INNER_SRC_SPOOF;
+		if (c->peers[peer].source_strict &&
+		    (c->lpm4 == NULL || rte_lpm_lookup(c->lpm4, rte_be_to_cpu_32(s), &match) != 0 ||
+		     match != peer))
+			return LS_DROP_INNER_SRC_SPOOF;
+		return LS_DROP_NONE;
+	}
+	if (unlikely(martian6(ip + 8)))
+		return LS_DROP_MARTIAN_SRC;
+	if (unlikely(martian6(ip + 24)))
+		return LS_DROP_MARTIAN_DST;
+	if (unlikely(dc->has_ip6 && dp_prefix6_match(ip + 8, dc->ip6, dc->ip6_prefix_len)))
+		return LS_DROP_INNER_SRC_SPOOF;
+	if (c->peers[peer].source_strict &&
+	    (c->lpm6 == NULL || rte_lpm6_lookup(c->lpm6, ip + 8, &match) != 0 || match != peer))
+		return LS_DROP_INNER_SRC_SPOOF;
+	return LS_DROP_NONE;
 }
 
 /* Next hop on the DC port for an inner destination: on-link or gateway. */
@@ -644,7 +704,8 @@ dp_send_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_entr
 		return false;
 	}
 	if (unlikely(tx->n[c->dc_port] >= DP_TX_MAX)) {
-		w->counters.drops[LS_DROP_TX_FULL]++;
+		/* No packet was dropped: the CNP is never built. */
+		mc->cnp_tx_full++;
 		return false;
 	}
 	cnp = cnp_build(w->pool, dc, &dmac, fe->key.family, fe->key.dst, fe->key.src,
@@ -654,17 +715,59 @@ dp_send_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_entr
 		return false;
 	}
 	mc->cnp_sent++;
-	w->counters.cls[DP_CLASS_ROCE_CNP]++;
-	dp_tx_add(tx, c->dc_port, cnp);
+	dp_tx_add_own(tx, c->dc_port, cnp);
 	return true;
 }
 
 /*
- * The congestion signal of one packet leaving toward the WAN: the gateway's
- * marker said mark, and/or it arrived CE-marked from the DC fabric.
- * Mechanism A answers a signalled RoCE data packet with a CNP to its local
- * sender and may clear CE (CE policy); otherwise the mark is written (ECT
- * packets only).
+ * Mechanism A's answer to a signalled RoCE data packet of flow fe, counted
+ * in its class tmc: a CNP to the local sender, at most one per QP per
+ * cnp_interval. Returns whether the CE policy lets the packet leave
+ * without CE (the gateway CNP covers the QP).
+ */
+static bool
+dp_mech_a_answer(struct dp_worker *w, const struct dp_conf *c, struct flow_entry *fe,
+		 struct dp_tm_counters *tmc, const struct dp_clock *clk, struct dp_tx *tx)
+{
+	struct dp_mech_counters *mc = &w->counters.mech;
+	struct proxy_cnp_verdict v = proxy_cnp_decide(&c->mech.cnp, &fe->cnp, fe->qpn_known, clk->ns);
+
+	switch (v.reason) {
+	case PROXY_CNP_SENT:
+		/*
+		 * No CNP could be built or queued: keep the signal in the
+		 * packet so the far receiver's CNP still comes.
+		 */
+		if (dp_send_cnp(w, c, fe, tx)) {
+			tmc->cnp_sent++;
+		} else {
+			tmc->cnp_failed++;
+			v.clear_ce = false;
+		}
+		fe->cnp_sent++;
+		if (fe->first_cnp_ns == 0)
+			fe->first_cnp_ns = clk->ns;
+		break;
+	case PROXY_CNP_SUPPRESSED_RATE:
+		fe->cnp_suppressed++;
+		mc->cnp_suppressed++;
+		tmc->cnp_suppressed++;
+		break;
+	default:
+		fe->cnp_no_qpn++;
+		mc->cnp_no_qpn++;
+		tmc->cnp_no_qpn++;
+		break;
+	}
+	return v.clear_ce;
+}
+
+/*
+ * The congestion signal of one packet leaving toward the WAN in class tmc:
+ * the gateway's marker said mark, and/or it arrived CE-marked from the DC
+ * fabric. Mechanism A answers a signalled RoCE data packet with a CNP to
+ * its local sender and may clear CE (CE policy); otherwise the mark is
+ * written (ECT packets only).
  */
 static void
 dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m, bool mark,
@@ -673,49 +776,25 @@ dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m, bool
 {
 	uint8_t *ip = rte_pktmbuf_mtod(m, uint8_t *);
 	uint8_t ecn = dp_ip_ecn(ip);
-	struct dp_mech_counters *mc = &w->counters.mech;
 
-	if (!mark && ecn != ECN_CE)
+	if (mark)
+		tmc->mark_decisions++;
+	else if (ecn != ECN_CE)
 		return;
-	if ((c->mech.mechanisms & LS_MECH_A) && fe != NULL) {
-		struct proxy_cnp_verdict v =
-			proxy_cnp_decide(&c->mech.cnp, &fe->cnp, fe->qpn_known, clk->ns);
-
-		switch (v.reason) {
-		case PROXY_CNP_SENT:
-			/*
-			 * No CNP could be built or queued: keep the signal in the
-			 * packet so the far receiver's CNP still comes.
-			 */
-			if (!dp_send_cnp(w, c, fe, tx))
-				v.clear_ce = false;
-			fe->cnp_sent++;
-			if (fe->first_cnp_ns == 0)
-				fe->first_cnp_ns = clk->ns;
-			break;
-		case PROXY_CNP_SUPPRESSED_RATE:
-			fe->cnp_suppressed++;
-			mc->cnp_suppressed++;
-			break;
-		default:
-			fe->cnp_no_qpn++;
-			mc->cnp_no_qpn++;
-			break;
+	if ((c->mech.mechanisms & LS_MECH_A) && fe != NULL &&
+	    dp_mech_a_answer(w, c, fe, tmc, clk, tx)) {
+		if (ecn == ECN_CE) {
+			/* RoCE NICs send ECT(0). */
+			dp_ip_set_ecn(ip, ECN_ECT0);
+			w->counters.mech.ce_cleared++;
+			tmc->ce_cleared++;
 		}
-		if (v.clear_ce) {
-			if (ecn == ECN_CE) {
-				/* RoCE NICs send ECT(0). */
-				dp_ip_set_ecn(ip, ECN_ECT0);
-				mc->ce_cleared++;
-			}
-			return;
-		}
+		return;
 	}
 	if (mark && (ecn == ECN_ECT0 || ecn == ECN_ECT1)) {
 		dp_ip_set_ecn(ip, ECN_CE);
 		w->counters.ecn_marked++;
-		if (tmc != NULL)
-			tmc->marks++;
+		tmc->ce_written++;
 		if (fe != NULL) {
 			fe->marked++;
 			if (fe->first_mark_ns == 0)
@@ -796,6 +875,7 @@ dp_tm_queue(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready 
 	    const struct dp_clock *clk, struct dp_tx *tx)
 {
 	const struct dp_tm_conf *tc = &c->tm[r->port];
+	struct dp_tm_counters *tmc = &w->counters.tm[r->port][r->cls];
 	bool mark;
 
 	if (!tm_enqueue(&w->tm[r->port], tc, w->counters.tm[r->port], r->cls, r->m, r->frame,
@@ -803,10 +883,11 @@ dp_tm_queue(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready 
 		/*
 		 * A drop is the strongest congestion signal there is: with
 		 * mechanism A the sender hears of it within the DC round trip
-		 * instead of from a NAK a WAN round trip later.
+		 * instead of from a NAK a WAN round trip later. Nothing is
+		 * written into the packet: it does not leave.
 		 */
-		if (r->fe != NULL)
-			dp_signal(w, c, r->m, true, r->fe, NULL, clk, tx);
+		if ((c->mech.mechanisms & LS_MECH_A) && r->fe != NULL)
+			dp_mech_a_answer(w, c, r->fe, tmc, clk, tx);
 		dp_drop(w, r->m, LS_DROP_TM_QUEUE_FULL);
 		return;
 	}
@@ -815,7 +896,7 @@ dp_tm_queue(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready 
 	 * dequeue-time marker (sojourn) both are handled when the packet leaves.
 	 */
 	if (r->cls != DP_TM_CLASS_CONTROL && !tc->mark_at_dequeue)
-		dp_signal(w, c, r->m, mark, r->fe, &w->counters.tm[r->port][r->cls], clk, tx);
+		dp_signal(w, c, r->m, mark, r->fe, tmc, clk, tx);
 }
 
 /*
@@ -1240,7 +1321,27 @@ dp_seq_track(struct dp_worker *w, struct dp_counters *ctr, uint32_t peer,
 }
 
 /*
+ * The peer's outer UDP checksum policy (docs/wire-format.md): zero means
+ * no checksum over IPv4 (RFC 768) and is dropped over IPv6 unless the peer
+ * may send it (RFC 6935, 6936); a non-zero one is verified unless the peer
+ * says ignore (RFC 8926 section 3.3 lets the decapsulator choose).
+ */
+static inline enum ls_drop_reason
+dp_decap_csum(const struct dp_peer *peer, uint8_t family, const uint8_t *src, const uint8_t *dst,
+	      const uint8_t *udp, uint16_t udp_len)
+{
+	if (((const struct rte_udp_hdr *)udp)->dgram_cksum == 0)
+		return family == AF_INET6 && !peer->zero_csum6_ok ? LS_DROP_UDP_ZERO_CSUM6 :
+								    LS_DROP_NONE;
+	if (peer->csum_verify &&
+	    !csum_udp_ok(src, dst, family == AF_INET ? 4 : 16, udp, udp_len))
+		return LS_DROP_UDP_CSUM;
+	return LS_DROP_NONE;
+}
+
+/*
  * Tunnel termination: validate outer IP/UDP/GENEVE, identify the peer,
+
  * apply RFC 6040 to the inner header and strip the outer headers. On
  * success the mbuf holds the inner IP packet only and *imeta describes it
  * (offsets relative to the new data start).
@@ -1280,6 +1381,10 @@ dp_decap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		return LS_DROP_UNKNOWN_PEER;
 	if (memcmp(dst, c->peers[peer].src, family == AF_INET ? 4 : 16) != 0)
 		return LS_DROP_NOT_FOR_US;
+	r = dp_decap_csum(&c->peers[peer], family, src, dst, p + meta->l4_off,
+			  (uint16_t)(udp_end - meta->l4_off));
+	if (r != LS_DROP_NONE)
+		return r;
 	r = geneve_parse(p, meta->l4_off + sizeof(struct rte_udp_hdr), udp_end, &gi);
 	if (r != LS_DROP_NONE)
 		return r;
@@ -1482,7 +1587,13 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 			continue;
 		}
 		ctr->cls[imeta.cls]++;
+		r = dp_inner_addr_check(c, dc, peer, rte_pktmbuf_mtod(m, const uint8_t *), imeta.l3);
+		if (unlikely(r != LS_DROP_NONE)) {
+			dp_drop(w, m, r);
+			continue;
+		}
 		if (unlikely(imeta.ip_len > dc->mtu)) {
+
 			dp_drop(w, m, LS_DROP_MTU_EXCEEDED);
 			continue;
 		}

@@ -15,7 +15,10 @@
  * packets to send per port in struct dp_tx; the worker then transmits.
  */
 
+#include <assert.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "dp_conf.h"
 #include "worker.h"
@@ -24,10 +27,44 @@ struct rte_mbuf;
 
 #define DP_TX_MAX (2 * DP_MAX_BURST)
 
+/*
+ * Packets to send per port. own/own_at tell which of them the gateway
+ * built itself (CNPs, injects), so that a full transmit queue is counted
+ * as a drop of a received packet only when it was one (dp_tx_flush()).
+ * Reset n and own before use; own_at[p] is valid while own[p] != 0.
+ */
 struct dp_tx {
 	uint16_t n[LS_MAX_PORTS];
+	uint16_t own[LS_MAX_PORTS];
+	uint64_t own_at[LS_MAX_PORTS][DP_TX_MAX / 64]; /* bit i: pkts[p][i] is the gateway's */
 	struct rte_mbuf *pkts[LS_MAX_PORTS][DP_TX_MAX];
 };
+static_assert(DP_TX_MAX % 64 == 0, "own_at holds whole words");
+
+/* A received packet, to send on port. */
+static inline void
+dp_tx_add(struct dp_tx *tx, uint16_t port, struct rte_mbuf *m)
+{
+	tx->pkts[port][tx->n[port]++] = m;
+}
+
+/* A packet the gateway built, to send on port. */
+static inline void
+dp_tx_add_own(struct dp_tx *tx, uint16_t port, struct rte_mbuf *m)
+{
+	uint16_t i = tx->n[port];
+
+	if (tx->own[port]++ == 0)
+		memset(tx->own_at[port], 0, sizeof(tx->own_at[port]));
+	tx->own_at[port][i / 64] |= UINT64_C(1) << (i % 64);
+	dp_tx_add(tx, port, m);
+}
+
+static inline bool
+dp_tx_is_own(const struct dp_tx *tx, uint16_t port, uint16_t i)
+{
+	return tx->own[port] != 0 && (tx->own_at[port][i / 64] >> (i % 64) & 1) != 0;
+}
 
 /* Packets received on a DC-facing port (port = index into c->ports). */
 void dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
@@ -49,7 +86,10 @@ void dp_pipeline_tm(struct dp_worker *w, const struct dp_conf *c, const struct d
 void dp_pipeline_hold(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
 		      struct dp_tx *tx);
 
-/* Flow hash of docs/wire-format.md over an inner IP packet's 5-tuple. */
+/*
+ * Flow hash of docs/wire-format.md over an inner IP packet's 5-tuple (ports
+ * left out for an IPv4 fragment, which ip shows).
+ */
 uint32_t dp_flow_hash(const uint8_t *ip, uint8_t l3, uint8_t proto, uint16_t sport,
 		      uint16_t dport);
 

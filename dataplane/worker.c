@@ -46,14 +46,19 @@ dp_clock_now(const struct dp_worker *w, struct dp_clock *clk)
 		  (uint64_t)(((unsigned __int128)(clk->tsc - w->tsc_base) * w->ns_per_tick_q32) >> 32);
 }
 
-/* Transmit everything collected for each port; unsent packets are drops. */
+/*
+ * Transmit everything collected for each port. What the queue refuses is a
+ * tx_ring_full drop when it was a received packet, own_tx_failed when the
+ * gateway built it (it was never received, so it is no packet drop).
+ */
 static inline void
 dp_tx_flush(struct dp_worker *w, const struct dp_conf *c, struct dp_tx *tx)
 {
+	struct dp_counters *ctr = &w->counters;
 	uint16_t p;
 
 	for (p = 0; p < c->n_ports; p++) {
-		uint16_t n = tx->n[p], sent, i;
+		uint16_t n = tx->n[p], own = tx->own[p], sent, i;
 		uint64_t bytes = 0;
 
 		if (n == 0)
@@ -63,12 +68,21 @@ dp_tx_flush(struct dp_worker *w, const struct dp_conf *c, struct dp_tx *tx)
 		sent = rte_eth_tx_burst(c->ports[p].port_id, (uint16_t)w->id, tx->pkts[p], n);
 		for (i = sent; i < n; i++) {
 			bytes -= tx->pkts[p][i]->pkt_len;
-			w->counters.drops[LS_DROP_TX_FULL]++;
+			if (dp_tx_is_own(tx, p, i)) {
+				ctr->own_tx_failed++;
+				own--;
+			} else {
+				ctr->drops[LS_DROP_TX_FULL]++;
+			}
 			rte_pktmbuf_free(tx->pkts[p][i]);
 		}
-		w->counters.port[p].tx_pkts += sent;
-		w->counters.port[p].tx_bytes += bytes;
+		/* own now counts the gateway's packets among the sent ones. */
+		ctr->own_tx += own;
+		ctr->forwarded += sent - own;
+		ctr->port[p].tx_pkts += sent;
+		ctr->port[p].tx_bytes += bytes;
 		tx->n[p] = 0;
+		tx->own[p] = 0;
 	}
 }
 
@@ -103,6 +117,7 @@ dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk)
 	if (unlikely(c->generation != w->generation))
 		dp_worker_sync(w, c, clk);
 	memset(tx.n, 0, sizeof(tx.n));
+	memset(tx.own, 0, sizeof(tx.own));
 	w->next_due_tsc = UINT64_MAX;
 
 	for (p = 0; p < c->n_ports; p++) {
@@ -124,15 +139,16 @@ dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk)
 
 	/* Packets the control thread built (ARP/ND replies and requests, echo). */
 	n = (uint16_t)rte_ring_sc_dequeue_burst(w->inject, (void **)pkts, DP_MAX_BURST, NULL);
+	w->counters.injected += n;
 	for (i = 0; i < n; i++) {
 		uint8_t port = dp_mbuf_meta(pkts[i])->port;
 
 		if (unlikely(port >= c->n_ports)) {
+			w->counters.own_tx_failed++;
 			rte_pktmbuf_free(pkts[i]);
 			continue;
 		}
-		tx.pkts[port][tx.n[port]++] = pkts[i];
-		w->counters.injected++;
+		dp_tx_add_own(&tx, port, pkts[i]);
 	}
 	if (n)
 		dp_tx_flush(w, c, &tx);

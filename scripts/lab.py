@@ -300,7 +300,7 @@ def run_near_source(a, run_dir, mech):
             roce = wan_class(wan, 1)
             row = {"t": time.time() - t0,
                    "depth_bytes": roce.get("depth_bytes", 0),
-                   "marks": st.get("wan_marks", 0), "cnp_sent": st.get("cnp_sent", 0),
+                   "marks": st.get("wan_mark_decisions", 0), "cnp_sent": st.get("cnp_sent", 0),
                    "deq_bytes": sum(wan_class(wan, c).get("deq_bytes", 0) for c in range(3))}
             series.append(row)
             if row["t"] - last_print >= 1.0:
@@ -437,7 +437,8 @@ def summarize_near_source(a, run_dir, mech, tm, flows, series, sched):
         "wan_queue_max_bytes": roce.get("depth_max_bytes"),
         "wan_sojourn_p99_ns": hist_pct(roce.get("sojourn_hist", []), 99) if roce.get("sojourn_hist") else roce.get("sojourn_p99_ns"),
         "wan_drops": sum(wan_class(wan, c).get("drops", 0) for c in range(3)),
-        "wan_marks": sum(wan_class(wan, c).get("marks", 0) for c in range(3)),
+        "wan_marks": sum(wan_class(wan, c).get("mark_decisions", 0) for c in range(3)),
+        "wan_ce_written": sum(wan_class(wan, c).get("ce_written", 0) for c in range(3)),
         "wan_utilization": wan_bytes * 8 / (link * run_s) if link else None,
         "inter_goodput_bps": sum(inter_good),
         "inter_jain": jain(inter_good),

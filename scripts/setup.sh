@@ -6,7 +6,7 @@
 set -euo pipefail
 
 PKGS=(
-	build-essential pkg-config meson ninja-build clang llvm
+	build-essential pkg-config meson ninja-build clang llvm libclang-rt-14-dev
 	dpdk dpdk-dev libdpdk-dev
 	libbpf-dev bpftool libxdp-dev libelf-dev zlib1g-dev
 	libmicrohttpd-dev libfixbuf-dev libfixbuf-tools

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Set up the machine, build Longspan (warnings are errors), run every test
 # suite, then build with ASan/UBSan and run the unit, dataplane and sim
-# suites again. Benchmarks (suite perf) are not run; see docs/performance.md.
+# suites again, then builds every libFuzzer target (tests/fuzz/run.sh) and
+# runs each for a few seconds. Benchmarks (suite perf) are not run; see
+# docs/performance.md.
 #
 #   sudo scripts/test.sh            # everything
 #   sudo scripts/test.sh --no-asan  # skip the sanitizer build
@@ -34,4 +36,9 @@ if [ "$asan" -eq 1 ]; then
 	meson test -C build-asan --suite unit --suite dataplane --suite sim \
 		--print-errorlogs --num-processes 2
 fi
+# Every fuzz target built with clang -fsanitize=fuzzer and run briefly, so a
+# target that stops building or finds a crash in new code fails here
+# (FUZZ_SECONDS per target; about a minute in all with the builds).
+FUZZ_OUT=build-fuzz tests/fuzz/run.sh "${FUZZ_SECONDS:-15}"
+
 echo "test: all suites passed"

@@ -13,7 +13,10 @@
  * it from that default), lets the control thread handle what was punted,
  * polls again to send what the control thread injected, then writes
  * OUTDIR/<port>.pcap for every port that transmitted and OUTDIR/result.txt
- * with one `drop REASON COUNT` line per non-zero drop reason, `punted N`,
+ * with one `drop REASON COUNT` line per non-zero drop reason, `rx N` and
+ * `tx N` (packets received and sent, every port), `forwarded N`, `own_tx
+ * N` and `own_tx_failed N` (packets the gateway built), `punted N`,
+ * `resolve_requests N`,
  * `injected N`, traffic manager and mechanism counters (`tm ...`, `mech
  * ...`, `learn ...`), `queued N` (packets waiting in WAN queues or hold
  * queues) and `mbuf_leak N` (mbufs neither back in the pool nor queued). A
@@ -285,16 +288,23 @@ fx_write_mech(FILE *f, const struct dp_worker *w)
 			const struct dp_tm_counters *t = &w->counters.tm[p][q];
 
 			fprintf(f, "tm %s %u enq %" PRIu64 " deq %" PRIu64 " drops %" PRIu64
-				   " marks %" PRIu64 " depth_bytes %" PRIu64 " depth_pkts %" PRIu64 "\n",
-				rt.cfg->ports[p].name, q, t->enq_pkts, t->deq_pkts, t->drops, t->marks,
-				t->depth_bytes, t->depth_pkts);
+				   " mark_decisions %" PRIu64 " ce_written %" PRIu64 " ce_cleared %" PRIu64
+				   " cnp_sent %" PRIu64 " cnp_suppressed %" PRIu64 " cnp_no_qpn %" PRIu64
+				   " cnp_failed %" PRIu64 " depth_bytes %" PRIu64 " depth_pkts %" PRIu64
+				   "\n",
+				rt.cfg->ports[p].name, q, t->enq_pkts, t->deq_pkts, t->drops,
+				t->mark_decisions, t->ce_written, t->ce_cleared, t->cnp_sent,
+				t->cnp_suppressed, t->cnp_no_qpn, t->cnp_failed, t->depth_bytes,
+				t->depth_pkts);
 		}
 	}
 	fprintf(f, "mech cnp_sent %" PRIu64 " cnp_suppressed %" PRIu64 " cnp_no_qpn %" PRIu64
-		   " cnp_no_neigh %" PRIu64 " ce_cleared %" PRIu64 " trp_cnps %" PRIu64
+		   " cnp_no_neigh %" PRIu64 " cnp_no_mbuf %" PRIu64 " cnp_tx_full %" PRIu64
+		   " ce_cleared %" PRIu64 " trp_cnps %" PRIu64
 		   " trp_no_flow %" PRIu64 " trp_activations %" PRIu64 " trp_delayed %" PRIu64
 		   " trp_released %" PRIu64 "\n",
-		mc->cnp_sent, mc->cnp_suppressed, mc->cnp_no_qpn, mc->cnp_no_neigh, mc->ce_cleared,
+		mc->cnp_sent, mc->cnp_suppressed, mc->cnp_no_qpn, mc->cnp_no_neigh, mc->cnp_no_mbuf,
+		mc->cnp_tx_full, mc->ce_cleared,
 		mc->trp_cnps, mc->trp_no_flow, mc->trp_activations, mc->trp_delayed,
 		mc->trp_released);
 	for (r = 0; r < QPN_LEARN_RESULT_MAX; r++)
@@ -318,6 +328,7 @@ fx_run_case(const char *name, const char *ingress, const char *input, const char
 	};
 	struct dp_worker *w = rt.workers[0];
 	unsigned int queued;
+	uint64_t rx = 0, tx = 0;
 	char path[1024];
 	unsigned int i, in_use;
 	int port, n, rounds;
@@ -356,7 +367,18 @@ fx_run_case(const char *name, const char *ingress, const char *input, const char
 			fprintf(f, "drop %s %" PRIu64 "\n", ls_drop_reason_names[i],
 				w->counters.drops[i]);
 	fprintf(f, "input %d\n", n);
+	/* Port totals, for the accounting check (rx = forwarded + drops + punts + queued). */
+	for (i = 0; i < rt.cfg->n_ports; i++) {
+		rx += w->counters.port[i].rx_pkts;
+		tx += w->counters.port[i].tx_pkts;
+	}
+	fprintf(f, "rx %" PRIu64 "\n", rx);
+	fprintf(f, "tx %" PRIu64 "\n", tx);
+	fprintf(f, "forwarded %" PRIu64 "\n", w->counters.forwarded);
+	fprintf(f, "own_tx %" PRIu64 "\n", w->counters.own_tx);
+	fprintf(f, "own_tx_failed %" PRIu64 "\n", w->counters.own_tx_failed);
 	fprintf(f, "punted %" PRIu64 "\n", w->counters.punted);
+	fprintf(f, "resolve_requests %" PRIu64 "\n", w->counters.resolve_requests);
 	fprintf(f, "injected %" PRIu64 "\n", w->counters.injected);
 	fprintf(f, "ecn_marked %" PRIu64 "\n", w->counters.ecn_marked);
 	for (i = 0; i < rt.cfg->n_peers; i++)

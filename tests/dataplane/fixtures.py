@@ -43,6 +43,7 @@ its own clock and outputs, counters adding up (see fx_tm.py).
 """
 
 import argparse
+import ipaddress
 import os
 import re
 import shutil
@@ -60,8 +61,9 @@ try:
     logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
     from scapy.compat import raw
     from scapy.layers.inet import ICMP, IP, TCP, UDP
+    from scapy.layers.inet import fragment
     from scapy.layers.inet6 import (ICMPv6EchoRequest, ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr,
-                                    IPv6, IPv6ExtHdrHopByHop)
+                                    IPv6, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, fragment6)
     from scapy.layers.l2 import ARP, Ether
     from scapy.packet import Raw
     import fxwire as w
@@ -516,6 +518,36 @@ def build_cases(cfg):
     fr = dc_frame(ip4("10.1.0.1", "10.3.0.5", Raw(b"n" * 400), proto=17, frag=150, ident=0x99))
     add("dc2wan.frag.later", "non-first fragment: no L4 header, hash ports zero", "dc", [fr],
         out={"wan": [enc(fr, 0)]})
+    # Every fragment of one datagram takes one WAN path: the same outer UDP
+    # source port (and IPv6 flow label), hashed without ports, so ECMP in
+    # the WAN cannot reorder them. IPv4 to site-b and site-c, and IPv6
+    # fragments (Fragment header) to site-c.
+    def same_port(frames):
+        ports = set()
+        for f in frames:
+            _, off = w.l2_split(f)
+            l4 = off + (40 if f[off] >> 4 == 6 else 20)
+            ports.add(f[l4:l4 + 2])
+        return len(ports) == 1
+
+    for label, peer, dst in (("in4.siteb", site_b, "10.2.0.5"), ("in4.sitec", site_c, "10.3.0.5")):
+        frags = [dc_frame(raw(x)) for x in fragment(
+            IP(src="10.1.0.1", dst=dst, id=0x77) / UDP(sport=4000, dport=4001) /
+            Raw(b"d" * 2500), fragsize=1000)]
+        exp = [enc(f, i, peer) for i, f in enumerate(frags)]
+        assert len(frags) == 3 and same_port(exp)
+        add("dc2wan.frag.same_path.%s" % label,
+            "the 3 fragments of one UDP datagram leave with one outer source port",
+            "dc", frags, out={"wan": exp})
+    frags = [dc_frame(raw(x)) for x in fragment6(
+        IPv6(src="fd00:1::1", dst="fd00:3::5") / IPv6ExtHdrFragment(id=0x77) /
+        UDP(sport=4000, dport=4001) / Raw(b"d" * 2500), 1200)]
+    exp = [enc(f, i, site_c) for i, f in enumerate(frags)]
+    assert len(frags) == 3 and same_port(exp)
+    add("dc2wan.frag.same_path.in6",
+        "the 3 IPv6 fragments of one UDP datagram leave with one outer source port and "
+        "flow label", "dc", frags, out={"wan": exp})
+
 
     # MTU (outer IP packet <= WAN mtu).
     mtu = wan.mtu
@@ -528,6 +560,34 @@ def build_cases(cfg):
                 "inner %d bytes over the %s underlay (wan mtu %d)" % (size, underlay(peer), mtu),
                 "dc", [fr], out={"wan": [enc(fr, 0, peer)]} if ok else None,
                 drops=None if ok else {"mtu_exceeded": 1})
+
+    # The peer's next hop has no neighbour entry: drop, and ARP for it on the WAN.
+    add("dc2wan.neigh.unresolved", "site-d's next hop 192.0.2.4 is not resolved: the packet "
+        "is dropped (counted once) and the gateway ARPs for the next hop", "dc",
+        [dc_frame(udp("10.1.0.1", "10.4.0.5"))],
+        out={"wan": [w.arp_request_from(wan, cfg.peers["site-d"].remote)]},
+        drops={"neighbor_unresolved": 1},
+        counters={"punted": 0, "resolve_requests": 1, "injected": 1, "l2 requests": 1})
+
+    # Martian addresses from the DC are not forwarded into the tunnel
+    # (RFC 1812 5.3.7, RFC 3927 7, RFC 4291 2.5), whatever the route says.
+    martians = {
+        "src": ("127.0.0.1", "0.0.0.0", "224.0.0.5", "255.255.255.255", "169.254.0.9",
+                "240.0.0.1", "::1", "::", "ff02::1", "fe80::1"),
+        "dst": ("127.0.0.1", "0.0.0.1", "224.0.0.5", "239.1.2.3", "255.255.255.255",
+                "240.0.0.1", "169.254.0.9", "::1", "::", "fe80::1"),
+    }
+    for end, addrs in martians.items():
+        for a in addrs:
+            # The other end: a DC host, or a site-b host.
+            other = ("fd00:1::1" if end == "dst" else "fd00:2::5") if ":" in a else \
+                ("10.1.0.1" if end == "dst" else "10.2.0.5")
+            src, dst = (a, other) if end == "src" else (other, a)
+            add("dc2wan.martian.%s.%s" % (end, a.replace(":", "_")),
+                "%s %s is a martian: not forwarded" % (end, a), "dc",
+                [dc_frame(udp(src, dst))],
+                drops={"martian_source" if end == "src" else "martian_destination": 1})
+
 
     add("dc2wan.no_route.v4", "no peer prefix for 10.9.0.1", "dc",
         [dc_frame(udp("10.1.0.1", "10.9.0.1"))], drops={"no_route": 1})
@@ -595,8 +655,10 @@ def build_cases(cfg):
     add("wan2dc.geneve.noncritical_unknown", "unknown non-critical option is skipped", "wan",
         [gen(site_b, inner, options=opt_unknown + w.ls_option(0) + opt_unknown)],
         out={"dc": [dec(inner)]}, counters={"peer site-b rx": 1})
+    inner_c = udp("10.3.0.5", "10.1.0.1")  # a site-c source (source_check = strict)
     add("wan2dc.geneve.no_options", "GENEVE without any option is accepted", "wan",
-        [gen(site_c, inner, options=b"")], out={"dc": [dec(inner)]},
+        [gen(site_c, inner_c, options=b"")], out={"dc": [dec(inner_c)]},
+
         counters={"peer site-c rx": 1, "peer site-c gaps": 0})
     add("wan2dc.geneve.proto_ethernet", "protocol type 0x6558 (Ethernet)", "wan",
         [gen(site_b, raw(Ether(dst=dc.mac, src=h1_mac)) + inner, proto=0x6558)],
@@ -698,19 +760,20 @@ def build_cases(cfg):
         "wan", [gen(site_b, udp("10.2.0.5", "10.1.0.99"))],
         out={"dc": [w.arp_request_from(dc, "10.1.0.99")]},
         drops={"neighbor_unresolved": 1},
-        counters={"punted": 1, "injected": 1, "l2 requests": 1})
+        counters={"punted": 0, "resolve_requests": 1, "injected": 1, "l2 requests": 1})
     add("wan2dc.neigh.unresolved6", "inner fd00:1::99 has no neighbour: drop and solicit it",
         "wan", [gen(site_c, udp("fd00:3::5", "fd00:1::99"))],
         out={"dc": [(w.ns_from(dc, "fd00:1::99", dc.ll6), w.ns_from(dc, "fd00:1::99", dc6))]},
         drops={"neighbor_unresolved": 1},
-        counters={"punted": 1, "injected": 1, "l2 requests": 1})
+        counters={"punted": 0, "resolve_requests": 1, "injected": 1, "l2 requests": 1})
 
     frs = [gen(site_b, udp("10.2.0.5", "10.1.0.99", sport=s)) for s in (1, 2, 3)]
     add("wan2dc.neigh.unresolved_rate_limited",
         "three packets to one unresolved host: three drops, one ARP request "
         "(RFC 1122 2.3.2.1: at most one per second per address)", "wan", frs,
         out={"dc": [w.arp_request_from(dc, "10.1.0.99")]},
-        drops={"neighbor_unresolved": 3}, counters={"l2 requests": 1})
+        drops={"neighbor_unresolved": 3},
+        counters={"punted": 0, "resolve_requests": 3, "l2 requests": 1})
 
     # The DC address is the gateway's own: nothing to resolve, nobody to forward to.
     add("wan2dc.inner_to_gateway", "tunnelled packet to the DC port's own address: "
@@ -718,8 +781,95 @@ def build_cases(cfg):
         [gen(site_b, udp("10.2.0.5", dc4))], drops={"local_unhandled": 1},
         counters={"l2 requests": 0})
 
+    # Inner addresses after decapsulation: martians are dropped, and so is a
+    # source the peer may not use: inside the DC subnet (the receiving site's
+    # own), or, with source_check = strict (site-b, site-c), outside the
+    # peer's prefixes by longest match. site-d has source_check = loose.
+    d_mac = "02:00:00:00:0d:02"
+    inner_cases = [
+        ("martian_src4", site_b, udp("127.0.0.1", "10.1.0.1"), "martian_source"),
+        ("martian_src4_bcast", site_b, udp("255.255.255.255", "10.1.0.1"), "martian_source"),
+        ("martian_src6", site_c, udp("fe80::1", "fd00:1::1"), "martian_source"),
+        ("martian_src6_mcast", site_c, udp("ff02::1", "fd00:1::1"), "martian_source"),
+        ("martian_dst4", site_b, udp("10.2.0.5", "255.255.255.255"), "martian_destination"),
+        ("martian_dst4_mcast", site_b, udp("10.2.0.5", "224.0.0.5"), "martian_destination"),
+        ("martian_dst6", site_c, udp("fd00:3::5", "ff02::1"), "martian_destination"),
+        ("martian_dst6_loopback", site_c, udp("fd00:3::5", "::1"), "martian_destination"),
+        ("spoof.dc_subnet4", site_b, udp("10.1.0.7", "10.1.0.1"), "inner_source_spoofed"),
+        ("spoof.dc_subnet6", site_c, udp("fd00:1::7", "fd00:1::1"), "inner_source_spoofed"),
+        ("spoof.other_peer4", site_b, udp("10.3.0.5", "10.1.0.1"), "inner_source_spoofed"),
+        ("spoof.other_peer6", site_b, udp("fd00:3::5", "fd00:1::1"), "inner_source_spoofed"),
+        ("spoof.nested", site_b, udp("10.2.5.9", "10.1.0.1"), "inner_source_spoofed"),
+        ("spoof.no_prefix", site_c, udp("10.9.0.1", "10.1.0.1"), "inner_source_spoofed"),
+    ]
+    for label, peer, inner, reason in inner_cases:
+        add("wan2dc.inner.%s" % label, "from %s, inner %s -> %s: %s" % (
+            peer.name, *[str(ipaddress.ip_address(a)) for a in w.ip_addrs(inner)], reason),
+            "wan", [gen(peer, inner)], drops={reason: 1}, counters={"peer %s rx" % peer.name: 0})
+    # The longest match decides: 10.2.5.0/24 inside site-b's 10.2.0.0/16 is site-c's.
+    inner = udp("10.2.5.9", "10.1.0.1")
+    add("wan2dc.inner.nested_from_owner", "10.2.5.9 from site-c, whose 10.2.5.0/24 is the "
+        "longest match: forwarded", "wan", [gen(site_c, inner)], out={"dc": [dec(inner)]},
+        counters={"peer site-c rx": 1})
+    # source_check = loose (site-d): another site's source passes, martians and
+    # the DC subnet still do not.
+    inner = udp("10.3.0.5", "10.1.0.1")
+    add("wan2dc.inner.loose.other_site", "site-d (loose) relays 10.3.0.5, a site-c source: "
+        "forwarded", "wan", [gen(cfg.peers["site-d"], inner, src_mac=d_mac)],
+        out={"dc": [dec(inner)]}, counters={"peer site-d rx": 1})
+    for label, inner, reason in (("dc_subnet", udp("10.1.0.7", "10.1.0.1"), "inner_source_spoofed"),
+                                 ("martian", udp("0.0.0.0", "10.1.0.1"), "martian_source")):
+        add("wan2dc.inner.loose.%s" % label, "site-d (loose), inner %s: %s" % (
+            label, reason), "wan", [gen(cfg.peers["site-d"], inner, src_mac=d_mac)],
+            drops={reason: 1})
+
+    # The outer UDP checksum policy per peer (docs/wire-format.md): site-b and
+    # site-c verify a non-zero checksum and site-c drops a zero one over IPv6
+    # (the defaults); site-d (IPv4) and site-e (IPv6) ignore non-zero ones
+    # and site-e accepts zero ones.
+    def outer_csum(frame, how):
+        """The tunnel frame with its outer UDP checksum right, wrong or zero."""
+        _, off = w.l2_split(frame)
+        ip = frame[off:]
+        if ip[0] >> 4 == 6:
+            good = w.udp6_csum(ip)
+            l4 = off + 40
+        else:
+            ihl = (ip[0] & 0x0F) * 4
+            ulen = struct.unpack("!H", ip[ihl + 4:ihl + 6])[0]
+            udp = bytearray(ip[ihl:ihl + ulen])
+            udp[6:8] = b"\x00\x00"
+            good = w.inet_csum(ip[12:20] + struct.pack("!xBH", 17, ulen) + bytes(udp)) or 0xFFFF
+            l4 = off + ihl
+        val = {"good": good, "wrong": good ^ 0x5A5A or 1, "zero": 0}[how]
+        return frame[:l4 + 6] + struct.pack("!H", val) + frame[l4 + 8:]
+
+    site_d, site_e = cfg.peers["site-d"], cfg.peers["site-e"]
+    e_mac = "02:00:00:00:0e:02"
+    csum_cases = [
+        ("v4_good", site_b, "10.2.0.5", None, "good", None),
+        ("v4_wrong", site_b, "10.2.0.5", None, "wrong", "udp_bad_checksum"),
+        ("v4_wrong_ignored", site_d, "10.4.0.5", d_mac, "wrong", None),
+        ("v6_good", site_c, "10.3.0.5", None, "good", None),
+        ("v6_wrong", site_c, "10.3.0.5", None, "wrong", "udp_bad_checksum"),
+        ("v6_zero", site_c, "10.3.0.5", None, "zero", "udp_zero_checksum6"),
+        ("v6_zero_accepted", site_e, "10.5.0.5", e_mac, "zero", None),
+        ("v6_wrong_ignored", site_e, "10.5.0.5", e_mac, "wrong", None),
+    ]
+    for label, peer, src, smac, how, reason in csum_cases:
+        inner = udp(src, "10.1.0.1", payload=b"checksum " * 20)
+        fr = outer_csum(gen(peer, inner, src_mac=smac), how)
+        add("wan2dc.csum.%s" % label, "outer UDP checksum %s from %s (udp_checksum %s, "
+            "ipv6_zero_checksum %s): %s" % (
+                how, peer.name, "ignore" if peer in (site_d, site_e) else "verify",
+                "accept" if peer is site_e else "drop", reason or "forwarded"),
+            "wan", [fr], out=None if reason else {"dc": [dec(inner)]},
+            drops={reason: 1} if reason else None)
+
     # ======================================================================
     # Answered by the gateway itself (control thread).
+
+
     def arp_req(port, sha, spa, tpa):
         return w.pad60(raw(Ether(dst="ff:ff:ff:ff:ff:ff", src=sha) /
                            ARP(op=1, hwsrc=sha, psrc=spa, hwdst="00:00:00:00:00:00", pdst=tpa)))
@@ -1000,6 +1150,7 @@ def check_case(case, cfg, work):
         got_frames.append({port: pcap_read(os.path.join(sdir, port + ".pcap"))
                            if os.path.exists(os.path.join(sdir, port + ".pcap")) else []
                            for port in cfg.port_order})
+    fails += check_accounting(case, results, got_frames)
     outs = [st.out for st in case.steps]
     if case.plan is not None:
         outs, problems = case.plan(got_frames, results)
@@ -1047,6 +1198,47 @@ def check_case(case, cfg, work):
     return fails, emitted
 
 
+def check_accounting(case, results, got_frames):
+    """
+    Every packet counted exactly once, after every step (counters add up
+    over a case's steps): the packets the ports received are the ones fed
+    in, and each of them was forwarded, dropped under one reason, punted to
+    the control thread, or is still queued (WAN traffic manager, mechanism
+    C hold); what the ports sent is the forwarded packets plus the ones the
+    gateway built itself (mechanism A CNPs, control-thread injects). A
+    case ends with nothing queued.
+    """
+    fails = []
+    fed = sent = 0
+    for i, (st, res, got) in enumerate(zip(case.steps, results, got_frames)):
+        pre = "step %d: " % i if case.multi else ""
+        fed += len(st.inputs)
+        sent += sum(len(v) for v in got.values())
+        own = (res.get("mech cnp_sent") or 0) + (res.get("injected") or 0)
+        drops = sum(v for k, v in res.items() if k.startswith("drop "))
+        forwarded = sent - own
+        if res.get("rx") != fed:
+            fails.append(pre + "rx %s, expected the %d frame(s) fed in" % (res.get("rx"), fed))
+        if res.get("tx") != sent:
+            fails.append(pre + "tx %s, expected the %d frame(s) the ports sent" %
+                         (res.get("tx"), sent))
+        total = forwarded + drops + (res.get("punted") or 0) + (res.get("queued") or 0)
+        if res.get("forwarded") != forwarded:
+            fails.append(pre + "forwarded %s, expected %d (sent %d, of them %d built by the "
+                         "gateway)" % (res.get("forwarded"), forwarded, sent, own))
+        if res.get("own_tx") != own or res.get("own_tx_failed") != 0:
+            fails.append(pre + "own_tx %s own_tx_failed %s, expected %d and 0 (cnp_sent + "
+                         "injected)" % (res.get("own_tx"), res.get("own_tx_failed"), own))
+        if res.get("rx") != total:
+            fails.append(pre + "accounting: rx %s != forwarded %d + drops %d + punted %s + "
+                         "queued %s = %d (sent %d, of them %d built by the gateway)" %
+                         (res.get("rx"), forwarded, drops, res.get("punted"),
+                          res.get("queued"), total, sent, own))
+    if results and results[-1].get("queued") != 0:
+        fails.append("queued %s at the end of the case, expected 0" % results[-1].get("queued"))
+    return fails
+
+
 def fmt_drops(d):
     return "{" + ", ".join("%s: %d" % kv for kv in sorted(d.items())) + "}" if d else "none"
 
@@ -1063,7 +1255,7 @@ def self_test(cfg):
     q[w.BTH].icrc = None
     if raw(q)[-4:] != w.icrc(ip):
         fails.append("icrc() disagrees with scapy over IPv4")
-    for peer in cfg.peers.values():
+    for peer in (cfg.peers["site-b"], cfg.peers["site-c"]):
         good = w.encap(cfg, peer, ip, 0)
         if check_roce(good):
             fails.append("check_roce flags a good frame: %s" % check_roce(good))

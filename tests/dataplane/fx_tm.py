@@ -89,7 +89,8 @@ def build_tm_cases(cfg, b, api):
         steps = [
             Step("dc", [d[0]], T0, out={"wan": [h.fwd(d[0], 0, T0)]},
                  counters={"learn data_unknown src": 1, "mech cnp_sent": 0,
-                           "tm wan 1 enq": 1, "tm wan 1 deq": 1, "tm wan 1 marks": 0}),
+                           "tm wan 1 enq": 1, "tm wan 1 deq": 1,
+                           "tm wan 1 mark_decisions": 0, "tm wan 1 ce_written": 0}),
             Step("wan", [b.gen(site_b, ack, seq=0)], T0, out={"dc": [b.dec(ack)]},
                  counters={"learn ack_learned src": 1, "mech cnp_sent": 0}),
             # CE from the DC fabric on a learned flow: a CNP, and the packet
@@ -98,7 +99,10 @@ def build_tm_cases(cfg, b, api):
                  out={"dc": [cnp], "wan": [h.fwd(d_ce[1], 1, t2, ecn=w.ECT0)]},
                  counters={"learn data_known src": 1, "mech cnp_sent": 1,
                            "mech cnp_suppressed": 0, "mech cnp_no_qpn": 0,
-                           "mech ce_cleared": 1, "mech cnp_no_neigh": 0}),
+                           "mech ce_cleared": 1, "mech cnp_no_neigh": 0,
+                           # Answered in the RoCE class, though no marker decided.
+                           "tm wan 1 cnp_sent": 1, "tm wan 1 ce_cleared": 1,
+                           "tm wan 1 mark_decisions": 0}),
             # One nanosecond before cnp_interval has passed: suppressed, CE
             # still cleared (the QP is covered by the CNP just sent).
             Step("dc", [d_ce[2]], t2 + interval - 1,
@@ -114,7 +118,9 @@ def build_tm_cases(cfg, b, api):
             Step("dc", [d[4]], t2 + interval + 1 * US,
                  out={"wan": [h.fwd(d[4], 4, t2 + interval + 1 * US)]},
                  counters={"mech cnp_sent": 2, "mech cnp_suppressed": 1, "mech ce_cleared": 3,
-                           "tm wan 1 marks": 0, "tm wan 0 enq": 0, "queued": 0}),
+                           "tm wan 1 mark_decisions": 0, "tm wan 1 ce_written": 0,
+                           "tm wan 1 cnp_sent": 2, "tm wan 1 cnp_suppressed": 1,
+                           "tm wan 1 ce_cleared": 3, "tm wan 0 enq": 0, "queued": 0}),
         ]
         add(Case("mecha.cnp.%s" % fam,
                  "%s data %s -> %s, the receiver's ACK over the WAN teaches sender QPN %#x; "
@@ -261,8 +267,14 @@ def build_tm_cases(cfg, b, api):
              Step("dc", burst, t2, out={"dc": [cnp]},
                   counters={"mech cnp_sent": 1, "mech cnp_suppressed": marked.count(True) - 1,
                             "mech ce_cleared": 0, "mech cnp_no_qpn": 0}),
-             Step("dc", [], t2 + 100 * MS, counters={"queued": 0, "ecn_marked": 0,
-                                                      "tm wan 1 marks": 0})]
+             # Every marker decision is answered by mechanism A (the QPN is
+             # known: one CNP, the rest suppressed by the rate limit), and
+             # the CNP replaces the mark: no CE is written.
+             Step("dc", [], t2 + 100 * MS, counters={
+                 "queued": 0, "ecn_marked": 0, "tm wan 1 ce_written": 0,
+                 "tm wan 1 mark_decisions": marked.count(True), "tm wan 1 cnp_sent": 1,
+                 "tm wan 1 cnp_suppressed": marked.count(True) - 1, "tm wan 1 cnp_no_qpn": 0,
+                 "tm wan 1 cnp_failed": 0, "tm wan 1 ce_cleared": 0})]
     add(Case("mecha.gateway_mark",
              "learned flow, %d data packets in one burst: those enqueued above kmin (%s) are "
              "signalled by RED; the first gets a CNP, the next is suppressed, and none leaves "
@@ -279,7 +291,10 @@ def build_tm_cases(cfg, b, api):
     steps = [Step("dc", burst, T0, counters={"queued": at_least(1), "tm wan 1 enq": n}),
              *h.drain_steps("dc", 4)]
     frames = [(0, h.fwd_fn(x, m)) for x, m in zip(burst, marked)]
-    steps[-1].counters.update({"queued": 0, "tm wan 1 deq": n, "tm wan 1 marks": sum(marked),
+    steps[-1].counters.update({"queued": 0, "tm wan 1 deq": n,
+                               "tm wan 1 mark_decisions": sum(marked),
+                               "tm wan 1 ce_written": sum(marked),
+                               "tm wan 1 cnp_no_qpn": sum(marked),
                                "ecn_marked": sum(marked),
                                "mech cnp_no_qpn": sum(marked), "tm wan 1 depth_bytes": 0})
     add(Case("tm.red.threshold",
@@ -311,7 +326,9 @@ def build_tm_cases(cfg, b, api):
                              "udp_at_kmin": kmin, "udp_at_kmax": kmax}[label], (label, ahead)
         assert all(q <= kmin for q in ahead[:-1])
         steps = [Step("dc", frs, T0), *h.drain_steps("dc", 3)]
-        steps[-1].counters.update({"queued": 0, "tm wan %d marks" % cls: int(last_marked),
+        steps[-1].counters.update({"queued": 0,
+                                   "tm wan %d mark_decisions" % cls: int(last_marked),
+                                   "tm wan %d ce_written" % cls: int(last_marked),
                                    "ecn_marked": int(last_marked)})
         frames = [(0, h.fwd_fn(x, i == len(frs) - 1 and last_marked)) for i, x in enumerate(frs)]
         add(Case("tm.red.%s" % label,
@@ -332,10 +349,12 @@ def build_tm_cases(cfg, b, api):
     frames = [(0, h.fwd_fn(x, a)) for x, a in zip(burst, above)]
     steps = [Step("dc", burst, T0), *h.drain_steps("dc", 4)]
     steps[-1].counters.update({"queued": 0, "tm wan 1 deq": len(burst),
-                               "ecn_marked": ect_marked, "tm wan 1 marks": ect_marked})
+                               "ecn_marked": ect_marked, "tm wan 1 ce_written": ect_marked,
+                               "tm wan 1 mark_decisions": sum(above)})
     add(Case("tm.red.ect_only",
              "burst of RoCE data, ECN %s: above kmin only the ECT(0)/ECT(1) packets get CE, "
-             "Not-ECT ones leave Not-ECT, CE stays CE; tm marks counts the %d packets marked"
+             "Not-ECT ones leave Not-ECT, CE stays CE; every one above kmin is a mark decision, "
+             "ce_written counts the %d packets marked"
              % ("/".join(w.ECN_NAMES[e] for e in ecns), ect_marked),
              steps=steps, plan=h.queue_plan(steps, "wan", frames)))
 
@@ -346,7 +365,8 @@ def build_tm_cases(cfg, b, api):
     marked = [q > kmin for q in ahead]
     frames = [(0, h.fwd_fn(x, m)) for x, m in zip(burst, marked)]
     steps = [Step("dc", burst, T0), *h.drain_steps("dc", 4)]
-    steps[-1].counters.update({"queued": 0, "tm wan 1 marks": sum(marked),
+    steps[-1].counters.update({"queued": 0, "tm wan 1 mark_decisions": sum(marked),
+                               "tm wan 1 ce_written": sum(marked),
                                "ecn_marked": sum(marked)})
     add(Case("tm.red.in6_over6",
              "8 IPv6 RoCE data packets to site-c (IPv6 underlay): those with more than kmin "
@@ -372,7 +392,38 @@ def build_tm_cases(cfg, b, api):
              "queued; the rest leave in order" % limit,
              steps=steps, plan=h.queue_plan(steps, "wan", [(0, h.fwd_fn(x)) for x in kept])))
 
+    # RoCE data (ECT(0), no sender QPN learned) overflowing class 1: a packet
+    # the full queue drops is a congestion signal for mechanism A (answered:
+    # no QPN) but no CE is written into it, since it never leaves; CE is
+    # written and counted for the marked packets that do.
+    n = 64
+    burst = [h.data(snd, rcv, 800 + i, payload_len=1400) for i in range(n)]
+    kept, q = [], 0
+    for x in burst:
+        if not kept or q + h.frame_bytes(x) <= limit:
+            kept.append(x)
+            q += h.frame_bytes(x)
+    dropped = n - len(kept)
+    marked = h.red_marked(kept)
+    assert dropped > 0 and sum(marked) > 0
+    steps = [Step("dc", burst, T0, drops={"wan_queue_full": dropped},
+                  counters={"tm wan 1 drops": dropped}),
+             *h.drain_steps("dc", 14)]
+    steps[-1].counters.update({"queued": 0, "tm wan 1 deq": len(kept),
+                               "ecn_marked": sum(marked), "tm wan 1 ce_written": sum(marked),
+                               "tm wan 1 mark_decisions": sum(marked),
+                               "tm wan 1 cnp_no_qpn": sum(marked) + dropped,
+                               "mech cnp_no_qpn": sum(marked) + dropped})
+    add(Case("tm.buffer_limit.roce_signals",
+             "%d RoCE data frames of %d bytes into class 1 at a frozen clock: %d are dropped "
+             "by the class limit, each a signal answered by mechanism A (no QPN) with no CE "
+             "counted; the %d marked among the %d kept leave CE (ecn_marked = ce_written)" %
+             (n, h.frame_bytes(burst[0]), dropped, sum(marked), len(kept)),
+             steps=steps, plan=h.queue_plan(steps, "wan", [(0, h.fwd_fn(x, m_))
+                                                          for x, m_ in zip(kept, marked)])))
+
     # The shaper's rate: link_rate over frames plus 24 bytes of preamble,
+
     # FCS and inter-frame gap. 370 small UDP frames queue at a frozen clock;
     # then the clock moves in 20 steps of 100 us (less than the shaper's
     # burst can hold at 100 Mb/s, so no refill is capped) and the frames
@@ -557,9 +608,13 @@ def build_sojourn_cases(cfg, b, api):
             ect_late = sum(1 for i in late if stream[i] in (w.ECT0, w.ECT1))
             if not late:
                 problems.append("no frame left after the target")
-            marks = res[-1].get("tm wan 1 marks")
+            marks = res[-1].get("tm wan 1 ce_written")
+            if res[-1].get("tm wan 1 mark_decisions") != len(late):
+                problems.append("tm wan 1 mark_decisions = %s, expected %d: every frame "
+                                "that left after the %d ns target" %
+                                (res[-1].get("tm wan 1 mark_decisions"), len(late), target))
             if marks != ect_late:
-                problems.append("tm wan 1 marks = %s, expected %d: the ECT frames that left "
+                problems.append("tm wan 1 ce_written = %s, expected %d: the ECT frames that left "
                                 "after the %d ns target (Not-ECT and already-CE frames are not "
                                 "marked by the gateway)" % (marks, ect_late, target))
             return outs, problems
@@ -584,7 +639,7 @@ def build_sojourn_cases(cfg, b, api):
              Step("dc", burst, t1, counters={"queued": at_least(1)}),
              *h.drain_steps("dc", 5, start=t1 + above)]
     steps[-1].counters.update({"queued": 0, "mech ce_cleared": 0, "mech cnp_no_qpn": 0,
-                               "ecn_marked": 0, "tm wan 1 marks": 0})
+                               "ecn_marked": 0, "tm wan 1 ce_written": 0})
     frames = [(0, h.fwd_fn(d0))] + [(2, h.fwd_fn(x)) for x in burst]
 
     def cnp_plan(got, res, steps=steps, frames=frames):
@@ -609,6 +664,14 @@ def build_sojourn_cases(cfg, b, api):
         if (got_sent, got_supp) != (sent, signalled - sent):
             problems.append("cnp_sent %s cnp_suppressed %s, expected %d and %d" %
                             (got_sent, got_supp, sent, signalled - sent))
+        # The RoCE class: every dequeue-time decision answered, none written.
+        cls = {k: res[-1].get("tm wan 1 " + k) for k in
+               ("mark_decisions", "cnp_sent", "cnp_suppressed", "cnp_no_qpn", "cnp_failed")}
+        if cls != {"mark_decisions": signalled, "cnp_sent": sent,
+                   "cnp_suppressed": signalled - sent, "cnp_no_qpn": 0, "cnp_failed": 0}:
+            problems.append("RoCE class %s: expected %d decisions = %d CNPs sent + %d "
+                            "suppressed" % (cls, signalled, sent, signalled - sent))
+
         return outs, problems
 
     add_to(cases, Case("sojourn.mecha_cnp",

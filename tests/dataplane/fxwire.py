@@ -292,11 +292,17 @@ def ip_addrs(ip):
 
 
 def flow_hash(ip):
-    """docs/wire-format.md: CRC-32C over src || dst || proto || sport || dport."""
+    """
+    docs/wire-format.md: CRC-32C over src || dst || proto || sport || dport,
+    ports zero for a fragment (IPv4 MF or a fragment offset; an IPv6
+    fragment's protocol is 44, the Fragment header, which has no ports).
+    """
     src, dst = ip_addrs(ip)
     proto, l4 = ip_l4(ip)
     sport = dport = 0
-    if proto in (6, 17) and l4 is not None and len(ip) >= l4 + 4:
+    fragment = ip[0] >> 4 == 4 and struct.unpack("!H", ip[6:8])[0] & 0x3FFF != 0
+    if proto in (6, 17) and l4 is not None and not fragment and len(ip) >= l4 + 4:
+
         sport, dport = struct.unpack("!HH", ip[l4:l4 + 4])
     return crc32c(src + dst + bytes([proto]) + struct.pack("!HH", sport, dport))
 

@@ -13,15 +13,18 @@
  * reports any read past it. Beyond memory safety, each verdict is checked
  * against parse.h and geneve.h: offsets and lengths a later stage will use
  * stay inside the frame, classes come with their headers, fragments carry
- * no transport header.
+ * no transport header. The decapsulation's address and checksum checks
+ * (martian.h, csum_udp_ok) run on what the parser accepted.
  */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dataplane/csum.h"
 #include "dataplane/dp_conf.h"
 #include "dataplane/geneve.h"
+#include "dataplane/martian.h"
 #include "dataplane/parse.h"
 #include "fuzz.h"
 
@@ -109,6 +112,13 @@ fuzz_decap(const uint8_t *p, const struct pkt_meta *m)
 	struct pkt_meta im;
 	enum ls_drop_reason r;
 
+	/* The outer checksum over the datagram the parser bounded. */
+	if (m->l3 == PKT_L3_IP4)
+		(void)csum_udp_ok(p + m->l3_off + 12, p + m->l3_off + 16, 4, p + m->l4_off,
+				  (uint16_t)(end - m->l4_off));
+	else
+		(void)csum_udp_ok(p + m->l3_off + 8, p + m->l3_off + 24, 16, p + m->l4_off,
+				  (uint16_t)(end - m->l4_off));
 	memset(&gi, 0, sizeof(gi));
 	r = geneve_parse(p, m->l4_off + 8u, end, &gi);
 	check_geneve(m->l4_off + 8u, end, r, &gi);
@@ -117,8 +127,15 @@ fuzz_decap(const uint8_t *p, const struct pkt_meta *m)
 	memset(&im, 0, sizeof(im));
 	r = parse_ip(p, end, gi.inner_off, gi.proto, &im);
 	FUZZ_CHECK(r < LS_DROP_MAX);
-	if (r == LS_DROP_NONE)
-		check_ip(p, end, gi.inner_off, &im);
+	if (r != LS_DROP_NONE)
+		return;
+	check_ip(p, end, gi.inner_off, &im);
+	/* The inner addresses the source checks read. */
+	if (im.l3 == PKT_L3_IP4)
+		(void)(martian4(p + im.l3_off + 12) || martian4(p + im.l3_off + 16));
+	else
+		(void)(martian6(p + im.l3_off + 8) || martian6(p + im.l3_off + 24));
+
 }
 
 static void

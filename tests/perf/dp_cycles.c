@@ -4,6 +4,7 @@
  * packet source's cost, and of the pieces that work is made of.
  *
  *   dp_cycles --config FILE --pcap FILE [--packets N] [--rounds R] [--components]
+ *             [--ingress wan [--outer-udp-csum]]
  *
  * Part 1 (always): the config's ports are replaced by net_ring ports (as in
  * tests/dataplane/dp_fixture.c); every frame of the pcap goes into an mbuf
@@ -13,6 +14,16 @@
  * (outside the timed region) and fed back, until --packets packets have
  * been forwarded. The ring PMD's rx/tx are a few cycles per packet: the rest
  * is the pipeline.
+ *
+ * With --ingress wan the other direction is timed: the pcap's DC frames go
+ * through the pipeline once (untimed), and what reaches the WAN ring is
+ * turned around into what the peer gateway sends back (outer and inner
+ * source and destination swapped, which leaves every checksum valid; the
+ * MACs as the peer's next hop would write them) and fed to the WAN port;
+ * what the worker sends to the DC is restored and fed back the same way.
+ * An IPv4 underlay carries a zero outer UDP checksum, as the gateway sends
+ * it; --outer-udp-csum fills it in, as some GENEVE senders do (an IPv6
+ * underlay always has one), to time its verification on decapsulation.
  *
  * Part 2 (--components): the same packets through individual stages, each
  * timed the same way. "(pipeline)" is what the pipeline does now, "(before)"
@@ -82,6 +93,8 @@ struct cy_stash {
 
 static struct rte_mbuf **cy_mbufs;
 static unsigned int cy_n;
+/* Ports the timed loop feeds and collects (indexes into dp_conf.ports). */
+static uint16_t cy_in, cy_out;
 /*
  * A timed burst longer than this (50 us) was preempted: on a shared machine
  * another process took the CPU. Such bursts are left out and counted, so
@@ -263,8 +276,7 @@ static int
 cy_pipeline(uint64_t target, unsigned int rounds, double *round_cyc, uint64_t *pkts_out)
 {
 	struct dp_worker *w = rt.workers[0];
-	const struct dp_conf *c = rt.dp;
-	uint16_t dc = c->dc_port, wan = c->peers[0].port;
+	uint16_t dc = cy_in, wan = cy_out;
 	struct dp_clock clk = { .tsc = rte_rdtsc(), .ns = 1700000000000000000ull };
 	uint64_t cyc = 0, pkts = 0, warm = 0, round_cyc0 = 0, round_pkts0 = 0;
 	unsigned int r = 0;
@@ -304,7 +316,7 @@ cy_pipeline(uint64_t target, unsigned int rounds, double *round_cyc, uint64_t *p
 		if (idle > 1000000)
 			break;
 		while ((n = rte_ring_dequeue_burst(cy_tx[wan], (void **)out, RTE_DIM(out), NULL)) > 0) {
-			if (cy_wan_m == NULL) {
+			if (cy_wan_m == NULL && wan != rt.dp->dc_port) {
 				cy_wan_m = out[0];
 				cy_wan_len = out[0]->data_len;
 				memcpy(cy_wan_hdr, rte_pktmbuf_mtod(out[0], const void *),
@@ -328,6 +340,93 @@ cy_pipeline(uint64_t target, unsigned int rounds, double *round_cyc, uint64_t *p
 		return -EIO;
 	}
 	*pkts_out = pkts;
+	return 0;
+}
+
+/* Swap n bytes at a and b. */
+static void
+cy_swap(uint8_t *a, uint8_t *b, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		uint8_t t = a[i];
+
+		a[i] = b[i];
+		b[i] = t;
+	}
+}
+
+/*
+ * --ingress wan: encapsulate every pcap frame once (untimed) and turn the
+ * tunnel packets around into the peer's replies, in the same mbufs.
+ */
+static int
+cy_turn_around(bool outer_udp_csum)
+{
+	struct dp_worker *w = rt.workers[0];
+	const struct dp_conf *c = rt.dp;
+	const struct dp_peer *peer = &c->peers[0];
+	const struct dp_port *wan = &c->ports[peer->port];
+	struct dp_clock clk = { .tsc = rte_rdtsc(), .ns = 1700000000000000000ull };
+	struct rte_ether_addr peer_mac;
+	unsigned int i, got = 0, polls;
+
+	if (neigh_lookup(wan->neigh, peer->family, peer->nexthop, &peer_mac) != NEIGH_HIT) {
+		fprintf(stderr, "dp_cycles: the peer's next hop has no static neighbour\n");
+		return -EINVAL;
+	}
+	for (i = 0; i < cy_n; i++)
+		if (rte_ring_enqueue(cy_rx[c->dc_port], cy_mbufs[i]) != 0)
+			return -ENOSPC;
+	for (polls = 0; got < cy_n && polls < 10 * cy_n; polls++) {
+		struct rte_mbuf *m = NULL;
+
+		clk.tsc = rte_rdtsc();
+		dp_worker_poll(w, &clk);
+		while (rte_ring_dequeue(cy_tx[peer->port], (void **)&m) == 0) {
+			uint16_t len = (uint16_t)m->data_len, l2 = wan->vlan ? 18 : 14;
+			uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *), *ip, *in;
+			bool v4 = peer->family == AF_INET;
+			unsigned int oh = v4 ? 20 : 40, alen = v4 ? 4 : 16;
+			struct cy_stash *st;
+
+			/* Back to the start of the data room, where cy_restore() puts frames. */
+			memmove((uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM, f, len);
+			m->data_off = RTE_PKTMBUF_HEADROOM;
+			f = rte_pktmbuf_mtod(m, uint8_t *);
+			st = cy_stash_of(m);
+			if ((uint8_t *)st < f + len) {
+				fprintf(stderr, "dp_cycles: a %u-byte tunnel frame does not fit "
+					"before the stash: raise mbuf_data_size\n", len);
+				return -ENOSPC;
+			}
+			memcpy(f, wan->mac.addr_bytes, 6);
+			memcpy(f + 6, peer_mac.addr_bytes, 6);
+			ip = f + l2;
+			in = ip + oh + 8 + GENEVE_ENCAP_HDR_SIZE;
+			cy_swap(ip + (v4 ? 12 : 8), ip + (v4 ? 16 : 24), alen);
+			if ((in[0] >> 4) == 4)
+				cy_swap(in + 12, in + 16, 4);
+			else
+				cy_swap(in + 8, in + 24, 16);
+			if (v4 && outer_udp_csum) {
+				struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + oh);
+
+				udp->dgram_cksum = 0;
+				udp->dgram_cksum = rte_ipv4_udptcp_cksum(
+					(const struct rte_ipv4_hdr *)ip, udp);
+			}
+			st->len = len;
+			memcpy(st->head, f, RTE_MIN(len, (uint16_t)CY_RESTORE_BYTES));
+			cy_mbufs[got++] = m;
+		}
+	}
+	if (got < cy_n) {
+		fprintf(stderr, "dp_cycles: %u of %u frames were encapsulated\n", got, cy_n);
+		return -EIO;
+	}
+	memset(&w->counters, 0, sizeof(w->counters));
 	return 0;
 }
 
@@ -861,7 +960,7 @@ static void
 usage(const char *prog)
 {
 	fprintf(stderr, "usage: %s --config FILE --pcap FILE [--packets N] [--rounds R (1..16)] "
-		"[--components]\n",
+		"[--components | --ingress wan [--outer-udp-csum]]\n",
 		prog);
 }
 
@@ -874,11 +973,13 @@ main(int argc, char **argv)
 		{ "packets", required_argument, NULL, 'n' },
 		{ "components", no_argument, NULL, 'C' },
 		{ "rounds", required_argument, NULL, 'r' },
+		{ "ingress", required_argument, NULL, 'i' },
+		{ "outer-udp-csum", no_argument, NULL, 'u' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cfg_path = NULL, *pcap_path = NULL;
 	uint64_t target = 20000000;
-	bool components = false;
+	bool components = false, ingress_wan = false, outer_udp_csum = false;
 	char prefix[64];
 	char *eal_argv[10];
 	struct cy_item items[32];
@@ -887,8 +988,18 @@ main(int argc, char **argv)
 	uint64_t pkts;
 	int opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "c:p:n:Cr:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:p:n:Cr:i:u", opts, NULL)) != -1) {
 		switch (opt) {
+		case 'i':
+			if (strcmp(optarg, "wan") != 0 && strcmp(optarg, "dc") != 0) {
+				usage(argv[0]);
+				return 2;
+			}
+			ingress_wan = strcmp(optarg, "wan") == 0;
+			break;
+		case 'u':
+			outer_udp_csum = true;
+			break;
 		case 'c':
 			cfg_path = optarg;
 			break;
@@ -910,7 +1021,7 @@ main(int argc, char **argv)
 		}
 	}
 	if (cfg_path == NULL || pcap_path == NULL || target == 0 || cy_rounds == 0 ||
-	    cy_rounds > 16) {
+	    cy_rounds > 16 || (ingress_wan && components) || (outer_udp_csum && !ingress_wan)) {
 		usage(argv[0]);
 		return 2;
 	}
@@ -948,15 +1059,26 @@ main(int argc, char **argv)
 	rc = cy_load(pcap_path, rt.cfg->gw.mbufs > 16384 ? rt.cfg->gw.mbufs - 8192 : rt.cfg->gw.mbufs / 2);
 	if (rc != 0)
 		return 1;
+	cy_in = rt.dp->dc_port;
+	cy_out = rt.dp->peers[0].port;
+	if (ingress_wan) {
+		rc = cy_turn_around(outer_udp_csum);
+		if (rc != 0)
+			return 1;
+		cy_in = rt.dp->peers[0].port;
+		cy_out = rt.dp->dc_port;
+	}
 	rc = cy_pipeline(target, cy_rounds, round_cyc, &pkts);
 	if (rc != 0)
 		return 1;
 	cyc = cy_median(round_cyc, cy_rounds);
 	printf("| pipeline | packets | cycles/pkt (median) | min | ns/pkt | Mpps at this cost |\n"
 	       "|---|---|---|---|---|---|\n");
-	printf("| dp_worker_poll() over net_ring, %u frames of %u B | %" PRIu64
+	printf("| dp_worker_poll() over net_ring, %u %s frames of %u B | %" PRIu64
 	       " | %.1f | %.1f | %.1f | %.2f |\n",
-	       cy_n, (unsigned int)cy_stash_of(cy_mbufs[0])->len, pkts, cyc, round_cyc[0],
+	       cy_n, ingress_wan ? (outer_udp_csum ? "WAN (outer UDP checksum)" : "WAN") : "DC",
+	       (unsigned int)cy_stash_of(cy_mbufs[0])->len, pkts, cyc, round_cyc[0],
+
 	       cyc * 1e9 / (double)rte_get_tsc_hz(), (double)rte_get_tsc_hz() / cyc / 1e6);
 	if (components) {
 		cy_meta = calloc(cy_n, sizeof(*cy_meta));

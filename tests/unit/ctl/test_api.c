@@ -114,6 +114,8 @@ test_stats_json(void **state)
 		 "d['rx_pkts'] == 1707 and d['rx_bytes'] == 180700 and d['tx_pkts'] == 1576"
 		 " and d['tx_bytes'] == 175600 and d['drops'] == 10 and d['punted'] == 10"
 		 " and d['injected'] == 8 and d['ecn_marked'] == 6 and d['polls'] == 15000"
+		 " and d['forwarded'] == 1545 and d['own_tx'] == 31 and d['own_tx_failed'] == 0"
+		 " and d['resolve_requests'] == 2"
 		 " and d['idle_polls'] == 8500 and abs(d['idle_pct'] - 56.6667) < 0.01"
 		 " and d['classes'] == {'roce_data': 950, 'roce_ack': 190, 'roce_cnp': 20,"
 		 " 'other_ip': 40, 'arp': 4, 'nd': 2, 'tunnel': 507}"
@@ -751,7 +753,9 @@ test_tm_counters(void **state)
 	snprintf(expr, sizeof(expr),
 		 "(lambda c: c['enq_pkts'] == %d and c['enq_bytes'] == 4000000"
 		 " and c['deq_pkts'] == %d and c['deq_bytes'] == 4000000 and c['drops'] == %d"
-		 " and c['marks'] == %d and c['depth_bytes'] == %d and c['depth_pkts'] == 22"
+		 " and c['mark_decisions'] == %d and c['ce_written'] == %d and c['cnp_sent'] == %d"
+		 " and c['cnp_suppressed'] == 3 and c['cnp_no_qpn'] == 5 and c['cnp_failed'] == 1"
+		 " and c['ce_cleared'] == 0 and c['depth_bytes'] == %d and c['depth_pkts'] == 22"
 		 " and c['depth_max_bytes'] == %d and c['depth_p99_bytes'] == %d"
 		 " and c['sojourn_mean_ns'] == %d and c['sojourn_p50_ns'] == 2048"
 		 " and c['sojourn_p99_ns'] == 8192 and c['sojourn_max_ns'] == %d)"
@@ -772,7 +776,8 @@ test_tm_counters(void **state)
 		 " and d['mechanism_c']['enabled'] is False and d['mechanism_c']['trp_cnps'] == 2"
 		 " and d['mechanism_c']['trp_activations'] == 1 and d['mechanism_c']['trp_active'] == 1"
 		 " and d['mechanism_c']['learner']['data_unknown'] == 7",
-		 CTL_TM_ROCE_ENQ_PKTS, CTL_TM_ROCE_DEQ_PKTS, CTL_TM_ROCE_DROPS, CTL_TM_ROCE_MARKS,
+		 CTL_TM_ROCE_ENQ_PKTS, CTL_TM_ROCE_DEQ_PKTS, CTL_TM_ROCE_DROPS,
+		 CTL_TM_ROCE_MARK_DECISIONS, CTL_TM_ROCE_CE_WRITTEN, CTL_TM_ROCE_CNP_SENT,
 		 CTL_TM_ROCE_DEPTH_BYTES, CTL_TM_ROCE_DEPTH_MAX, CTL_TM_ROCE_DEPTH_MAX,
 		 CTL_TM_ROCE_SOJOURN_MEAN, CTL_TM_ROCE_SOJOURN_MAX, CTL_CNP_SENT,
 		 QPN_LEARN_RESULT_MAX);
@@ -791,7 +796,7 @@ test_tm_select(void **state)
 	fx->dp.tm[1].enabled = false;
 	ctl_json(fx, "show tm --json",
 		 "d['ports']['wan-1']['enabled'] is False and 'parameters' not in d['ports']['wan-1']"
-		 " and d['ports']['wan-1']['classes']['roce']['marks'] == 25");
+		 " and d['ports']['wan-1']['classes']['roce']['mark_decisions'] == 25");
 	fx->rt.dp = NULL;
 	ctl_error(fx, "show tm", -ENOENT, "show tm: no dataplane configuration published");
 	fx->rt.cfg = NULL;
@@ -802,7 +807,8 @@ static void
 test_stats_wan(void **state)
 {
 	ctl_json(*state, "show stats --json",
-		 "d['wan_enq_pkts'] == 1050 and d['wan_drops'] == 4 and d['wan_marks'] == 25"
+		 "d['wan_enq_pkts'] == 1050 and d['wan_drops'] == 4"
+		 " and d['wan_mark_decisions'] == 25 and d['wan_ce_written'] == 5"
 		 " and d['wan_depth_bytes'] == 90000 and d['cnp_sent'] == 23"
 		 " and d['cnp_suppressed'] == 3 and d['cnp_no_qpn'] == 4 and d['cnp_no_neigh'] == 1"
 		 " and d['cnp_no_mbuf'] == 0 and d['ce_cleared'] == 6 and d['trp_activations'] == 1"

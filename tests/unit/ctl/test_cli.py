@@ -139,7 +139,7 @@ with tempfile.TemporaryDirectory(prefix="ctl-cli-") as tmp:
         out = expect("show flows json", run("-s", sock, "-j", "show", "flows", "--dir", "wan"), 0)
         check("flows json", [f["dest_qpn"] for f in json.loads(out)["flows"].values()] == [22, 20])
         out = expect("show tm json", run("-s", sock, "show", "queues", "--json"), 0)
-        check("tm json", json.loads(out)["ports"]["wan-1"]["classes"]["roce"]["marks"] == 25)
+        check("tm json", json.loads(out)["ports"]["wan-1"]["classes"]["roce"]["mark_decisions"] == 25)
 
         # tune --offline: no gateway, the same text and JSON as the gateway's tune.
         links = [

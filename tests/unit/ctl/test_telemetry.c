@@ -251,7 +251,8 @@ test_tel_tm(void **state)
 	tel_check("/longspan/tm",
 		  "list(d['ports']) == ['wan_1'] and d['ports']['wan_1']['name'] == 'wan-1'"
 		  " and d['ports']['wan_1']['classes']['roce']['sojourn_p99_ns'] == 8192"
-		  " and d['ports']['wan_1']['classes']['roce']['marks'] == 25"
+		  " and d['ports']['wan_1']['classes']['roce']['mark_decisions'] == 25"
+		  " and d['ports']['wan_1']['classes']['roce']['ce_written'] == 5"
 		  " and d['ports']['wan_1']['parameters']['pmax_ppm']['source'] == 'config'"
 		  " and d['mechanism_a']['cnp_sent'] == 23 and d['mechanisms'] == 'A'"
 		  " and 'truncated' not in d");
@@ -289,7 +290,7 @@ test_tel_page_sizes(void **state)
 		 API_TM_TELEMETRY_MAX, LS_MAX_PORTS - 1);
 	tel_check("/longspan/tm", expr);
 	tel_check("/longspan/tm,2,100",
-		  "list(d['ports']) == ['wan_5', 'wan_6', 'wan_7'] and 'truncated' not in d");
+		  "list(d['ports']) == ['wan_4', 'wan_5', 'wan_6'] and 'truncated' not in d");
 }
 
 static void

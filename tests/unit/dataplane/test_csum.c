@@ -3,7 +3,9 @@
  * Incremental checksum update (dataplane/csum.h, RFC 1624 eqn. 3) against
  * a full recomputation (RFC 1071, ut_pkt.h): random IPv4 headers, every TTL
  * decrement, every TOS change (the ECN and DSCP rewrites of the pipeline),
- * any 16-bit word, and the header whose checksum is 0x0000.
+ * any 16-bit word, and the header whose checksum is 0x0000. The UDP
+ * checksum check (csum_udp_ok) against the same reference over random
+ * IPv4 and IPv6 datagrams of every length parity.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -169,10 +171,68 @@ test_zero_checksum_header(void **state)
 	assert_int_equal(ut_get16(ip + 10), 0x0000);
 }
 
+/* Fill the UDP checksum of udp (len bytes) from the RFC 768 pseudo-header, by the reference. */
+static void
+ref_udp_csum(const uint8_t *src, const uint8_t *dst, unsigned int alen, uint8_t *udp,
+	     uint16_t len)
+{
+	uint8_t tail[4] = { 0, 17 };
+	uint32_t sum;
+	uint16_t c;
+
+	ut_put16(tail + 2, len);
+	ut_put16(udp + 6, 0);
+	sum = ut_sum16(0, src, alen);
+	sum = ut_sum16(sum, dst, alen);
+	sum = ut_sum16(sum, tail, 4);
+	sum = ut_sum16(sum, udp, len);
+	c = (uint16_t)~sum;
+	ut_put16(udp + 6, c == 0 ? 0xffff : c); /* RFC 768: a computed 0 is sent as all ones */
+}
+
+static void
+test_udp_checksum(void **state)
+{
+	static uint8_t buf[2048 + 1];
+	uint64_t seed = 11;
+	unsigned int i, k;
+
+	(void)state;
+	for (i = 0; i < 20000; i++) {
+		unsigned int alen = (i & 1) ? 16 : 4;
+		uint16_t len = (uint16_t)(8 + ut_rand(&seed) % 1500);
+		/* Odd offsets too: the datagram follows headers of any length. */
+		uint8_t *udp = buf + (i >> 1 & 1), src[16], dst[16];
+
+		for (k = 0; k < alen; k++) {
+			src[k] = (uint8_t)ut_rand(&seed);
+			dst[k] = (uint8_t)ut_rand(&seed);
+		}
+		for (k = 0; k < len; k++)
+			udp[k] = (uint8_t)ut_rand(&seed);
+		ut_put16(udp + 4, len);
+		ref_udp_csum(src, dst, alen, udp, len);
+		if (!csum_udp_ok(src, dst, alen, udp, len))
+			fail_msg("IPv%d, %u bytes: a right checksum %#06x is refused",
+				 alen == 4 ? 4 : 6, len, ut_get16(udp + 6));
+		/* Any one bit changed in the datagram or the addresses is caught. */
+		k = (unsigned int)(ut_rand(&seed) % (len + 2u * alen));
+		if (k < len)
+			udp[k] ^= (uint8_t)(1u << (ut_rand(&seed) % 8));
+		else if (k < len + alen)
+			src[k - len] ^= 0x10;
+		else
+			dst[k - len - alen] ^= 0x01;
+		assert_false(csum_udp_ok(src, dst, alen, udp, len));
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_udp_checksum),
+
 		cmocka_unit_test(test_every_ttl_decrement),
 		cmocka_unit_test(test_every_tos_change),
 		cmocka_unit_test(test_random_words),

@@ -4,10 +4,12 @@
  * docs/wire-format.md, computed independently: CRC-32C (Castagnoli,
  * reflected, initial value 0, no final inversion), bit by bit, over
  * src || dst || protocol || source port || destination port, ports in
- * network order and zero unless the protocol is UDP or TCP.
+ * network order and zero unless the protocol is UDP or TCP, and zero for
+ * an IPv4 fragment (MF or a fragment offset).
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -18,10 +20,10 @@
 #include "dataplane/pipeline.h"
 #include "ut_pkt.h"
 
-/* The key of docs/wire-format.md, built byte by byte. */
+/* The key of docs/wire-format.md, built byte by byte (frag: an IPv4 fragment). */
 static uint32_t
-reference_hash(const uint8_t *src, const uint8_t *dst, uint32_t alen, uint8_t proto,
-	       uint16_t sport, uint16_t dport)
+reference_hash_frag(const uint8_t *src, const uint8_t *dst, uint32_t alen, uint8_t proto,
+		    uint16_t sport, uint16_t dport, bool frag)
 {
 	uint8_t key[40];
 	uint32_t n = 0;
@@ -31,13 +33,27 @@ reference_hash(const uint8_t *src, const uint8_t *dst, uint32_t alen, uint8_t pr
 	memcpy(key + n, dst, alen);
 	n += alen;
 	key[n++] = proto;
-	if (proto != UT_PROTO_UDP && proto != UT_PROTO_TCP)
+	if ((proto != UT_PROTO_UDP && proto != UT_PROTO_TCP) || frag)
 		sport = dport = 0;
 	ut_put16(key + n, sport);
 	n += 2;
 	ut_put16(key + n, dport);
 	n += 2;
 	return ut_crc32c(0, key, n);
+}
+
+static uint32_t
+reference_hash(const uint8_t *src, const uint8_t *dst, uint32_t alen, uint8_t proto,
+	       uint16_t sport, uint16_t dport)
+{
+	return reference_hash_frag(src, dst, alen, proto, sport, dport, false);
+}
+
+/* MF or a fragment offset in the IPv4 header at ip. */
+static bool
+ip4_is_fragment(const uint8_t *ip)
+{
+	return ((ip[6] << 8 | ip[7]) & 0x3fff) != 0;
 }
 
 /* The reference CRC-32C itself: RFC 3720 B.4 check value with the usual init and xorout. */
@@ -107,19 +123,64 @@ test_random(void **state)
 		if (v6)
 			want = reference_hash(ip + 8, ip + 24, 16, proto, sport, dport);
 		else
-			want = reference_hash(ip + 12, ip + 16, 4, proto, sport, dport);
+			want = reference_hash_frag(ip + 12, ip + 16, 4, proto, sport, dport,
+						   ip4_is_fragment(ip));
 		got = dp_flow_hash(ip, v6 ? PKT_L3_IP6 : PKT_L3_IP4, proto, sport, dport);
 		if (got != want)
 			fail_msg("IPv%d proto %u: dp_flow_hash %#010x, reference %#010x", v6 ? 6 : 4,
 				 proto, got, want);
-		/* Bytes outside the addresses do not matter. */
+		/* Bytes outside the addresses (and the IPv4 fragment field) do not matter. */
 		for (k = 0; k < (v6 ? 8u : 12u); k++)
-			ip[k] ^= 0x5a;
+			if (v6 || (k != 6 && k != 7))
+				ip[k] ^= 0x5a;
 		for (k = v6 ? 40 : 20; k < 64; k++)
 			ip[k] ^= 0xa5;
 		assert_int_equal(dp_flow_hash(ip, v6 ? PKT_L3_IP6 : PKT_L3_IP4, proto, sport, dport),
 				 want);
 	}
+}
+
+/*
+ * The fragments of one datagram hash alike: the first one (MF, offset 0)
+ * carries the ports, the later ones do not (the parser gives them ports 0),
+ * so the hash leaves them out for every fragment. IPv6 fragments carry the
+ * Fragment header (44) as protocol and hash without ports anyway.
+ */
+static void
+test_fragments(void **state)
+{
+	static const uint16_t frag_fields[] = { 0x2000, 0x6000 /* DF too */, 0x2000 | 185,
+						185, 0x0001, 0x1fff };
+	uint8_t ip4[20] = { 0x45 }, ip6[40] = { 0x60 };
+	uint32_t whole, first, h;
+	unsigned int i;
+
+	(void)state;
+	memcpy(ip4 + 12, ut_ip4_src, 4);
+	memcpy(ip4 + 16, ut_ip4_dst, 4);
+	whole = dp_flow_hash(ip4, PKT_L3_IP4, UT_PROTO_UDP, 4000, 4001);
+	ut_put16(ip4 + 6, 0x2000); /* first fragment: MF, offset 0, ports as parsed */
+	first = dp_flow_hash(ip4, PKT_L3_IP4, UT_PROTO_UDP, 4000, 4001);
+	assert_int_equal(first, reference_hash(ut_ip4_src, ut_ip4_dst, 4, UT_PROTO_UDP, 0, 0));
+	assert_int_not_equal(first, whole);
+	for (i = 0; i < sizeof(frag_fields) / sizeof(frag_fields[0]); i++) {
+		ut_put16(ip4 + 6, frag_fields[i]);
+		/* A later fragment: the parser has no ports for it. */
+		h = dp_flow_hash(ip4, PKT_L3_IP4, UT_PROTO_UDP, 0, 0);
+		if (h != first)
+			fail_msg("fragment field %#06x hashes to %#010x, the first fragment to %#010x",
+				 frag_fields[i], h, first);
+		assert_int_equal(dp_flow_hash(ip4, PKT_L3_IP4, UT_PROTO_UDP, 4000, 4001), first);
+	}
+	/* DF alone is no fragment: the ports count. */
+	ut_put16(ip4 + 6, 0x4000);
+	assert_int_equal(dp_flow_hash(ip4, PKT_L3_IP4, UT_PROTO_UDP, 4000, 4001), whole);
+
+	memcpy(ip6 + 8, ut_ip6_src, 16);
+	memcpy(ip6 + 24, ut_ip6_dst, 16);
+	ip6[6] = 44;
+	assert_int_equal(dp_flow_hash(ip6, PKT_L3_IP6, 44, 0, 0),
+			 reference_hash(ut_ip6_src, ut_ip6_dst, 16, 44, 0, 0));
 }
 
 int
@@ -129,6 +190,8 @@ main(void)
 		cmocka_unit_test(test_reference_crc),
 		cmocka_unit_test(test_known_tuples),
 		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_fragments),
+
 	};
 
 	return cmocka_run_group_tests_name("dataplane_hash", tests, NULL, NULL);

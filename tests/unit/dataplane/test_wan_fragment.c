@@ -29,20 +29,16 @@
 
 #include <cmocka.h>
 
-#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
-#include <rte_net_crc.h>
-#include <rte_ring.h>
 
 #include "control/config.h"
 #include "control/runtime.h"
-#include "dataplane/mbuf_meta.h"
-#include "dataplane/neigh.h"
 #include "dataplane/pipeline.h"
 #include "dataplane/worker.h"
 #include "ut_eal.h"
 #include "ut_pkt.h"
+#include "ut_runtime.h"
 
 static const char conf_text[] =
 	"[gateway]\nname = frag\n"
@@ -179,43 +175,21 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_control_whole_packet),
 		cmocka_unit_test(test_first_fragment_reads_past_frame),
 	};
-	struct ls_config *cfg = calloc(1, sizeof(*cfg));
-	struct dp_conf *dp;
-	FILE *in;
 	unsigned int i;
 	int rc;
 
 	(void)argc;
-	if (cfg == NULL || ut_eal_init(argv[0], "ut_wanfrag", 256) != 0)
+	if (ut_eal_init(argv[0], "ut_wanfrag", 256) != 0)
 		return 1;
-	rte_net_crc_set_alg(RTE_NET_CRC_SSE42);
-	in = fmemopen((void *)(uintptr_t)conf_text, sizeof(conf_text) - 1, "r");
-	if (in == NULL || config_load_stream(in, "frag.conf", cfg, stderr) != 0 ||
-	    dp_mbuf_meta_register() != 0)
+	w = ut_runtime_init(&rt, "ut_wanfrag", conf_text, 255);
+	if (w == NULL)
 		return 1;
-	fclose(in);
-	pthread_mutex_init(&rt.cfg_lock, NULL);
-	pool = rte_pktmbuf_pool_create("ut_wanfrag", 255, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-				       SOCKET_ID_ANY);
-	w = rte_zmalloc("ut_worker", sizeof(*w), 64);
-	if (pool == NULL || w == NULL)
-		return 1;
-	for (i = 0; i < cfg->n_ports; i++) {
-		rt.neigh[i] = rte_zmalloc("ut_neigh", sizeof(struct neigh_table), 64);
-		if (rt.neigh[i] == NULL)
-			return 1;
-		neigh_init(rt.neigh[i]);
-		if (cfg->ports[i].role == LS_PORT_WAN)
+	pool = rt.pool;
+	for (i = 0; i < rt.cfg->n_ports; i++)
+		if (rt.cfg->ports[i].role == LS_PORT_WAN)
 			wan_port = i;
-	}
-	w->conf = &rt.dp;
-	w->pool = pool;
-	w->tsc_hz = 1000000000;
-	w->punt = rte_ring_create("ut_punt", 64, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (w->punt == NULL || runtime_worker_state_alloc(cfg, w, stderr) != 0 ||
-	    runtime_dp_build(&rt, cfg, &dp, stderr) != 0)
+	if (ut_runtime_publish(&rt) != 0) /* installs the static neighbours */
 		return 1;
-	runtime_publish(&rt, cfg, dp); /* installs the static neighbours */
 	rc = cmocka_run_group_tests_name("known_bug_wan_fragment", tests, NULL, NULL);
 	ut_eal_fini();
 	return rc;
