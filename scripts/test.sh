@@ -38,7 +38,7 @@ if [ "$asan" -eq 1 ]; then
 fi
 # Every fuzz target built with clang -fsanitize=fuzzer and run briefly, so a
 # target that stops building or finds a crash in new code fails here
-# (FUZZ_SECONDS per target; about a minute in all with the builds).
-FUZZ_OUT=build-fuzz tests/fuzz/run.sh "${FUZZ_SECONDS:-15}"
+# (FUZZ_SECONDS per target; under two minutes in all with the builds).
+FUZZ_OUT=build-fuzz tests/fuzz/run.sh "${FUZZ_SECONDS:-10}"
 
 echo "test: all suites passed"
