@@ -1,0 +1,234 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""One gateway on net_null ports, its control plane pushed the way an
+operator's mistakes or a hostile local user would push it.
+
+Reload:
+- of a directory, /dev/zero, a FIFO nobody writes, and a file over the
+  config size limit: each refused at once with one clear message, the API
+  and the DPDK telemetry socket answering right after (and during the
+  attempt), the running config unchanged;
+- SIGTERM while a reload of a FIFO is being attempted and a client sits
+  idle on the API: the gateway exits cleanly, every mbuf back in its pool.
+
+    test_control_plane.py --build BUILDDIR
+"""
+
+import argparse
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gwlab  # noqa: E402
+
+HANG_S = 5  # a reload attempt taking longer than this is a wedged control thread
+CONFIG_MAX_BYTES = 1 << 20  # LS_CONFIG_MAX_BYTES
+
+failures = []
+
+
+def check(name, cond, detail=""):
+    if cond:
+        print(f"ok   {name}")
+    else:
+        failures.append(f"{name}: {detail}")
+        print(f"FAIL {name}: {detail}")
+    return cond
+
+
+def config_text(tag, tmp):
+    lines = [
+        "[gateway]",
+        f"name = {tag}",
+        f"socket = {tmp}/api.sock",
+        "workers = 1",
+        "idle_sleep = 1ms",
+        "mbuf_data_size = 2048",
+        "[eal]",
+        "lcores = 0,1",
+        f"file_prefix = {tag}",
+        "no_huge = yes",
+        "memory = 256",
+        "no_pci = yes",
+        "[port dc]",
+        "role = dc",
+        "dev = net_null0,no-rx=1",
+        "ipv4 = 10.1.255.254/24",
+        "[port wan]",
+        "role = wan",
+        "dev = net_null1,no-rx=1",
+        "ipv4 = 192.0.2.1/24",
+        "link_rate = 10G",
+        "[peer site-b]",
+        "port = wan",
+        "remote = 192.0.2.2",
+        "vni = 100",
+        "rtt = 1ms",
+        "prefix = 10.2.0.0/16",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+class Daemon(gwlab.Gateway):
+    def __init__(self, build, tmp, tag):
+        self.tag, self.tmp = tag, tmp
+        path = os.path.join(tmp, f"{tag}.conf")
+        with open(path, "w") as f:
+            f.write(config_text(tag, tmp))
+        super().__init__(build, path, os.path.join(tmp, f"{tag}.log"))
+        self.ctl_bin = os.path.join(build, "control", "longspanctl")
+
+    def run_ctl(self, *args, timeout=HANG_S):
+        """(rc, stdout, stderr, seconds); rc None when it did not finish in time."""
+        start = time.monotonic()
+        try:
+            p = subprocess.run([self.ctl_bin, "-s", self.sock, "-t", str(timeout), *args],
+                               capture_output=True, text=True, timeout=timeout + 1)
+            return p.returncode, p.stdout, p.stderr, time.monotonic() - start
+        except subprocess.TimeoutExpired:
+            return None, "", "", time.monotonic() - start
+
+    def telemetry(self, cmd, timeout=2.0):
+        """One DPDK telemetry command, as dpdk-telemetry.py sends it; None on no answer."""
+        path = f"/var/run/dpdk/{self.tag}/dpdk_telemetry.v2"
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.settimeout(timeout)
+        try:
+            s.connect(path)
+            s.recv(1024)  # greeting
+            s.send(cmd.encode())
+            return json.loads(s.recv(65536))
+        except (OSError, ValueError):
+            return None
+        finally:
+            s.close()
+
+    def api_answers(self):
+        rc, out, _, _ = self.run_ctl("show", "stats", timeout=2)
+        return rc == 0 and "rx_pkts" in out
+
+    def telemetry_answers(self):
+        tel = self.telemetry("/longspan/stats")
+        return tel is not None and "/longspan/stats" in tel
+
+    def generation(self):
+        rc, out, _, _ = self.run_ctl("--json", "show", "config", "--summary", timeout=2)
+        return json.loads(out)["generation"] if rc == 0 else None
+
+    def kill(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+
+    def log_text(self):
+        with open(self.logpath) as f:
+            return f.read()
+
+
+def hostile_reloads(d, tmp):
+    """Each target refused at once; the gateway keeps answering."""
+    fifo = os.path.join(tmp, "fifo.conf")
+    os.mkfifo(fifo)
+    big = os.path.join(tmp, "big.conf")
+    with open(big, "w") as f:
+        f.write(config_text(d.tag, tmp))
+        f.write(";" * (CONFIG_MAX_BYTES - f.tell()) + "\n")
+    os.makedirs(os.path.join(tmp, "dir.conf"))
+    cases = [
+        (os.path.join(tmp, "dir.conf"), "not a regular file (a directory)"),
+        ("/dev/zero", "not a regular file (a character device)"),
+        (fifo, "not a regular file (a FIFO)"),
+        (big, f"{CONFIG_MAX_BYTES + 1} bytes: larger than the {CONFIG_MAX_BYTES}-byte limit"),
+    ]
+    for path, want in cases:
+        name = f"reload {os.path.basename(path)}"
+        gen = d.generation()
+        rc, _, err, secs = d.run_ctl("reload", path)
+        answered = rc is not None and "no reply within" not in err
+        if not check(f"{name}: answered within {HANG_S} s", answered, f"{secs:.1f} s: {err}"):
+            check(f"{name}: telemetry answers while the API does not", d.telemetry_answers())
+            return False  # the control thread is wedged: nothing further to learn here
+        lines = err.strip().splitlines()
+        check(f"{name}: refused", rc == 1 and "not applied" in err, err)
+        check(f"{name}: one reason, '{want}'",
+              len(lines) == 2 and want in lines[1] and "role = dc" not in err, err)
+        check(f"{name}: the API answers", d.api_answers())
+        check(f"{name}: telemetry answers", d.telemetry_answers())
+        check(f"{name}: running config kept", d.generation() == gen)
+    # During an attempt: the reload request and a telemetry client at once.
+    p = subprocess.Popen([d.ctl_bin, "-s", d.sock, "reload", fifo], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    start = time.monotonic()
+    tel = d.telemetry("/longspan/config")
+    check("telemetry answers while a FIFO reload is attempted",
+          tel is not None and time.monotonic() - start < 2, f"{tel}")
+    try:
+        p.wait(timeout=HANG_S)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    return True
+
+
+def sigterm_during_reload(d, tmp):
+    fifo = os.path.join(tmp, "fifo2.conf")
+    os.mkfifo(fifo)
+    idle = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    idle.connect(d.sock)  # a client that never sends
+    p = subprocess.Popen([d.ctl_bin, "-s", d.sock, "reload", fifo], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    time.sleep(0.05)
+    d.proc.send_signal(signal.SIGTERM)
+    try:
+        d.proc.wait(timeout=10)
+        exited = True
+    except subprocess.TimeoutExpired:
+        exited = False
+    check("SIGTERM during a reload attempt: the gateway exits", exited)
+    if not exited:
+        d.kill()
+    d.log.close()
+    d.proc = None
+    m = re.search(r"mbufs in use at exit: (\d+)", d.log_text())
+    check("SIGTERM during a reload attempt: mbufs in use at exit: 0",
+          m is not None and m.group(1) == "0", d.log_text()[-600:])
+    idle.close()
+    try:
+        p.wait(timeout=HANG_S)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    pid = os.getpid()
+    with tempfile.TemporaryDirectory(prefix="ls-cp-") as tmp:
+        # A wedged gateway is replaced, so that every check runs.
+        d = Daemon(build, tmp, f"cp{pid}a").start()
+        try:
+            if not hostile_reloads(d, tmp):
+                d.kill()
+                d = Daemon(build, tmp, f"cp{pid}a").start()
+            sigterm_during_reload(d, tmp)
+        finally:
+            d.kill()
+    if failures:
+        print(f"{len(failures)} failure(s)")
+        sys.exit(1)
+    print("all passed")
+
+
+if __name__ == "__main__":
+    main()
