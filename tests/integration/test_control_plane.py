@@ -11,13 +11,19 @@ Reload:
 - SIGTERM while a reload of a FIFO is being attempted and a client sits
   idle on the API: the gateway exits cleanly, every mbuf back in its pool.
 
+API clients: 500 idle connections held open; none is refused, `show stats`
+still answers within 100 ms, and the server closes the idle ones by its
+request deadline.
+
     test_control_plane.py --build BUILDDIR
 """
 
 import argparse
+import errno
 import json
 import os
 import re
+import select
 import signal
 import socket
 import subprocess
@@ -28,6 +34,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gwlab  # noqa: E402
 
+IDLE_CLIENTS = 500
+ANSWER_MS = 100  # show stats with IDLE_CLIENTS idle connections open
 HANG_S = 5  # a reload attempt taking longer than this is a wedged control thread
 CONFIG_MAX_BYTES = 1 << 20  # LS_CONFIG_MAX_BYTES
 
@@ -208,6 +216,80 @@ def sigterm_during_reload(d, tmp):
         p.wait()
 
 
+def request(path, line, timeout=5.0):
+    """(reply, seconds from connect to the server's close); reply None if refused."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.setblocking(False)
+    start = time.monotonic()
+    try:
+        s.connect(path)
+    except OSError:
+        s.close()
+        return None, 0.0
+    s.setblocking(True)
+    s.settimeout(timeout)
+    data = b""
+    try:
+        s.sendall(line.encode())
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        pass
+    s.close()
+    return data.decode(errors="replace"), time.monotonic() - start
+
+
+def idle_clients(d):
+    socks, refused = [], 0
+    for _ in range(IDLE_CLIENTS):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.setblocking(False)
+        try:
+            s.connect(d.sock)
+            socks.append(s)
+        except OSError as e:
+            refused += 1
+            s.close()
+            if e.errno not in (errno.EAGAIN, errno.ECONNREFUSED):
+                raise
+    check(f"{IDLE_CLIENTS} idle connections: none refused", refused == 0, f"{refused} refused")
+    times = []
+    for _ in range(5):
+        reply, secs = request(d.sock, "show stats\n")
+        ok = reply is not None and reply.startswith("ok\n")
+        times.append(secs * 1000 if ok else float("inf"))
+        check("show stats among idle clients: ok", reply is not None and reply.startswith("ok\n"),
+              f"{reply!r:.200}")
+    times.sort()
+    print(f"show stats with {IDLE_CLIENTS} idle connections: "
+          + ", ".join(f"{t:.1f}" for t in times) + " ms")
+    check(f"show stats among idle clients: median under {ANSWER_MS} ms",
+          times[len(times) // 2] < ANSWER_MS, f"{times}")
+    # The server hangs up on every idle one (an error line, then EOF).
+    deadline = time.monotonic() + 10
+    open_ = {s.fileno(): s for s in socks}
+    errors = 0
+    while open_ and time.monotonic() < deadline:
+        r, _, _ = select.select(list(open_.values()), [], [], 0.2)
+        for s in r:
+            try:
+                data = s.recv(4096)
+            except OSError:
+                data = b""
+            if data.startswith(b"error: "):
+                errors += 1
+            if not data or b"\n" in data:
+                open_.pop(s.fileno()).close()
+    check("idle connections closed by the server", not open_, f"{len(open_)} still open")
+    check("idle connections told why", errors == IDLE_CLIENTS - len(open_),
+          f"{errors} error lines")
+    for s in open_.values():
+        s.close()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
@@ -222,6 +304,14 @@ def main():
                 d.kill()
                 d = Daemon(build, tmp, f"cp{pid}a").start()
             sigterm_during_reload(d, tmp)
+        finally:
+            d.kill()
+
+        d = Daemon(build, tmp, f"cp{pid}b").start()
+        try:
+            idle_clients(d)
+            leaks = d.stop()
+            check("after idle clients: mbufs in use at exit: 0", leaks == 0, f"{leaks}")
         finally:
             d.kill()
     if failures:
