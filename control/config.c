@@ -1570,6 +1570,13 @@ config_warn(const struct ls_config *cfg, FILE *out)
 			cfg->path, config_mechanisms_name(cfg->cong.mechanisms), cfg->gw.workers);
 		n++;
 	}
+	if (cfg->n_peers == 0) {
+		fprintf(out,
+			"%s: warning: no [peer] section: no prefix leads anywhere, so all traffic "
+			"from the DC port will be dropped as no_route\n",
+			cfg->path);
+		n++;
+	}
 	return n;
 }
 

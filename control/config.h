@@ -186,7 +186,9 @@ int config_load_buffer(const char *text, size_t size, const char *name, struct l
  * each is written to out as "FILE: warning: ..." (one line). Returns how
  * many. Today: mechanisms A/C with more than one worker (the QPN learners
  * and holds are per worker, and RSS does not keep a QP's data and its
- * returning ACKs/CNPs on one worker).
+ * returning ACKs/CNPs on one worker), and no [peer] at all (every DC packet
+ * is a no_route drop). longspand prints them at start and --check-config,
+ * reload in its reply.
  */
 unsigned int config_warn(const struct ls_config *cfg, FILE *out);
 

@@ -132,7 +132,9 @@ config_doc_section(FILE *out, enum config_section sec)
 		[CONFIG_SEC_EAL] = "DPDK EAL options (see \"EAL command line\" above).",
 		[CONFIG_SEC_PORT] = "One section per DPDK port: exactly one dc port, one or more "
 				    "wan ports.",
-		[CONFIG_SEC_PEER] = "One section per remote site: its gateway and its prefixes.",
+		[CONFIG_SEC_PEER] = "One section per remote site: its gateway and its prefixes. "
+				    "A config without any loads with a warning: nothing routes, "
+				    "every packet from the DC port is a no_route drop.",
 		[CONFIG_SEC_CONGESTION] =
 			"ECN marking on the WAN egress queue and the gateway mechanisms "
 			"(docs/congestion.md). Keys whose default is 0 derive their value from "

@@ -8,6 +8,8 @@ Reload:
   config size limit: each refused at once with one clear message, the API
   and the DPDK telemetry socket answering right after (and during the
   attempt), the running config unchanged;
+- of a config without [peer]: applied, with the warning that all traffic
+  will be no_route (also at start);
 - SIGTERM while a reload of a FIFO is being attempted and a client sits
   idle on the API: the gateway exits cleanly, every mbuf back in its pool.
 
@@ -51,7 +53,7 @@ def check(name, cond, detail=""):
     return cond
 
 
-def config_text(tag, tmp):
+def config_text(tag, tmp, peers=True):
     lines = [
         "[gateway]",
         f"name = {tag}",
@@ -74,22 +76,19 @@ def config_text(tag, tmp):
         "dev = net_null1,no-rx=1",
         "ipv4 = 192.0.2.1/24",
         "link_rate = 10G",
-        "[peer site-b]",
-        "port = wan",
-        "remote = 192.0.2.2",
-        "vni = 100",
-        "rtt = 1ms",
-        "prefix = 10.2.0.0/16",
     ]
+    if peers:
+        lines += ["[peer site-b]", "port = wan", "remote = 192.0.2.2", "vni = 100", "rtt = 1ms",
+                  "prefix = 10.2.0.0/16"]
     return "\n".join(lines) + "\n"
 
 
 class Daemon(gwlab.Gateway):
-    def __init__(self, build, tmp, tag):
+    def __init__(self, build, tmp, tag, **kw):
         self.tag, self.tmp = tag, tmp
         path = os.path.join(tmp, f"{tag}.conf")
         with open(path, "w") as f:
-            f.write(config_text(tag, tmp))
+            f.write(config_text(tag, tmp, **kw))
         super().__init__(build, path, os.path.join(tmp, f"{tag}.log"))
         self.ctl_bin = os.path.join(build, "control", "longspanctl")
 
@@ -184,6 +183,16 @@ def hostile_reloads(d, tmp):
         p.kill()
         p.wait()
     return True
+
+
+def reload_without_peer(d):
+    nopeer = os.path.join(d.tmp, "nopeer.conf")
+    with open(nopeer, "w") as f:
+        f.write(config_text(d.tag, d.tmp, peers=False))
+    rc, out, err, _ = d.run_ctl("reload", nopeer)
+    check("reload without [peer]: applied", rc == 0 and out.startswith("reloaded"), out + err)
+    check("reload without [peer]: warns of no_route",
+          f"{nopeer}: warning: no [peer]" in out and "no_route" in out, out)
 
 
 def sigterm_during_reload(d, tmp):
@@ -303,12 +312,16 @@ def main():
             if not hostile_reloads(d, tmp):
                 d.kill()
                 d = Daemon(build, tmp, f"cp{pid}a").start()
+            reload_without_peer(d)
             sigterm_during_reload(d, tmp)
         finally:
             d.kill()
 
-        d = Daemon(build, tmp, f"cp{pid}b").start()
+        d = Daemon(build, tmp, f"cp{pid}b", peers=False).start()
         try:
+            check("start without [peer]: warns of no_route",
+                  "warning: no [peer]" in d.log_text() and "no_route" in d.log_text(),
+                  d.log_text()[-600:])
             idle_clients(d)
             leaks = d.stop()
             check("after idle clients: mbufs in use at exit: 0", leaks == 0, f"{leaks}")

@@ -196,6 +196,25 @@ test_warn_mechanisms_workers(void **state)
 	free(c);
 }
 
+/* Without [peer] nothing routes: every DC packet would be a no_route drop. */
+static void
+test_warn_no_peer(void **state)
+{
+	char *text = strdup(base_conf);
+	char *out = NULL;
+
+	(void)state;
+	assert_non_null(text);
+	*strstr(text, "[peer b]") = '\0';
+	assert_int_equal(warn_of(text, &out), 1);
+	assert_string_equal(out, "t.conf: warning: no [peer] section: no prefix leads anywhere, so "
+				 "all traffic from the DC port will be dropped as no_route\n");
+	free(out);
+	assert_int_equal(warn_of(base_conf, &out), 0);
+	free(out);
+	free(text);
+}
+
 static void
 test_base_loads(void **state)
 {
@@ -1062,6 +1081,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_key_table),
 		cmocka_unit_test(test_base_loads),
 		cmocka_unit_test(test_warn_mechanisms_workers),
+		cmocka_unit_test(test_warn_no_peer),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_every_type),
 		cmocka_unit_test(test_distance_gives_rtt),
