@@ -101,8 +101,10 @@ const struct config_key config_keys[] = {
 		.section = CONFIG_SEC_GATEWAY, .name = "mbuf_data_size", .type = CONFIG_T_UINT,
 		.units = UNITS_COUNT, .unit_label = "bytes", .min = 1024, .max = 65535,
 		.def = "2176", GW(mbuf_data_size),
-		.help = "Data room of each packet buffer including the 128-byte headroom "
-			"(DPDK's RTE_MBUF_DEFAULT_BUF_SIZE is 2176).",
+		.help = "Room for packet data in each packet buffer. DPDK's 128-byte "
+			"headroom comes on top: each buffer's data room is mbuf_data_size + "
+			"128 bytes. A port warns at start when its MTU's frames would not fit "
+			"one buffer.",
 	},
 	{
 		.section = CONFIG_SEC_GATEWAY, .name = "idle_sleep", .type = CONFIG_T_UINT,

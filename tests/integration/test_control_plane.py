@@ -8,6 +8,7 @@ Reload:
   config size limit: each refused at once with one clear message, the API
   and the DPDK telemetry socket answering right after (and during the
   attempt), the running config unchanged;
+- of a restart-only change: refused as docs/cli.md shows it;
 - of a config without [peer]: applied, with the warning that all traffic
   will be no_route (also at start);
 - SIGTERM while a reload of a FIFO is being attempted and a client sits
@@ -16,6 +17,9 @@ Reload:
 API clients: 500 idle connections held open; none is refused, `show stats`
 still answers within 100 ms, and the server closes the idle ones by its
 request deadline.
+
+The mempool: each buffer's data room is mbuf_data_size plus the 128-byte
+headroom, as docs/config.md says.
 
     test_control_plane.py --build BUILDDIR
 """
@@ -38,6 +42,8 @@ import gwlab  # noqa: E402
 
 IDLE_CLIENTS = 500
 ANSWER_MS = 100  # show stats with IDLE_CLIENTS idle connections open
+MBUF_HEADROOM = 128  # RTE_PKTMBUF_HEADROOM
+MBUF_STRUCT = 128  # sizeof(struct rte_mbuf)
 HANG_S = 5  # a reload attempt taking longer than this is a wedged control thread
 CONFIG_MAX_BYTES = 1 << 20  # LS_CONFIG_MAX_BYTES
 
@@ -53,7 +59,7 @@ def check(name, cond, detail=""):
     return cond
 
 
-def config_text(tag, tmp, peers=True):
+def config_text(tag, tmp, peers=True, extra_gateway=()):
     lines = [
         "[gateway]",
         f"name = {tag}",
@@ -61,6 +67,7 @@ def config_text(tag, tmp, peers=True):
         "workers = 1",
         "idle_sleep = 1ms",
         "mbuf_data_size = 2048",
+        *extra_gateway,
         "[eal]",
         "lcores = 0,1",
         f"file_prefix = {tag}",
@@ -185,6 +192,27 @@ def hostile_reloads(d, tmp):
     return True
 
 
+def docs_reload_restart(d):
+    """A restart-only change is refused as docs/cli.md shows it."""
+    with open(os.path.join(gwlab.ROOT, "docs", "cli.md")) as f:
+        doc = f.read()
+    m = re.search(r"\n    \$ longspanctl reload\n((?:    .*\n)*?.*needs a restart.*\n)", doc)
+    if not check("docs/cli.md: a reload example refused for a restart-only change", m is not None):
+        return
+    want = [line[4:] for line in m.group(1).splitlines()]
+    key = re.search(r"reload: \[gateway\] (\w+) changed", m.group(1))
+    if not check("docs/cli.md: the example names a [gateway] key", key is not None, m.group(1)):
+        return
+    changed = os.path.join(d.tmp, "restart.conf")
+    with open(changed, "w") as f:
+        f.write(config_text(d.tag, d.tmp, extra_gateway=[f"{key.group(1)} = 16384"]))
+    rc, out, err, _ = d.run_ctl("reload", changed)
+    got = (out + err).replace(changed, "/etc/longspan/site-a.conf").strip().splitlines()
+    check("reload of a restart-only change: refused", rc == 1, err)
+    check("reload of a restart-only change: prints what docs/cli.md shows", got == want,
+          f"\n  got:  {got}\n  docs: {want}")
+
+
 def reload_without_peer(d):
     nopeer = os.path.join(d.tmp, "nopeer.conf")
     with open(nopeer, "w") as f:
@@ -193,6 +221,19 @@ def reload_without_peer(d):
     check("reload without [peer]: applied", rc == 0 and out.startswith("reloaded"), out + err)
     check("reload without [peer]: warns of no_route",
           f"{nopeer}: warning: no [peer]" in out and "no_route" in out, out)
+
+
+def mbuf_data_room(d):
+    info = d.telemetry("/mempool/info,ls_mbufs")
+    if not check("telemetry /mempool/info answers", info is not None and
+                 "/mempool/info" in info, f"{info}"):
+        return
+    room = info["/mempool/info"]["elt_size"] - MBUF_STRUCT
+    check("mbuf data room = mbuf_data_size + headroom", room == 2048 + MBUF_HEADROOM, f"{room}")
+    with open(os.path.join(gwlab.ROOT, "docs", "config.md")) as f:
+        row = [line for line in f if line.startswith("| `mbuf_data_size` |")]
+    check("docs/config.md: mbuf_data_size has the headroom on top",
+          len(row) == 1 and f"mbuf_data_size + {MBUF_HEADROOM}" in row[0], f"{row}")
 
 
 def sigterm_during_reload(d, tmp):
@@ -312,7 +353,9 @@ def main():
             if not hostile_reloads(d, tmp):
                 d.kill()
                 d = Daemon(build, tmp, f"cp{pid}a").start()
+            docs_reload_restart(d)
             reload_without_peer(d)
+            mbuf_data_room(d)
             sigterm_during_reload(d, tmp)
         finally:
             d.kill()

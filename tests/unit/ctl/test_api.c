@@ -346,13 +346,14 @@ test_reload(void **state)
 	assert_string_equal(ctl_reload_last_path, "(null)");
 	assert_true(CTL_HAS_LINE(o.text, "reloaded", "/etc/longspan/site-a.conf", "(generation",
 				 "8)"));
-	assert_non_null(strstr(o.text, "change needs a restart"));
+	assert_non_null(strstr(o.text, "/etc/longspan/site-a.conf: warning: [congestion] "
+				       "mechanisms = A with [gateway] workers = 2"));
 	free(o.text);
 
 	/* A quoted path with a blank reaches runtime_reload intact. */
 	ctl_json(fx, "reload \"/tmp/new site.conf\" --json",
 		 "d['path'] == '/tmp/new site.conf' and d['generation'] == 9"
-		 " and len(d['messages']) == 1 and 'restart' in d['messages'][0]");
+		 " and len(d['messages']) == 1 and 'warning: [congestion]' in d['messages'][0]");
 	assert_string_equal(ctl_reload_last_path, "/tmp/new site.conf");
 	assert_int_equal(fx->rt.reloads_ok, 5);
 }
