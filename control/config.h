@@ -27,6 +27,8 @@
 #define LS_MAX_EAL_ARGS 64
 #define LS_MAX_WORKERS 16 /* = DP_MAX_WORKERS (dataplane/dp_conf.h) */
 #define LS_MAX_BURST 64 /* = DP_MAX_BURST */
+/* = RTE_PKTMBUF_HEADROOM (checked in runtime.c): the mempool adds it to mbuf_data_size. */
+#define LS_MBUF_HEADROOM_BYTES 128
 
 /*
  * Largest config file the loader reads, bytes. A config at every limit
