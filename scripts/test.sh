@@ -4,8 +4,9 @@
 # suite, then build with ASan/UBSan and run the unit, dataplane and sim
 # suites again. Benchmarks (suite perf) are not run; see docs/performance.md.
 #
-#   sudo scripts/test.sh            # everything
-#   sudo scripts/test.sh --no-asan  # skip the sanitizer build
+# As root:
+#   scripts/test.sh            # everything
+#   scripts/test.sh --no-asan  # skip the sanitizer build
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
