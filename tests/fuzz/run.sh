@@ -4,7 +4,7 @@
 # for a while. Not part of the meson suites: the unit suite replays the seed
 # corpus through the same targets without libFuzzer (fuzz_*_replay tests).
 #
-#   tests/fuzz/run.sh [SECONDS] [TARGET...]     TARGET: parse, config (default both)
+#   tests/fuzz/run.sh [SECONDS] [TARGET...]     TARGET: parse, config, api (default all)
 #
 # Environment: CC (default clang-14, else clang), FUZZ_OUT (default
 # build-fuzz), FUZZ_ARGS (more libFuzzer options, e.g. -len_control=0).
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/../.."
 secs=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(parse config)
+[ ${#targets[@]} -eq 0 ] && targets=(parse config api)
 cc=${CC:-$(command -v clang-14 || command -v clang)}
 out=${FUZZ_OUT:-build-fuzz}
 mkdir -p "$out"
@@ -42,8 +42,19 @@ build() {
 			control/config_doc.c control/units.c control/eal_args.c \
 			$(pkg-config --libs inih) -lm -o "$out/fuzz_config"
 		;;
+	api)
+		# The ctl tests' fixture runtime; api.c needs DPDK's libraries.
+		mkdir -p "$out/gen/control"
+		printf '#define LONGSPAN_VERSION "fuzz"\n' >"$out/gen/control/api_version.h"
+		"$cc" "${common[@]}" -I"$out/gen" $(pkg-config --cflags libdpdk inih) \
+			tests/fuzz/fuzz_api.c tests/unit/ctl/ctl_fixture.c tests/unit/ctl/ctl_doubles.c \
+			control/api.c control/fmt.c control/telemetry.c control/config.c \
+			control/config_keys.c control/config_doc.c control/units.c control/eal_args.c \
+			dataplane/drop_reason.c congestion/*.c \
+			$(pkg-config --libs libdpdk inih) -lm -o "$out/fuzz_api"
+		;;
 	*)
-		echo "unknown target $1 (parse, config)" >&2
+		echo "unknown target $1 (parse, config, api)" >&2
 		exit 2
 		;;
 	esac
@@ -62,6 +73,8 @@ for t in "${targets[@]}"; do
 	if [ "$t" = config ]; then
 		seeds+=(tests/configs/good tests/configs/bad config)
 		opts+=(-dict=tests/fuzz/config.dict -max_len=8192)
+	elif [ "$t" = api ]; then
+		opts+=(-max_len=2048)
 	else
 		opts+=(-max_len=4096)
 	fi
