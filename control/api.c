@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -42,7 +43,8 @@
 #include "dataplane/drop_reason.h"
 #include "dataplane/flow.h"
 
-#define API_BACKLOG 16
+/* Connections the kernel queues before accept (capped by net.core.somaxconn). */
+#define API_BACKLOG 1024
 #define API_ADDR_STRLEN (INET6_ADDRSTRLEN + 4) /* address and "/len" */
 
 /* ---- small formatting helpers ---- */
@@ -2254,8 +2256,11 @@ struct api_client {
 	bool used;
 	bool request_done; /* a full line, or EOF after some bytes */
 	bool too_long; /* API_MAX_REQUEST_BYTES passed without a newline */
+	bool stalled; /* the last write found the client's socket full */
 	int fd;
-	uint64_t deadline_ns; /* CLOCK_MONOTONIC */
+	uint64_t accepted_ns; /* CLOCK_MONOTONIC */
+	uint64_t active_ns; /* accept, or the last bytes received or sent */
+	uint64_t ready_seq; /* order of complete requests: executed oldest first */
 	size_t in_length;
 	char in[API_MAX_REQUEST_BYTES + 2]; /* request, its '\n', a NUL */
 	char *reply; /* status line and body, malloc'd by open_memstream */
@@ -2263,6 +2268,7 @@ struct api_client {
 };
 
 static struct api_client api_clients[API_MAX_CLIENTS];
+static uint64_t api_ready_seq;
 
 enum api_io {
 	API_IO_WAIT, /* would block: try again next poll */
@@ -2277,6 +2283,15 @@ api_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Best effort, never blocking: the connection is closed either way. */
+static void
+api_send_line(int fd, const char *line)
+{
+	if (send(fd, line, strlen(line), MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+		/* Nothing more to do for a client that cannot take one line. */
+	}
 }
 
 static void
@@ -2299,10 +2314,19 @@ api_client_close(struct api_client *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* Close a client that has not sent its request, telling it why. */
+static void
+api_client_drop(struct api_client *c, const char *why)
+{
+	api_send_line(c->fd, why);
+	api_client_close(c);
+}
+
 static enum api_io
-api_client_read(struct api_client *c)
+api_client_read(struct api_client *c, uint64_t now_ns)
 {
 	const size_t cap = API_MAX_REQUEST_BYTES + 1; /* the request and its '\n' */
+	enum api_io io = API_IO_WAIT;
 
 	while (c->in_length < cap) {
 		ssize_t n = recv(c->fd, c->in + c->in_length, cap - c->in_length, MSG_DONTWAIT);
@@ -2310,24 +2334,31 @@ api_client_read(struct api_client *c)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			return errno == EAGAIN || errno == EWOULDBLOCK ? API_IO_WAIT : API_IO_DONE;
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				return API_IO_DONE;
+			return io;
+		}
 		if (n == 0) {
 			if (c->in_length == 0)
 				return API_IO_DONE;
 			c->request_done = true;
-			return API_IO_READY;
+			break;
 		}
+		c->active_ns = now_ns;
 		nl = memchr(c->in + c->in_length, '\n', (size_t)n);
 		if (nl != NULL) {
 			c->in_length = (size_t)(nl - c->in);
 			c->request_done = true;
-			return API_IO_READY;
+			break;
 		}
 		c->in_length += (size_t)n;
 	}
-	c->too_long = true;
-	c->request_done = true;
+	if (!c->request_done) {
+		c->too_long = true;
+		c->request_done = true;
+	}
+	c->ready_seq = ++api_ready_seq;
 	return API_IO_READY;
 }
 
@@ -2356,12 +2387,20 @@ api_client_execute(struct ls_runtime *rt, struct api_client *c)
 		} else {
 			rc = api_exec(rt, c->in, b);
 			fclose(b);
-			fputs(rc == 0 ? "ok\n" : "error: ", s);
-			if (rc != 0 && body_size == 0)
-				fprintf(s, "%s\n", strerror(-rc));
-			fwrite(body, 1, body_size, s);
-			if (body_size > 0 && body[body_size - 1] != '\n')
-				fputc('\n', s);
+			if (body_size > API_MAX_REPLY_BYTES) {
+				/* A client may pin at most this much of the daemon's memory. */
+				fprintf(s,
+					"error: reply of %zu bytes is over the API limit of %u bytes; "
+					"ask for less (--page N, --limit N)\n",
+					body_size, API_MAX_REPLY_BYTES);
+			} else {
+				fputs(rc == 0 ? "ok\n" : "error: ", s);
+				if (rc != 0 && body_size == 0)
+					fprintf(s, "%s\n", strerror(-rc));
+				fwrite(body, 1, body_size, s);
+				if (body_size > 0 && body[body_size - 1] != '\n')
+					fputc('\n', s);
+			}
 			free(body);
 		}
 	}
@@ -2371,7 +2410,7 @@ api_client_execute(struct ls_runtime *rt, struct api_client *c)
 }
 
 static enum api_io
-api_client_write(struct api_client *c)
+api_client_write(struct api_client *c, uint64_t now_ns)
 {
 	while (c->reply_off < c->reply_size) {
 		ssize_t n = send(c->fd, c->reply + c->reply_off, c->reply_size - c->reply_off,
@@ -2379,9 +2418,13 @@ api_client_write(struct api_client *c)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			return errno == EAGAIN || errno == EWOULDBLOCK ? API_IO_WAIT : API_IO_DONE;
+		if (n < 0) {
+			c->stalled = errno == EAGAIN || errno == EWOULDBLOCK;
+			return c->stalled ? API_IO_WAIT : API_IO_DONE;
+		}
 		c->reply_off += (size_t)n;
+		c->active_ns = now_ns;
+		c->stalled = false;
 	}
 	return API_IO_DONE;
 }
@@ -2398,73 +2441,148 @@ api_peer_allowed(int fd)
 	return cred.uid == 0 || cred.uid == geteuid();
 }
 
+static struct api_client *
+api_client_free_slot(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < API_MAX_CLIENTS; i++)
+		if (!api_clients[i].used)
+			return &api_clients[i];
+	return NULL;
+}
+
+/*
+ * Make room in a full table: close the client idle longest among those
+ * that keep a slot without using it, the ones that have not sent a
+ * complete request (told why with an error line) and the ones that do not
+ * read their reply (their socket is full: just closed). NULL when every
+ * slot holds a request that is being answered.
+ */
+static struct api_client *
+api_client_evict(void)
+{
+	static const char evicted[] = "error: closed: the API serves at most "
+				      RTE_STR(API_MAX_CLIENTS) " connections and this one had sent "
+				      "no complete request\n";
+	struct api_client *idle = NULL;
+	unsigned int i;
+
+	for (i = 0; i < API_MAX_CLIENTS; i++) {
+		struct api_client *c = &api_clients[i];
+
+		if ((!c->request_done || c->stalled) &&
+		    (idle == NULL || c->active_ns < idle->active_ns))
+			idle = c;
+	}
+	if (idle != NULL && !idle->request_done)
+		api_client_drop(idle, evicted);
+	else if (idle != NULL)
+		api_client_close(idle);
+	return idle;
+}
+
+/* Is a connection waiting to be accepted? */
+static bool
+api_listen_pending(int listen_fd)
+{
+	struct pollfd pfd = { .fd = listen_fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN) != 0;
+}
+
+/*
+ * Accept what is waiting, up to API_ACCEPT_PER_POLL, so that connections
+ * do not pile up in the listen backlog behind idle ones; read each new
+ * client's request at once. When every slot holds a request being
+ * answered, the rest wait in the backlog for the next poll.
+ */
 static void
 api_accept(int listen_fd, uint64_t now_ns)
 {
-	unsigned int accepted = 0, i;
+	unsigned int i;
 
-	for (i = 0; i < API_MAX_CLIENTS && accepted < API_ACCEPT_PER_POLL; i++) {
-		struct api_client *c = &api_clients[i];
+	for (i = 0; i < API_ACCEPT_PER_POLL; i++) {
+		struct api_client *c = api_client_free_slot();
 		int fd;
 
-		if (c->used)
-			continue;
+		if (c == NULL && api_listen_pending(listen_fd))
+			c = api_client_evict();
+		if (c == NULL)
+			return;
 		fd = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return; /* EAGAIN: nobody waiting; anything else: next poll */
-		accepted++;
 		if (!api_peer_allowed(fd)) {
-			static const char denied[] = "error: permission denied\n";
-
-			if (send(fd, denied, sizeof(denied) - 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
-				/* Best effort: the connection is closed either way. */
-			}
+			api_send_line(fd, "error: permission denied\n");
 			close(fd);
 			continue;
 		}
 		memset(c, 0, sizeof(*c));
 		c->used = true;
 		c->fd = fd;
-		c->deadline_ns = now_ns + API_CLIENT_TIMEOUT_NS;
+		c->accepted_ns = now_ns;
+		c->active_ns = now_ns;
+		if (api_client_read(c, now_ns) == API_IO_DONE)
+			api_client_close(c);
 	}
+}
+
+/* The complete request waiting longest for its reply, or NULL. */
+static struct api_client *
+api_client_next_ready(void)
+{
+	struct api_client *next = NULL;
+	unsigned int i;
+
+	for (i = 0; i < API_MAX_CLIENTS; i++) {
+		struct api_client *c = &api_clients[i];
+
+		if (c->used && c->request_done && c->reply == NULL &&
+		    (next == NULL || c->ready_seq < next->ready_seq))
+			next = c;
+	}
+	return next;
 }
 
 void
 api_poll(struct ls_runtime *rt, int listen_fd)
 {
+	static const char late[] = "error: no complete request line within "
+				   RTE_STR(API_REQUEST_TIMEOUT_MS) " ms\n";
 	uint64_t now_ns = api_now_ns();
-	unsigned int executed = 0, i;
+	struct api_client *c;
+	unsigned int i;
 
-	if (listen_fd >= 0)
-		api_accept(listen_fd, now_ns);
+	/* Deadlines and reads first: a request already sent is never evicted. */
 	for (i = 0; i < API_MAX_CLIENTS; i++) {
-		struct api_client *c = &api_clients[i];
-		enum api_io io = API_IO_WAIT;
-
+		c = &api_clients[i];
 		if (!c->used)
 			continue;
-		if ((int64_t)(now_ns - c->deadline_ns) > 0) {
+		if (now_ns - c->accepted_ns > API_CLIENT_TIMEOUT_NS) {
 			api_client_close(c);
 			continue;
 		}
-		if (!c->request_done) {
-			io = api_client_read(c);
-			if (io == API_IO_DONE) {
-				api_client_close(c);
-				continue;
-			}
-		}
-		if (c->request_done && c->reply == NULL) {
-			/* Bound the control thread's time; the rest wait a poll. */
-			if (executed == API_EXEC_PER_POLL)
-				continue;
-			executed++;
-			if (!api_client_execute(rt, c)) {
-				api_client_close(c);
-				continue;
-			}
-		}
-		if (c->reply != NULL && api_client_write(c) == API_IO_DONE)
+		if (c->request_done)
+			continue;
+		if (api_client_read(c, now_ns) == API_IO_DONE)
+			api_client_close(c);
+		else if (!c->request_done && now_ns - c->accepted_ns > API_REQUEST_TIMEOUT_NS)
+			api_client_drop(c, late);
+	}
+	if (listen_fd >= 0)
+		api_accept(listen_fd, now_ns);
+	/* Bound the control thread's time; the rest wait a poll, oldest first. */
+	for (i = 0; i < API_EXEC_PER_POLL; i++) {
+		c = api_client_next_ready();
+		if (c == NULL)
+			break;
+		if (!api_client_execute(rt, c))
+			api_client_close(c);
+	}
+	for (i = 0; i < API_MAX_CLIENTS; i++) {
+		c = &api_clients[i];
+		if (c->used && c->reply != NULL && api_client_write(c, now_ns) == API_IO_DONE)
 			api_client_close(c);
 	}
 }

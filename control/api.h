@@ -16,7 +16,9 @@
  *           JSON output.
  *   server: "ok\n" followed by the body, or "error: MESSAGE\n" optionally
  *           followed by detail lines (every config error of a failed
- *           reload); then it closes the connection.
+ *           reload); then it closes the connection. A client that has
+ *           not sent its line within API_REQUEST_TIMEOUT_NS is told so
+ *           and closed (the other limits below).
  *
  * Threads: api_listen/api_poll/api_close/api_exec run on the control thread
  * only (the socket server keeps its client table in this file: one server
@@ -45,10 +47,21 @@ struct ls_runtime;
 
 #define API_MAX_REQUEST_BYTES 1024 /* request line without its '\n' */
 #define API_MAX_ARGS 32 /* words in a request */
-#define API_MAX_CLIENTS 8 /* connections served at the same time */
-#define API_ACCEPT_PER_POLL 4 /* new connections accepted per api_poll */
+/*
+ * Limits of the socket server (docs/cli.md "Limits of the API socket"). A
+ * connection that finds every slot taken closes the one idle longest among
+ * clients without a complete request (told with an "error: ..." line) and
+ * clients that do not read their reply; when every slot holds a request
+ * being answered it waits in the listen backlog. API_MAX_CLIENTS and
+ * API_REQUEST_TIMEOUT_MS stay plain numbers: messages spell them (RTE_STR).
+ */
+#define API_MAX_CLIENTS 64 /* connections served at the same time */
+#define API_ACCEPT_PER_POLL 128 /* new connections accepted per api_poll */
 #define API_EXEC_PER_POLL 2 /* requests executed per api_poll */
+#define API_REQUEST_TIMEOUT_MS 1000 /* accept to a complete request line */
+#define API_REQUEST_TIMEOUT_NS ((uint64_t)API_REQUEST_TIMEOUT_MS * 1000 * 1000)
 #define API_CLIENT_TIMEOUT_NS (5ull * 1000 * 1000 * 1000) /* accept to close */
+#define API_MAX_REPLY_BYTES (1u << 20) /* a longer body is replaced by an error */
 #define API_PAGE_LIMIT_DEFAULT 16 /* items per page when only --page is given */
 #define API_FLOWS_LIMIT_DEFAULT 16 /* show flows without --page or --limit: the top 16 */
 #define API_MAX_EXTRA_CMDS 16 /* commands added with api_register */
@@ -119,9 +132,11 @@ int api_listen(const char *path, FILE *err);
 
 /*
  * Serve the API socket; call every ~10 ms from the control loop. Accepts at
- * most API_ACCEPT_PER_POLL connections, reads and writes without blocking,
- * executes at most API_EXEC_PER_POLL requests, and closes connections that
- * exceed API_CLIENT_TIMEOUT_NS.
+ * most API_ACCEPT_PER_POLL connections (evicting or refusing when all
+ * API_MAX_CLIENTS slots are taken), reads and writes without blocking,
+ * executes at most API_EXEC_PER_POLL requests (the longest waiting first),
+ * and closes connections without a request line after
+ * API_REQUEST_TIMEOUT_NS and any after API_CLIENT_TIMEOUT_NS.
  */
 void api_poll(struct ls_runtime *rt, int listen_fd);
 

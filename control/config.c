@@ -17,11 +17,14 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <ini.h>
 
@@ -65,7 +68,8 @@ struct config_msg {
 
 struct config_parser {
 	const char *file; /* name in messages */
-	FILE *in;
+	const char *text; /* the whole file, in memory */
+	size_t size, pos; /* its length; the next byte to read */
 	FILE *err;
 	struct ls_config *cfg; /* being built; copied out on success */
 	unsigned int line; /* current line */
@@ -878,30 +882,27 @@ static char *
 config_read_line(char *str, int num, void *stream)
 {
 	struct config_parser *p = stream;
-	size_t len = 0, max;
-	bool nul = false, long_line = false;
+	size_t len = 0, max, n;
+	bool nul, long_line;
+	const char *at, *nl;
 	char *s, *e;
-	int c;
 
 	if (p->eof || p->n_errors > CONFIG_MAX_ERRORS || num < 3)
 		return NULL;
-	while ((c = getc(p->in)) != EOF && c != '\n') {
-		if (c == '\0')
-			nul = true;
-		if (len + 1 < sizeof(p->buf))
-			p->buf[len++] = (char)c;
-		else
-			long_line = true;
-	}
-	if (c == EOF) {
+	if (p->pos >= p->size) {
 		p->eof = true;
-		if (ferror(p->in)) {
-			config_error(p, p->line + 1, NULL, NULL, "read error: %s", strerror(errno));
-			return NULL;
-		}
-		if (len == 0)
-			return NULL;
+		return NULL;
 	}
+	at = p->text + p->pos;
+	nl = memchr(at, '\n', p->size - p->pos);
+	n = nl != NULL ? (size_t)(nl - at) : p->size - p->pos;
+	p->pos += n + (nl != NULL);
+	if (nl == NULL)
+		p->eof = true;
+	long_line = n > sizeof(p->buf) - 1;
+	len = long_line ? sizeof(p->buf) - 1 : n;
+	nul = memchr(at, '\0', n) != NULL;
+	memcpy(p->buf, at, len);
 	p->buf[len] = '\0';
 	p->line++;
 
@@ -1442,8 +1443,8 @@ config_check_required(struct config_parser *p)
 }
 
 static void
-config_parser_init(struct config_parser *p, FILE *in, const char *name, FILE *err,
-		   struct ls_config *cfg)
+config_parser_init(struct config_parser *p, const char *text, size_t size, const char *name,
+		   FILE *err, struct ls_config *cfg)
 {
 	static const enum config_section singles[] = { CONFIG_SEC_GATEWAY, CONFIG_SEC_EAL,
 						       CONFIG_SEC_CONGESTION };
@@ -1452,7 +1453,8 @@ config_parser_init(struct config_parser *p, FILE *in, const char *name, FILE *er
 	memset(p, 0, sizeof(*p));
 	memset(cfg, 0, sizeof(*cfg));
 	p->file = name;
-	p->in = in;
+	p->text = text;
+	p->size = size;
 	p->err = err;
 	p->cfg = cfg;
 	cfg->dc_port = -1;
@@ -1466,8 +1468,44 @@ config_parser_init(struct config_parser *p, FILE *in, const char *name, FILE *er
 	}
 }
 
+/* "a directory", ... for a file that is not a regular one. */
+static const char *
+config_file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a file";
+}
+
+static int
+config_not_regular(const char *name, mode_t mode, FILE *err)
+{
+	if (err != NULL)
+		fprintf(err, "%s: not a regular file (%s); a config must be a regular file\n", name,
+			config_file_kind(mode));
+	return -EINVAL;
+}
+
+static int
+config_too_big(const char *name, size_t size, FILE *err)
+{
+	if (err != NULL)
+		fprintf(err, "%s: %zu bytes: larger than the %u-byte limit of a config file\n", name,
+			size, LS_CONFIG_MAX_BYTES);
+	return -EFBIG;
+}
+
 int
-config_load_stream(FILE *in, const char *name, struct ls_config *cfg, FILE *err)
+config_load_buffer(const char *text, size_t size, const char *name, struct ls_config *cfg,
+		   FILE *err)
 {
 	struct config_parser *p;
 	struct ls_config *tmp;
@@ -1481,7 +1519,11 @@ config_load_stream(FILE *in, const char *name, struct ls_config *cfg, FILE *err)
 			fprintf(err, "%s: out of memory\n", name);
 		goto out_free;
 	}
-	config_parser_init(p, in, name, err, tmp);
+	if (size > LS_CONFIG_MAX_BYTES) {
+		rc = config_too_big(name, size, err);
+		goto out_free;
+	}
+	config_parser_init(p, text, size, name, err, tmp);
 
 	rc = ini_parse_stream(config_read_line, p, config_handler, p);
 	if (rc == -2)
@@ -1598,23 +1640,103 @@ config_warn(const struct ls_config *cfg, FILE *out)
 			cfg->path, config_mechanisms_name(cfg->cong.mechanisms), cfg->gw.workers);
 		n++;
 	}
+	if (cfg->n_peers == 0) {
+		fprintf(out,
+			"%s: warning: no [peer] section: no prefix leads anywhere, so all traffic "
+			"from the DC port will be dropped as no_route\n",
+			cfg->path);
+		n++;
+	}
 	return n;
 }
 
 int
-config_load(const char *path, struct ls_config *cfg, FILE *err)
+config_load_stream(FILE *in, const char *name, struct ls_config *cfg, FILE *err)
 {
-	FILE *f = fopen(path, "r");
+	/* One byte more than allowed tells a file at the limit from a larger one. */
+	char *text = malloc(LS_CONFIG_MAX_BYTES + 1);
+	size_t size;
 	int rc;
 
-	if (f == NULL) {
+	if (text == NULL) {
+		if (err != NULL)
+			fprintf(err, "%s: out of memory\n", name);
+		return -ENOMEM;
+	}
+	size = fread(text, 1, LS_CONFIG_MAX_BYTES + 1, in);
+	if (ferror(in)) {
+		rc = -EIO;
+		if (err != NULL)
+			fprintf(err, "%s: read error\n", name);
+	} else {
+		rc = config_load_buffer(text, size, name, cfg, err);
+	}
+	free(text);
+	return rc;
+}
+
+/*
+ * The loader of longspand -c, --check-config, --dump-config and reload, so
+ * it runs on the control thread and must not wait on anything: only a
+ * regular file of at most LS_CONFIG_MAX_BYTES is read. stat() first so that
+ * a device is never opened; O_NONBLOCK so that a FIFO swapped in meanwhile
+ * cannot block the open; fstat() of the open file decides.
+ */
+int
+config_load(const char *path, struct ls_config *cfg, FILE *err)
+{
+	struct stat st;
+	char *text = NULL;
+	size_t size = 0;
+	int fd = -1, rc;
+
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return config_not_regular(path, st.st_mode, err);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0) {
 		rc = -errno;
 		if (err != NULL)
-			fprintf(err, "%s: cannot open: %s\n", path, strerror(errno));
-		return rc;
+			fprintf(err, "%s: cannot open: %s\n", path, strerror(-rc));
+		goto out;
 	}
-	rc = config_load_stream(f, path, cfg, err);
-	fclose(f);
+	if (!S_ISREG(st.st_mode)) {
+		rc = config_not_regular(path, st.st_mode, err);
+		goto out;
+	}
+	if ((uint64_t)st.st_size > LS_CONFIG_MAX_BYTES) {
+		rc = config_too_big(path, (size_t)st.st_size, err);
+		goto out;
+	}
+	text = malloc(LS_CONFIG_MAX_BYTES + 1);
+	if (text == NULL) {
+		rc = -ENOMEM;
+		if (err != NULL)
+			fprintf(err, "%s: out of memory\n", path);
+		goto out;
+	}
+	/* Read to EOF: the file may have grown since fstat. */
+	while (size < LS_CONFIG_MAX_BYTES + 1) {
+		ssize_t n = read(fd, text + size, LS_CONFIG_MAX_BYTES + 1 - size);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			if (err != NULL)
+				fprintf(err, "%s: read error: %s\n", path, strerror(-rc));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		size += (size_t)n;
+	}
+	close(fd);
+	fd = -1;
+	rc = config_load_buffer(text, size, path, cfg, err);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(text);
 	return rc;
 }
 

@@ -28,6 +28,15 @@
 #define LS_MAX_EAL_ARGS 64
 #define LS_MAX_WORKERS 16 /* = DP_MAX_WORKERS (dataplane/dp_conf.h) */
 #define LS_MAX_BURST 64 /* = DP_MAX_BURST */
+/* = RTE_PKTMBUF_HEADROOM (checked in runtime.c): the mempool adds it to mbuf_data_size. */
+#define LS_MBUF_HEADROOM_BYTES 128
+
+/*
+ * Largest config file the loader reads, bytes. A config at every limit
+ * (8 ports with 64 neighbours, 32 peers with 64 IPv6 prefixes) is ~150 KB;
+ * anything larger is refused before it is read (docs/config.md).
+ */
+#define LS_CONFIG_MAX_BYTES (1u << 20)
 
 /* One-way propagation delay of light in fibre (refractive index ~1.47):
  * a peer's `distance` becomes rtt_ns = 2 * distance_m * this / 1000. */
@@ -184,16 +193,30 @@ struct ls_config {
  * per line as "FILE:LINE: [section] key: message", to err (if not NULL);
  * *cfg is then untouched. The function never touches a device, needs no
  * EAL, and is safe to call while running (docs/config.md lists the keys).
+ *
+ * It never waits: anything but a regular file (a FIFO, a device, a
+ * directory) is refused with "FILE: not a regular file (...)" and -EINVAL
+ * without being read, a file over LS_CONFIG_MAX_BYTES with -EFBIG; the rest
+ * is read into memory in one go and parsed from there.
  */
 int config_load(const char *path, struct ls_config *cfg, FILE *err);
+
+/*
+ * config_load() of SIZE bytes at TEXT (need not be NUL-terminated); NAME is
+ * the file name used in messages and stored in cfg->path.
+ */
+int config_load_buffer(const char *text, size_t size, const char *name, struct ls_config *cfg,
+		       FILE *err);
 
 /*
  * Settings that load but will not do what they say in every deployment:
  * each is written to out as "FILE: warning: ..." (one line). Returns how
  * many. Today: mechanisms A/C with more than one worker (the QPN learners
  * and holds are per worker, and RSS does not keep a QP's data and its
- * returning ACKs/CNPs on one worker), and a net_memif port whose buffer size
- * (devargs bsize) cannot hold the port's frames.
+ * returning ACKs/CNPs on one worker), a net_memif port whose buffer size
+ * (devargs bsize) cannot hold the port's frames, and no [peer] at all (every
+ * DC packet is a no_route drop). longspand prints them at start and
+ * --check-config, reload in its reply.
  */
 unsigned int config_warn(const struct ls_config *cfg, FILE *out);
 
@@ -207,8 +230,9 @@ uint32_t config_port_frame_bytes(const struct ls_port_conf *pc);
 uint32_t config_memif_bsize(const char *dev, bool *given);
 
 /*
- * config_load() from an open stream; NAME is the file name used in messages
- * and stored in cfg->path. *cfg is written only on success.
+ * config_load_buffer() of what an open stream holds: at most
+ * LS_CONFIG_MAX_BYTES are read (more is -EFBIG). The caller chooses the
+ * stream; reading it may block (a pipe). *cfg is written only on success.
  */
 int config_load_stream(FILE *in, const char *name, struct ls_config *cfg, FILE *err);
 

@@ -5,6 +5,7 @@
  * committed file equals this output.
  */
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,7 +26,12 @@ static const char config_doc_intro[] =
 	"`config/site-a.conf` and `config/site-b.conf`.\n"
 	"\n"
 	"## Syntax\n"
-	"\n"
+	"\n";
+
+static_assert(LS_CONFIG_MAX_BYTES == 1u << 20, "the size rule below says 1 MiB");
+
+/* After the size rule, which names LS_CONFIG_MAX_BYTES. */
+static const char config_doc_syntax[] =
 	"- `[section]` and `[section NAME]` start sections; `key = value` sets a key.\n"
 	"- `;` or `#` at the start of a line starts a comment, and so does ` ;` (a\n"
 	"  semicolon after a blank) inside a line. Leading and trailing blanks are ignored.\n"
@@ -126,7 +132,9 @@ config_doc_section(FILE *out, enum config_section sec)
 		[CONFIG_SEC_EAL] = "DPDK EAL options (see \"EAL command line\" above).",
 		[CONFIG_SEC_PORT] = "One section per DPDK port: exactly one dc port, one or more "
 				    "wan ports.",
-		[CONFIG_SEC_PEER] = "One section per remote site: its gateway and its prefixes.",
+		[CONFIG_SEC_PEER] = "One section per remote site: its gateway and its prefixes. "
+				    "A config without any loads with a warning: nothing routes, "
+				    "every packet from the DC port is a no_route drop.",
 		[CONFIG_SEC_CONGESTION] =
 			"ECN marking on the WAN egress queue and the gateway mechanisms "
 			"(docs/congestion.md). Keys whose default is 0 derive their value from "
@@ -172,6 +180,12 @@ void
 config_doc_markdown(FILE *out)
 {
 	fputs(config_doc_intro, out);
+	fprintf(out,
+		"- The file is a regular file of at most %u bytes (1 MiB). Anything else (a\n"
+		"  directory, a FIFO, a device) and any larger file is refused before it is read,\n"
+		"  so that loading, and `longspanctl reload`, never wait on the file.\n",
+		LS_CONFIG_MAX_BYTES);
+	fputs(config_doc_syntax, out);
 	config_doc_section(out, CONFIG_SEC_GATEWAY);
 	config_doc_section(out, CONFIG_SEC_EAL);
 	config_doc_section(out, CONFIG_SEC_PORT);

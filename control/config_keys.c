@@ -124,10 +124,13 @@ const struct config_key config_keys[] = {
 	},
 	{
 		.section = CONFIG_SEC_GATEWAY, .name = "mbuf_data_size", .type = CONFIG_T_UINT,
-		.units = UNITS_COUNT, .unit_label = "bytes", .min = 1024, .max = 65535,
-		.def = "2176", GW(mbuf_data_size),
-		.help = "Data room of each packet buffer including the 128-byte headroom "
-			"(DPDK's RTE_MBUF_DEFAULT_BUF_SIZE is 2176).",
+		/* A buffer's data room, this + the headroom, is a uint16_t in DPDK. */
+		.units = UNITS_COUNT, .unit_label = "bytes", .min = 1024,
+		.max = UINT16_MAX - LS_MBUF_HEADROOM_BYTES, .def = "2176", GW(mbuf_data_size),
+		.help = "Room for packet data in each packet buffer. DPDK's 128-byte "
+			"headroom comes on top: each buffer's data room is mbuf_data_size + "
+			"128 bytes, at most 65535. A port warns at start when its MTU's frames would not fit "
+			"one buffer.",
 	},
 	{
 		.section = CONFIG_SEC_GATEWAY, .name = "idle", .type = CONFIG_T_ENUM,
@@ -484,6 +487,7 @@ const unsigned int config_n_keys = sizeof(config_keys) / sizeof(config_keys[0]);
 
 static_assert(sizeof(config_keys) / sizeof(config_keys[0]) <= CONFIG_KEYS_MAX,
 	      "config.c tracks at most CONFIG_KEYS_MAX keys per section instance");
+static_assert(LS_MBUF_HEADROOM_BYTES == 128, "mbuf_data_size's help says 128 bytes");
 static_assert(LS_MAX_PREFIXES <= CONFIG_ELEMS_MAX && LS_MAX_STATIC_NEIGH <= CONFIG_ELEMS_MAX,
 	      "config.c records a line per element of a repeatable key");
 

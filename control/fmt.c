@@ -457,7 +457,11 @@ static void
 json_str(struct fmt *f, const char *key, const char *s)
 {
 	json_member(f, f->depth, key);
-	fmt_json_string(f->out, s);
+	/* Empty is absent (fmt.h), as text's "-" says: an unset address is null. */
+	if (s[0] == '\0')
+		fputs("null", f->out);
+	else
+		fmt_json_string(f->out, s);
 }
 
 static void

@@ -80,6 +80,7 @@ void fmt_close(struct fmt *f);
 void fmt_u64(struct fmt *f, const char *key, uint64_t v);
 /* A ratio or percentage; NaN and infinities are rendered as null. */
 void fmt_f64(struct fmt *f, const char *key, double v);
+/* A string; "" (or NULL) is an absent value: "-" in text, null in JSON, "n/a" in telemetry. */
 void fmt_str(struct fmt *f, const char *key, const char *s);
 void fmt_strf(struct fmt *f, const char *key, const char *format, ...)
 	__attribute__((format(printf, 3, 4)));

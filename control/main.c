@@ -56,6 +56,26 @@ main_signal(int sig)
 	main_stop = 1;
 }
 
+/*
+ * SIGTERM and SIGINT only set main_stop, which the control loop reads on
+ * every pass (1 ms apart when idle). Installed before EAL starts, so that a
+ * signal during start-up ends the gateway cleanly once it is up. No
+ * SA_RESTART: a system call that could block returns EINTR instead.
+ */
+static void
+main_signals_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = main_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
 static void
 main_usage(FILE *out)
 {
@@ -248,6 +268,7 @@ main_run(struct ls_config *cfg, int eal_argc, char **eal_argv, bool stats)
 
 	memset(&rt, 0, sizeof(rt));
 	pthread_mutex_init(&rt.cfg_lock, NULL);
+	main_signals_install();
 	if (eal_args_build(&ea, "longspand", cfg, eal_argc, eal_argv, stderr) != 0) {
 		free(cfg);
 		return 1;
@@ -309,10 +330,6 @@ main_run(struct ls_config *cfg, int eal_argc, char **eal_argv, bool stats)
 		fprintf(stderr, "telemetry: cannot register /longspan/ commands: %s\n", strerror(-rc));
 		goto out;
 	}
-
-	signal(SIGINT, main_signal);
-	signal(SIGTERM, main_signal);
-	signal(SIGPIPE, SIG_IGN);
 
 	i = 0;
 	RTE_LCORE_FOREACH_WORKER(lcore) {

@@ -29,6 +29,8 @@
 
 static_assert(sizeof(struct dp_counters) % sizeof(uint64_t) == 0,
 	      "dp_counters must be summable as an array of uint64_t");
+static_assert(LS_MBUF_HEADROOM_BYTES == RTE_PKTMBUF_HEADROOM,
+	      "config's mbuf_data_size range assumes DPDK's headroom");
 static_assert((int)LS_MARKER_NONE == (int)ECN_MARKER_NONE && (int)LS_MARKER_RED == (int)ECN_MARKER_RED &&
 		      (int)LS_MARKER_SOJOURN == (int)ECN_MARKER_SOJOURN &&
 		      (int)LS_MARKER_PHANTOM == (int)ECN_MARKER_PHANTOM,

@@ -167,9 +167,13 @@ telemetry_str(struct fmt *f, const char *key, const char *s)
 {
 	struct telemetry_fmt *tf = telemetry_fmt_of(f);
 	char safe[RTE_TEL_MAX_STRING_LEN];
-	size_t length = RTE_MIN(strlen(s), (size_t)RTE_TEL_MAX_STRING_LEN);
-	struct rte_tel_data *d = telemetry_member(tf, key, length + 2, safe, sizeof(safe));
+	size_t length;
+	struct rte_tel_data *d;
 
+	if (s[0] == '\0')
+		s = "n/a"; /* absent (fmt.h); telemetry has no null */
+	length = RTE_MIN(strlen(s), (size_t)RTE_TEL_MAX_STRING_LEN);
+	d = telemetry_member(tf, key, length + 2, safe, sizeof(safe));
 	if (d == NULL)
 		return;
 	if (f->node[f->depth] == FMT_LIST)

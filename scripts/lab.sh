@@ -4,10 +4,11 @@
 # scripts/lab.py (site A endpoints, gateway A, a 100 km WAN delay line,
 # gateway B, site B endpoints, all DPDK processes joined by net_memif).
 #
-#   sudo scripts/lab.sh                       # near-source scenario, mechanisms none vs A
-#   sudo scripts/lab.sh --mechanisms A,C      # one run with mechanisms A and C
-#   sudo scripts/lab.sh --distance-km 640 --marker sojourn
-#   sudo scripts/lab.sh --scenario mix        # traffic mix, checks every packet arrives intact
+# As root:
+#   scripts/lab.sh                       # near-source scenario, mechanisms none vs A
+#   scripts/lab.sh --mechanisms A,C      # one run with mechanisms A and C
+#   scripts/lab.sh --distance-km 640 --marker sojourn
+#   scripts/lab.sh --scenario mix        # traffic mix, checks every packet arrives intact
 #
 # Every option: scripts/lab.py --help. Results: lab-out/TIMESTAMP/.
 set -euo pipefail

@@ -6,8 +6,9 @@
 # runs each for a few seconds. Benchmarks (suite perf) are not run; see
 # docs/performance.md.
 #
-#   sudo scripts/test.sh            # everything
-#   sudo scripts/test.sh --no-asan  # skip the sanitizer build
+# As root:
+#   scripts/test.sh            # everything
+#   scripts/test.sh --no-asan  # skip the sanitizer build
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

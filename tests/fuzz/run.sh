@@ -4,7 +4,7 @@
 # for a while. Not part of the meson suites: the unit suite replays the seed
 # corpus through the same targets without libFuzzer (fuzz_*_replay tests).
 #
-#   tests/fuzz/run.sh [SECONDS] [TARGET...]     TARGET: parse, config, peer_msg,
+#   tests/fuzz/run.sh [SECONDS] [TARGET...]     TARGET: parse, config, peer_msg, api,
 #                                               hook_elf, hook_ctx (default: every
 #                                               tests/fuzz/fuzz_*.c)
 #
@@ -75,6 +75,17 @@ build() {
 			tests/fuzz/fuzz_hook_ctx.c dataplane/hook.c $(pkg-config --libs libdpdk) \
 			-o "$out/fuzz_hook_ctx"
 		;;
+	api)
+		# The ctl tests' fixture runtime; api.c needs DPDK's libraries.
+		mkdir -p "$out/gen/control"
+		printf '#define LONGSPAN_VERSION "fuzz"\n' >"$out/gen/control/api_version.h"
+		"$cc" "${common[@]}" -I"$out/gen" $(pkg-config --cflags libdpdk inih) \
+			tests/fuzz/fuzz_api.c tests/unit/ctl/ctl_fixture.c tests/unit/ctl/ctl_doubles.c \
+			control/api.c control/fmt.c control/telemetry.c control/config.c \
+			control/config_keys.c control/config_doc.c control/units.c control/eal_args.c \
+			dataplane/drop_reason.c congestion/*.c \
+			$(pkg-config --libs libdpdk inih) -lm -o "$out/fuzz_api"
+		;;
 	*)
 		echo "unknown target $1: add its build rule to tests/fuzz/run.sh" >&2
 		exit 2
@@ -105,6 +116,8 @@ for t in "${targets[@]}"; do
 	elif [ "$t" = hook_elf ]; then
 		seeds+=("$out/seeds-hook_elf")
 		opts+=(-max_len=16384)
+	elif [ "$t" = api ]; then
+		opts+=(-max_len=2048)
 	else
 		opts+=(-max_len=4096)
 	fi

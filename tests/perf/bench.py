@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Longspan forwarding benchmark: longspand against dpdk-testpmd, one worker core.
 
-    sudo /usr/bin/python3 tests/perf/bench.py --build build [--quick] [--out FILE]
+    /usr/bin/python3 tests/perf/bench.py --build build [--quick] [--out FILE]   # as root
 
 For every (flows, frame size) pair the driver writes a pcap of RoCEv2 packets
 (RC SEND ONLY, one distinct 5-tuple and destination QP per flow, every

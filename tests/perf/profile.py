@@ -3,7 +3,7 @@
 """Where longspand's forwarding time goes: instructions per packet by function
 and by source line, from valgrind's callgrind on the benchmark's setup.
 
-    sudo /usr/bin/python3 tests/perf/profile.py --build build [--flows 1024] [--size 64]
+    /usr/bin/python3 tests/perf/profile.py --build build [--flows 1024] [--size 64]   # as root
         [--seconds 40] [--marker red] [--mechanisms A,C] [--out FILE]
 
 No PMU is exposed on these machines (perf stat cannot count cycles), so this

@@ -18,7 +18,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -250,6 +256,25 @@ test_warn_mechanisms_workers(void **state)
 	free(a);
 	free(b);
 	free(c);
+}
+
+/* Without [peer] nothing routes: every DC packet would be a no_route drop. */
+static void
+test_warn_no_peer(void **state)
+{
+	char *text = strdup(base_conf);
+	char *out = NULL;
+
+	(void)state;
+	assert_non_null(text);
+	*strstr(text, "[peer b]") = '\0';
+	assert_int_equal(warn_of(text, &out), 1);
+	assert_string_equal(out, "t.conf: warning: no [peer] section: no prefix leads anywhere, so "
+				 "all traffic from the DC port will be dropped as no_route\n");
+	free(out);
+	assert_int_equal(warn_of(base_conf, &out), 0);
+	free(out);
+	free(text);
 }
 
 static void
@@ -679,6 +704,120 @@ test_line_limits(void **state)
 	load_result_free(&r);
 }
 
+/*
+ * config_load(PATH) in a child process, so that a loader that blocks fails
+ * the test instead of hanging it: the child exits 0 when the load returned
+ * within LOAD_DEADLINE_MS with rc WANT_RC (0: success) and, for a failure,
+ * exactly one message line containing WANT.
+ */
+#define LOAD_DEADLINE_MS 3000
+
+static void
+load_path_bounded(const char *path, int want_rc, const char *want)
+{
+	struct timespec start, now;
+	int status = 0;
+	pid_t pid, done = 0;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char *msg = NULL;
+		size_t size = 0;
+		FILE *err = open_memstream(&msg, &size);
+		int rc = config_load(path, &cfg, err);
+
+		fclose(err);
+		if (rc != want_rc || (want != NULL && (strstr(msg, want) == NULL ||
+						       count_lines(msg) != 1))) {
+			fprintf(stderr, "%s: rc %d (want %d), messages:\n%s", path, rc, want_rc, msg);
+			_exit(1);
+		}
+		_exit(0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		usleep(2000);
+		done = waitpid(pid, &status, WNOHANG);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (done == 0 && (now.tv_sec - start.tv_sec) * 1000 +
+				      (now.tv_nsec - start.tv_nsec) / 1000000 < LOAD_DEADLINE_MS);
+	if (done == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		fail_msg("config_load(%s) still running after %d ms", path, LOAD_DEADLINE_MS);
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("config_load(%s): wrong result (status %d)", path, status);
+}
+
+/* BASE_CONF padded with comment lines to exactly SIZE bytes, written to PATH. */
+static void
+write_padded(const char *path, size_t size)
+{
+	static const char pad[] = "; padding padding padding padding padding padding padding\n";
+	size_t left = size - strlen(base_conf);
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_true(size > strlen(base_conf) + 1);
+	fputs(base_conf, f);
+	while (left > sizeof(pad) - 1) {
+		fputs(pad, f);
+		left -= sizeof(pad) - 1;
+	}
+	/* The rest: one short comment line of exactly LEFT bytes. */
+	fputc(';', f);
+	for (left--; left > 1; left--)
+		fputc(' ', f);
+	if (left == 1)
+		fputc('\n', f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * Only a regular file of at most LS_CONFIG_MAX_BYTES is read: a FIFO, a
+ * character device, a directory or a huge file are refused at once, never
+ * waited on or read (the reload path runs on the control thread).
+ */
+static void
+test_load_refuses_non_regular(void **state)
+{
+	char dir[] = "/tmp/test-config-XXXXXX", path[128];
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	load_path_bounded(dir, -EINVAL, "not a regular file (a directory)");
+
+	/* Nobody writes the FIFO: an open without O_NONBLOCK waits forever. */
+	snprintf(path, sizeof(path), "%s/fifo.conf", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	load_path_bounded(path, -EINVAL, "not a regular file (a FIFO)");
+	unlink(path);
+
+	/* Endless zeros: a reader of lines never finds the end of the first. */
+	load_path_bounded("/dev/zero", -EINVAL, "/dev/zero: not a regular file (a character device)");
+
+	snprintf(path, sizeof(path), "%s/missing.conf", dir);
+	load_path_bounded(path, -ENOENT, "missing.conf: cannot open: No such file or directory");
+
+	/* At the limit it loads; one byte more is refused before reading. */
+	snprintf(path, sizeof(path), "%s/big.conf", dir);
+	write_padded(path, LS_CONFIG_MAX_BYTES);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal((size_t)st.st_size, LS_CONFIG_MAX_BYTES);
+	load_path_bounded(path, 0, NULL);
+	write_padded(path, LS_CONFIG_MAX_BYTES + 1);
+	load_path_bounded(path, -EFBIG, "big.conf: 1048577 bytes: larger than the 1048576-byte limit");
+	/* A sparse 300 MB file: refused by its size, not read for seconds. */
+	assert_int_equal(truncate(path, 300ll << 20), 0);
+	load_path_bounded(path, -EFBIG, "big.conf: 314572800 bytes: larger than");
+	unlink(path);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* The cap on reported errors. */
 static void
 test_error_cap(void **state)
@@ -1019,6 +1158,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_base_loads),
 		cmocka_unit_test(test_warn_mechanisms_workers),
 		cmocka_unit_test(test_warn_memif_bsize),
+		cmocka_unit_test(test_warn_no_peer),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_every_type),
 		cmocka_unit_test(test_distance_gives_rtt),
@@ -1028,6 +1168,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_all_errors_reported),
 		cmocka_unit_test(test_line_limits),
 		cmocka_unit_test(test_error_cap),
+		cmocka_unit_test(test_load_refuses_non_regular),
 		cmocka_unit_test(test_round_trip_base),
 		cmocka_unit_test(test_example_configs),
 		cmocka_unit_test(test_good_corpus),

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Test doubles for the runtime functions the API calls (the lead's
- * control/runtime.c needs a full EAL runtime). runtime_counters_sum has the
+ * Test doubles for the runtime functions the API calls (the real ones in
+ * control/runtime.c need a full EAL runtime). runtime_counters_sum has the
  * contract of runtime.h; runtime_reload fails for any path containing
- * "bad" and succeeds otherwise, like the real one reporting through err.
+ * "bad" and succeeds otherwise, like the real one reporting through err
+ * (on success, the running config's warnings, as the real one prints the
+ * new config's).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -39,13 +41,15 @@ runtime_reload(struct ls_runtime *rt, const char *path, FILE *err)
 	snprintf(ctl_reload_last_path, sizeof(ctl_reload_last_path), "%s",
 		 path != NULL ? path : "(null)");
 	if (strstr(name, "bad") != NULL) {
-		fprintf(err, "%s:12: [peer site-b] vni: 16777216 is above the maximum 16777215\n",
+		fprintf(err, "%s:12: [peer site-b] vni: 16777216 out of range (0 .. 16777215)\n",
 			name);
-		fprintf(err, "%s:20: [congestion] marker: unknown value 'blue'\n", name);
+		fprintf(err, "%s:20: [congestion] marker: 'blue' is not one of: none, red, sojourn, "
+			"phantom\n",
+			name);
 		rt->reloads_failed++;
 		return -EINVAL;
 	}
-	fprintf(err, "%s: [gateway] workers: change needs a restart; kept 2\n", name);
+	config_warn(rt->cfg, err);
 	rt->reloads_ok++;
 	rt->dp->generation++;
 	return 0;

@@ -281,12 +281,13 @@ ctl_fixture_worst_flows(struct ctl_fixture *fx)
 	fx->dp.n_peers = 3;
 	memcpy(fx->dp.peers[2].name, p->name, sizeof(p->name));
 	for (w = 0; w < 2; w++) {
-		for (i = 0; i < CTL_FLOW_SLOTS; i++) {
+		for (i = 0; i <= fx->workers[w].flows.mask; i++) {
 			struct flow_entry *e = &fx->flow_mem[w][i];
 
 			ctl_fill_flow(e, &worst);
 			e->hash = 0x2000u + i;
 			e->key.sport = (uint16_t)(10000 + i);
+			e->key.dqpn = 16777215 - i; /* distinct keys however many slots */
 			/* As old as possible: 20-digit ages in ms cannot happen. */
 			e->first_ns = 1;
 			e->psn_ooo = e->marked = e->ect_in = e->cnp_suppressed = UINT64_MAX;
@@ -295,6 +296,24 @@ ctl_fixture_worst_flows(struct ctl_fixture *fx)
 }
 
 /* ---- traffic manager and mechanisms ---- */
+
+void
+ctl_fixture_big_flows(struct ctl_fixture *fx, unsigned int slots)
+{
+	size_t size = sizeof(struct flow_entry) * slots;
+	unsigned int w;
+
+	for (w = 0; w < 2; w++) {
+		free(fx->flow_mem[w]);
+		fx->flow_mem[w] = aligned_alloc(64, size);
+		if (fx->flow_mem[w] == NULL)
+			abort();
+		memset(fx->flow_mem[w], 0, size);
+		fx->workers[w].flows.e = fx->flow_mem[w];
+		fx->workers[w].flows.mask = slots - 1;
+	}
+	ctl_fixture_worst_flows(fx);
+}
 
 void
 ctl_fixture_wan_link(struct cc_link *link, struct cc_overrides *ov)

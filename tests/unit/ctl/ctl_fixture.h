@@ -91,6 +91,9 @@ void ctl_fixture_free(struct ctl_fixture *fx);
  */
 void ctl_fixture_worst_flows(struct ctl_fixture *fx);
 
+/* Worst-case flows (as above) in two tables of SLOTS (a power of two) each. */
+void ctl_fixture_big_flows(struct ctl_fixture *fx, unsigned int slots);
+
 /* Make every port a WAN port with the counters of the fixture's wan-1. */
 void ctl_fixture_many_wan_ports(struct ctl_fixture *fx);
 

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -71,6 +72,24 @@ client_connect(const char *path)
 		if (fd >= 0)
 			close(fd);
 		return -errno;
+	}
+	return fd;
+}
+
+/* A connection that does not wait for the server: -errno when refused. */
+static int
+client_connect_nonblock(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
 	}
 	return fd;
 }
@@ -302,14 +321,210 @@ test_silent_client(void **state)
 	serve(t, &c, 1);
 	assert_int_equal(strncmp(c.reply, "ok\n", 3), 0);
 
-	/* After API_CLIENT_TIMEOUT_NS the server hangs up on it. */
+	/* After API_REQUEST_TIMEOUT_NS the server says why and hangs up. */
 	start = now_ms();
-	while (now_ms() - start < API_CLIENT_TIMEOUT_NS / 1000000 + 500) {
+	while (now_ms() - start < API_REQUEST_TIMEOUT_NS / 1000000 + 500) {
 		api_poll(&t->fx->rt, t->fd);
 		usleep(5000);
 	}
+	memset(buf, 0, sizeof(buf));
+	assert_true(recv(silent, buf, sizeof(buf) - 1, MSG_DONTWAIT) > 0);
+	assert_string_equal(buf, "error: no complete request line within 1000 ms\n");
 	assert_int_equal(recv(silent, buf, sizeof(buf), MSG_DONTWAIT), 0);
 	close(silent);
+}
+
+/*
+ * Drain FD without blocking: returns 1 once the server has closed it (EOF
+ * or reset), 0 while it is open. *TOLD is set when what came starts with
+ * "error: ".
+ */
+static int
+drain_closed(int fd, bool *told, size_t *got)
+{
+	char buf[65536];
+
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK))
+			return 1;
+		if (n < 0)
+			return 0;
+		if (*got == 0 && n >= 7 && strncmp(buf, "error: ", 7) == 0)
+			*told = true;
+		*got += (size_t)n;
+	}
+}
+
+/*
+ * 500 idle connections at once: none is refused, a request behind them is
+ * answered within 100 ms, and every idle one is closed with an error line
+ * by the request deadline.
+ */
+static void
+test_idle_flood(void **state)
+{
+	struct sock_test *t = *state;
+	enum { N = 500 };
+	uint64_t start, took, deadline;
+	int *idle = calloc(N, sizeof(*idle));
+	bool *told = calloc(N, sizeof(*told));
+	size_t *got = calloc(N, sizeof(*got));
+	unsigned int i, refused = 0, closed = 0, n_told = 0;
+	struct client c;
+
+	assert_true(idle != NULL && told != NULL && got != NULL);
+	for (i = 0; i < N; i++) {
+		idle[i] = client_connect_nonblock(t->path);
+		refused += idle[i] < 0;
+	}
+	assert_int_equal(refused, 0);
+	api_poll(&t->fx->rt, t->fd);
+
+	start = now_ms();
+	client_start(&c, t->path, "show stats\n");
+	serve(t, &c, 1);
+	took = now_ms() - start;
+	assert_int_equal(strncmp(c.reply, "ok\n", 3), 0);
+	if (took >= 100)
+		fail_msg("show stats behind %d idle connections took %" PRIu64 " ms", N, took);
+
+	deadline = now_ms() + API_REQUEST_TIMEOUT_NS / 1000000 + 1000;
+	while (closed < N && now_ms() < deadline) {
+		api_poll(&t->fx->rt, t->fd);
+		usleep(5000);
+		for (i = 0, closed = 0; i < N; i++) {
+			if (idle[i] >= 0 && drain_closed(idle[i], &told[i], &got[i]) == 1) {
+				close(idle[i]);
+				idle[i] = -1;
+			}
+			closed += idle[i] < 0;
+		}
+	}
+	for (i = 0; i < N; i++) {
+		n_told += told[i];
+		if (idle[i] >= 0)
+			close(idle[i]);
+	}
+	assert_int_equal(closed, N);
+	assert_int_equal(n_told, N);
+	free(idle);
+	free(told);
+	free(got);
+}
+
+/*
+ * More than a socket buffer (264 KB) and less than the reply limit; text,
+ * which is cheap to build (under 3 ms here, 64 of them in the test). A
+ * whole reply ends with the paging hint.
+ */
+#define SLOW_REQUEST "show flows --limit 600\n"
+#define SLOW_REPLY_END "for the others)\n"
+
+/* A client that sent SLOW_REQUEST and reads nothing until told to. */
+static int
+slow_reader(const char *path)
+{
+	int fd = client_connect_nonblock(path);
+
+	if (fd < 0)
+		fail_msg("slow reader refused: %s", strerror(-fd));
+	assert_int_equal(send(fd, SLOW_REQUEST, strlen(SLOW_REQUEST), MSG_NOSIGNAL),
+			 (ssize_t)strlen(SLOW_REQUEST));
+	return fd;
+}
+
+/* Poll the server until each of the N readers has a reply waiting (10 s at most). */
+static void
+serve_until_replied(struct sock_test *t, const int *fds, unsigned int n)
+{
+	uint64_t deadline = now_ms() + 10000;
+	unsigned int i, ready;
+	char c;
+
+	do {
+		api_poll(&t->fx->rt, t->fd);
+		usleep(1000);
+		for (i = 0, ready = 0; i < n; i++)
+			ready += recv(fds[i], &c, 1, MSG_PEEK | MSG_DONTWAIT) == 1;
+	} while (ready < n && now_ms() < deadline);
+	assert_int_equal(ready, n);
+}
+
+/* Time from start to reply of REQUEST, polling the server meanwhile. */
+static uint64_t
+timed_request(struct sock_test *t, struct client *c, const char *request)
+{
+	uint64_t start = now_ms();
+
+	client_start(c, t->path, request);
+	serve(t, c, 1);
+	return now_ms() - start;
+}
+
+/*
+ * Clients that never read their (large) replies hold nobody up, even when
+ * they hold every slot (the one stalled longest makes room); readers slower
+ * than API_CLIENT_TIMEOUT_NS are cut off; a reply over API_MAX_REPLY_BYTES
+ * becomes an error that says how to ask for less.
+ */
+static void
+test_slow_readers(void **state)
+{
+	struct sock_test *t = *state;
+	enum { N = API_MAX_CLIENTS };
+	static char buf[4 << 20];
+	int slow[N];
+	uint64_t took, deadline;
+	struct client c;
+	unsigned int i;
+
+	ctl_fixture_big_flows(t->fx, 4096);
+	for (i = 0; i < N - 1; i++)
+		slow[i] = slow_reader(t->path);
+	serve_until_replied(t, slow, N - 1);
+	took = timed_request(t, &c, "version\n");
+	assert_int_equal(strncmp(c.reply, "ok\n", 3), 0);
+	if (took >= 100)
+		fail_msg("version behind %d slow readers took %" PRIu64 " ms", N - 1, took);
+
+	/* The last slot too: a new client still gets its answer at once. */
+	slow[N - 1] = slow_reader(t->path);
+	serve_until_replied(t, slow, N);
+	took = timed_request(t, &c, "version\n");
+	assert_int_equal(strncmp(c.reply, "ok\n", 3), 0);
+	if (took >= 100)
+		fail_msg("version with every slot a slow reader took %" PRIu64 " ms", took);
+
+	/* Cut off at their deadline, their replies unfinished. */
+	deadline = now_ms() + API_CLIENT_TIMEOUT_NS / 1000000 + 500;
+	while (now_ms() < deadline) {
+		api_poll(&t->fx->rt, t->fd);
+		usleep(5000);
+	}
+	for (i = 0; i < N; i++) {
+		size_t got = 0;
+		ssize_t n;
+
+		while ((n = recv(slow[i], buf + got, sizeof(buf) - got, MSG_DONTWAIT)) > 0)
+			got += (size_t)n;
+		if (n != 0 && !(n < 0 && errno == ECONNRESET))
+			fail_msg("slow reader %u: not closed by the server (%s)", i, strerror(errno));
+		assert_true(got > 3 && strncmp(buf, "ok\n", 3) == 0);
+		if (got >= strlen(SLOW_REPLY_END) &&
+		    memcmp(buf + got - strlen(SLOW_REPLY_END), SLOW_REPLY_END,
+			   strlen(SLOW_REPLY_END)) == 0)
+			fail_msg("slow reader %u: got its whole reply (%zu bytes): not slow", i, got);
+		close(slow[i]);
+	}
+
+	timed_request(t, &c, "show flows --json --limit 100000\n");
+	if (strncmp(c.reply, "error: reply of ", 16) != 0 || strstr(c.reply, "--page") == NULL)
+		fail_msg("oversized reply: %.200s", c.reply);
+	/* The same request within the limit is answered whole. */
+	timed_request(t, &c, "show flows --json --limit 10\n");
+	assert_int_equal(strncmp(c.reply, "ok\n", 3), 0);
 }
 
 static void
@@ -368,6 +583,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_nul_byte, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_clients, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_silent_client, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_flood, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slow_readers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_and_refusals, setup, teardown),
 	};
 

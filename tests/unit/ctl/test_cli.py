@@ -3,18 +3,21 @@
 """longspanctl against a stand-in daemon: output, JSON, exit statuses
 (0 ok, 1 gateway error, 2 usage, 3 cannot connect), socket selection by
 -s, -c CONFIG and $LONGSPAN_SOCKET, absolute reload paths, show flows and
-show tm, and tune --offline printing what the gateway's tune prints.
+show tm, and tune --offline printing what the gateway's tune prints; and
+that docs/cli.md documents every column show flows prints, in its table and
+its examples.
 
-usage: test_cli.py LONGSPANCTL FAKE_DAEMON
+usage: test_cli.py LONGSPANCTL FAKE_DAEMON CLI_MD
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import time
 
-CTL, DAEMON = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+CTL, DAEMON, CLI_MD = (os.path.abspath(a) for a in sys.argv[1:4])
 failures = []
 
 # A valid gateway config after its [gateway] section (for -c CONFIG).
@@ -138,6 +141,26 @@ with tempfile.TemporaryDirectory(prefix="ctl-cli-") as tmp:
               == [["1", "1"], ["2", "0"]], out)
         out = expect("show flows json", run("-s", sock, "-j", "show", "flows", "--dir", "wan"), 0)
         check("flows json", [f["dest_qpn"] for f in json.loads(out)["flows"].values()] == [22, 20])
+        # docs/cli.md against what show flows prints.
+        doc = open(CLI_MD).read()
+        flows = json.loads(run("-s", sock, "-j", "show", "flows")[1])["flows"]
+        keys = list(next(iter(flows.values())))
+        table = doc[doc.index("| column (JSON key) | meaning |"):]
+        table = table[:table.index("\n\n")].splitlines()[2:]
+        documented = set(re.findall(r"`([^`]+)`", " ".join(row.split("|")[1] for row in table)))
+        check("docs/cli.md: every show flows column in the table", set(keys) <= documented,
+              f"missing {sorted(set(keys) - documented)}")
+        m = re.search(r"\n    \$ longspanctl -j show flows[^\n]*\n((?:    .*\n)+)", doc)
+        example = json.loads("".join(line[4:] + "\n" for line in m.group(1).splitlines()))
+        check("docs/cli.md: the JSON example of show flows has every column",
+              list(next(iter(example["flows"].values()))) == keys,
+              f"{list(next(iter(example['flows'].values())))} != {keys}")
+        text = run("-s", sock, "show", "flows")[1]
+        header = [line.split() for line in text.splitlines() if line.startswith("  #")]
+        doc_header = [line.split() for line in doc.splitlines() if line.startswith("      #  ")]
+        check("docs/cli.md: the text example of show flows has every column",
+              len(header) == 1 and header == doc_header, f"{doc_header} != {header}")
+
         out = expect("show tm json", run("-s", sock, "show", "queues", "--json"), 0)
         check("tm json", json.loads(out)["ports"]["wan-1"]["classes"]["roce"]["mark_decisions"] == 25)
 
