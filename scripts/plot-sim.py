@@ -78,6 +78,8 @@ def cmd_table(runs):
         f = s["fct"]
         unfinished = s["flows"] - s["flows_finished"]
         note = f" ({unfinished} unfinished)" if unfinished else ""
+        if s.get("partial"):
+            note += " (partial: stopped by a signal)"
         cpu = s.get("cpu_s", s["wall_s"])
         print(f"| {label}{note} | {f['intra']['slowdown_avg']:.2f} / {f['intra']['slowdown_p99']:.1f} "
               f"| {f['inter']['slowdown_avg']:.3f} / {f['inter']['slowdown_p99']:.2f} "

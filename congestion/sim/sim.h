@@ -333,6 +333,7 @@ struct sim_stats {
 	uint64_t ce_cleared;	/* CE marks a gateway removed */
 	uint64_t nacks;
 	uint64_t pkts_alloc_peak;
+	uint64_t acked_bytes;	/* payload acknowledged so far (progress lines) */
 	uint64_t first_start_ns;   /* valid once a flow has started */
 	uint64_t last_finish_ns;
 	bool started;
@@ -364,6 +365,7 @@ struct sim {
 	uint32_t nflows;
 	uint32_t next_flow;
 	uint32_t flows_done;
+	uint64_t total_bytes;	/* payload of all flows */
 	/* packets */
 	struct sim_pkt *pkts;
 	uint32_t npkts;
@@ -383,6 +385,7 @@ struct sim {
 	uint32_t seq;
 	uint64_t now_ns;
 	uint64_t end_ns;
+	int stop_signal;	/* signal that stopped the run early (partial outputs), or 0 */
 	uint64_t rng;
 	/* gateways */
 	struct sim_gw **gws;

@@ -124,6 +124,7 @@ sim_host_setup(struct sim *s)
 					(uint64_t)((unsigned __int128)pr->rtt_ns * pr->bw_bps /
 						   8000000000ull));
 		f->inter = s->nodes[f->src].site != s->nodes[f->dst].site;
+		s->total_bytes += f->size;
 		dcqcn_rp_init(f->rp_cfg, &f->rp);
 		dcqcn_np_init(&f->np);
 	}
@@ -493,8 +494,10 @@ sim_host_rx_ack(struct sim *s, struct sim_host *h, struct sim_pkt *pkt)
 
 	if (f->state != SIM_FLOW_ACTIVE)
 		return;
-	if (pkt->seq > f->snd_una)
+	if (pkt->seq > f->snd_una) {
+		s->st.acked_bytes += pkt->seq - f->snd_una;
 		f->snd_una = pkt->seq;
+	}
 	if (f->snd_una >= f->size) {
 		sim_host_flow_done(s, f);
 		return;

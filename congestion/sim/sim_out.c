@@ -4,7 +4,8 @@
  *   fct.txt      HPCC format, one line per finished flow in completion order:
  *                sip dip sport dport size start_ns fct_ns standalone_fct_ns
  *   summary.json FCT and slowdown (avg, p50, p99) for intra-DC, inter-DC and
- *                all flows and by size bin; PFC; drops; WAN utilisation;
+ *                all flows and by size bin ("partial": true when a signal
+ *                stopped the run early); PFC; drops; WAN utilisation;
  *                queue p99 per node role; CNPs; gateway counters; events
  *                and wall time
  *   queues.csv   egress queue bytes of every gateway and ToR port (and the
@@ -413,6 +414,8 @@ sim_out_finish(struct sim *s, double wall_s, double cpu_s)
 			s->nodes[s->hosts[i].node].site);
 	fprintf(j, "],\n");
 	fprintf(j, "  \"flows\": %u,\n  \"flows_finished\": %u,\n", s->nflows, s->flows_done);
+	/* Stopped by a signal: what was simulated up to sim_end_ns, not the run's end. */
+	fprintf(j, "  \"partial\": %s,\n", s->stop_signal != 0 ? "true" : "false");
 	fprintf(j, "  \"fct\": {\n");
 	for (c = 0; c < 3; c++) {
 		fprintf(j, "    ");

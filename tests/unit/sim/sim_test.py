@@ -14,9 +14,12 @@ shows which property broke.
 import csv
 import json
 import os
+import re
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 
 SIM = None
 
@@ -422,6 +425,89 @@ def test_determinism(d):
     check(outs[0][1] != outs[2][1], "seeds 7 and 8 gave identical FCTs")
 
 
+PROGRESS_RE = re.compile(r"^longspan-sim: t = (\d+\.\d+) s, (\d+)/(\d+) flows finished, "
+                         r"(\d+\.\d+) M events/s, (\d+\.\d)% done, ~(\d+ s|\?) left$")
+
+
+def test_progress(d):
+    """Status lines on stderr, --quiet, and partial outputs on SIGINT/SIGTERM.
+
+    One 4 GB flow across a 500 us WAN (seconds of wall time, so the signal
+    always lands mid-run) beside twenty 20 kB flows that finish within
+    milliseconds of simulated time.  With --progress 100ms the run prints
+    status lines; once they report finished flows it gets SIGINT and must
+    exit with 128 + 2, a summary.json marked partial, and every output
+    written out up to where it stopped.
+    """
+    topo = write(d, "topo.txt", dumbbell("500us"))
+    fl = write(d, "flows.txt", flows([(0, 1, 4_000_000_000, 0)] +
+                                     [(0, 1, 20_000, 0.0001 * i) for i in range(20)]))
+    out = os.path.join(d, "out_int")
+    cmd = [SIM, "--topology", topo, "--flows", fl, "--out", out, "--progress", "100ms",
+           "--ts-interval", "10us"]
+    p = subprocess.Popen(cmd, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watchdog = threading.Timer(100, p.kill)
+    watchdog.start()
+    lines = []
+    try:
+        for line in p.stderr:
+            m = PROGRESS_RE.match(line.rstrip("\n"))
+            check(m is not None, f"not a status line: {line!r}")
+            lines.append(m)
+            if len(lines) >= 2 and int(m.group(2)) >= 1:
+                break
+        check(p.poll() is None, f"run ended before the signal; stderr: {lines}")
+        p.send_signal(signal.SIGINT)
+        rest = p.stderr.read()
+        p.wait()
+    finally:
+        watchdog.cancel()
+    check(p.returncode == 128 + signal.SIGINT, f"exit status {p.returncode} after SIGINT")
+    check("stopped by SIGINT" in rest, f"no stop message: {rest!r}")
+    times = [float(m.group(1)) for m in lines]
+    done = [int(m.group(2)) for m in lines]
+    check(all(int(m.group(3)) == 21 for m in lines), "status lines: wrong flow total")
+    check(times == sorted(times) and times[0] < times[-1], f"simulated time {times}")
+    check(done == sorted(done), f"finished flows went down: {done}")
+    check(all(float(m.group(4)) > 0 and 0 <= float(m.group(5)) <= 100 for m in lines),
+          "events/s or % done out of range")
+    s = summary(d, "out_int")
+    check(s["partial"] is True, "summary.json after SIGINT is not marked partial")
+    check(done[-1] <= s["flows_finished"] < 21,
+          f"{s['flows_finished']} flows finished in the partial summary, {done[-1]} reported")
+    check(s["sim_end_ns"] >= times[-1] * 1e9 - 1, "summary ends before the last status line")
+    # Every output flushed: one complete fct.txt line per finished flow, one
+    # flows.csv row per flow, time series up to where the run stopped.
+    rows = fct_lines(d, "out_int")
+    check(len(rows) == s["flows_finished"], f"fct.txt {len(rows)} lines")
+    check(len(flows_csv(d, "out_int")) == 21, "flows.csv rows")
+    big = flows_csv(d, "out_int")[0]
+    check(big["fct_ns"] == 0 and 0 < big["acked_bytes"] < 4_000_000_000, "big flow's row")
+    for name in ("queues.csv", "rates.csv"):
+        with open(os.path.join(out, name)) as f:
+            text = f.read()
+        check(text.endswith("\n"), f"{name} ends mid-line")
+        last = int(text.splitlines()[-1].split(",")[0])
+        check(0 <= s["sim_end_ns"] - last <= 10_000, f"{name} stops at {last} ns, run at "
+              f"{s['sim_end_ns']} ns")
+    # SIGTERM with --quiet: nothing on stderr, the same partial outputs.
+    cmd = [SIM, "--topology", topo, "--flows", fl, "--out", os.path.join(d, "out_term"),
+           "--quiet", "--progress", "1ms"]
+    p = subprocess.Popen(cmd, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out_text, err = p.communicate(timeout=0.5)
+        raise Fail(f"run ended before SIGTERM ({p.returncode}): {err!r}")
+    except subprocess.TimeoutExpired:
+        p.send_signal(signal.SIGTERM)
+        out_text, err = p.communicate(timeout=100)
+    check(p.returncode == 128 + signal.SIGTERM, f"exit status {p.returncode} after SIGTERM")
+    check(err == "" and out_text == "", f"--quiet printed: {err!r} {out_text!r}")
+    check(summary(d, "out_term")["partial"] is True, "SIGTERM: summary not partial")
+    # A run that ends by itself is not partial.
+    run(d, topo, write(d, "small.txt", flows([(0, 1, 20_000, 0)])), out="out_small")
+    check(summary(d, "out_small")["partial"] is False, "a complete run marked partial")
+
+
 TESTS = {
     "single_flow": test_single_flow,
     "lossy_wan": test_lossy_wan,
@@ -431,6 +517,7 @@ TESTS = {
     "long_haul": test_long_haul,
     "errors": test_errors,
     "determinism": test_determinism,
+    "progress": test_progress,
 }
 
 
