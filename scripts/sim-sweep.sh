@@ -4,31 +4,39 @@
 # Runs every longspan-sim configuration docs/congestion.md reports, one at a
 # time (sweeps share the machine), then writes the tables and plots.
 #
-#   scripts/sim-sweep.sh [-o OUT] [-f] [GROUP...]
+#   scripts/sim-sweep.sh -t THEMIS_DIR [-o OUT] [-f] [GROUP...]
+#   THEMIS=THEMIS_DIR scripts/sim-sweep.sh [-o OUT] [-f] [GROUP...]
 #
-# GROUP: test mix neardst distance wan firmware seeds inband tuning testseeds
-# testgrid (default: all).  A run
-# whose summary.json exists is kept unless -f, so an interrupted sweep
-# resumes where it stopped.  OUT defaults to build-sim/sim-sweep; results go
-# to OUT/runs/<scenario>/<config>/, tables to OUT/tables.md, plots to
-# OUT/img/.  Needs the scenarios in ../shared/scenarios/themis (or
-# THEMIS=dir) and /usr/bin/python3 with matplotlib for the plots.
+# THEMIS_DIR holds THEMIS's scenario directories (test/, mix_50%_0.03s/, as
+# in its repository's NS3/simulation/mix/); they are not part of this
+# repository.  GROUP: test mix neardst distance wan firmware seeds inband
+# tuning testseeds testgrid (default: all).  A run whose summary.json exists
+# and is not partial is kept unless -f, so an interrupted sweep resumes
+# where it stopped.  OUT defaults to build-sim/sim-sweep; results go to
+# OUT/runs/<scenario>/<config>/, tables to OUT/tables.md, plots to
+# OUT/img/.  Needs /usr/bin/python3 with matplotlib for the plots.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$ROOT/build-sim/sim-sweep
 FORCE=0
-while getopts "o:fh" opt; do
+THEMIS=${THEMIS:-}
+while getopts "t:o:fh" opt; do
 	case $opt in
+	t) THEMIS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
 	f) FORCE=1 ;;
-	*) sed -n '3,16p' "$0"; exit 2 ;;
+	*) sed -n '3,18p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 GROUPS_WANTED=${*:-"test mix neardst distance wan firmware seeds inband tuning testseeds testgrid"}
 
-THEMIS=${THEMIS:-$ROOT/../shared/scenarios/themis}
+if [ -z "$THEMIS" ]; then
+	echo "sim-sweep: where are THEMIS's scenarios? Give -t DIR or THEMIS=DIR, the directory" \
+		"that holds test/ and mix_50%_0.03s/ (THEMIS's NS3/simulation/mix/)" >&2
+	exit 2
+fi
 SIM=${SIM:-$ROOT/build-sim/congestion/sim/longspan-sim}
 TUNED=$ROOT/congestion/sim/configs/tuned.ini
 PNP=$ROOT/congestion/sim/configs/themis-pnp.ini
@@ -40,7 +48,10 @@ if [ -z "${SIM_NO_BUILD:-}" ]; then
 	ninja -C "$ROOT/build-sim" congestion/sim/longspan-sim >/dev/null
 fi
 [ -x "$SIM" ] || { echo "sim-sweep: no simulator at $SIM" >&2; exit 1; }
-[ -f "$THEMIS/test/topology.txt" ] || { echo "sim-sweep: no scenarios in $THEMIS" >&2; exit 1; }
+[ -f "$THEMIS/test/topology.txt" ] && [ -f "$THEMIS/mix_50%_0.03s/topology.txt" ] || {
+	echo "sim-sweep: $THEMIS: no test/topology.txt and mix_50%_0.03s/topology.txt there" >&2
+	exit 1
+}
 
 SC=$OUT/scenarios
 mkdir -p "$SC" "$OUT/runs" "$OUT/img"
@@ -66,7 +77,8 @@ run() {
 	local sc=$1 cfg=$2 topo=$3 fl=$4 hc=$5
 	shift 5
 	local dir=$OUT/runs/$sc/$cfg
-	if [ $FORCE = 0 ] && [ -f "$dir/summary.json" ]; then
+	if [ $FORCE = 0 ] && [ -f "$dir/summary.json" ] &&
+		! grep -q '"partial": true' "$dir/summary.json"; then
 		return
 	fi
 	mkdir -p "$dir"
