@@ -37,6 +37,11 @@ struct sim_out {
 	char *fct_buf;
 	uint32_t *qports;	/* ports in queues.csv */
 	uint32_t nqports;
+	uint32_t *sports;	/* switch ports whose queue depth is sampled */
+	uint8_t *sport_role;	/* their node's role */
+	uint8_t *sport_busy;	/* the port has carried traffic (then it stays sampled) */
+	uint32_t nsports;
+	char *row;		/* one time-series row, formatted by hand */
 	uint64_t next_ts_ns;
 	uint64_t last_ts_ns;
 	bool sampling;
@@ -67,6 +72,21 @@ sim_out_open(struct sim *s, const char *dir)
 		return -ENOMEM;
 	s->out = o;
 	snprintf(o->dir, sizeof(o->dir), "%s", dir);
+	o->sports = malloc(sizeof(uint32_t) * (s->nports + 1));
+	o->sport_role = malloc(s->nports + 1);
+	o->sport_busy = calloc(s->nports + 1, 1);
+	/* The widest row: rates.csv's or queues.csv's, 21 characters a number. */
+	o->row = malloc(21 * ((size_t)s->nports + s->ngws + 8));
+	if (o->sports == NULL || o->sport_role == NULL || o->sport_busy == NULL || o->row == NULL)
+		return -ENOMEM;
+	for (i = 0; i < s->nports; i++) {
+		uint8_t role = s->nodes[s->ports[i].node].role;
+
+		if (role == SIM_ROLE_HOST)
+			continue;
+		o->sport_role[o->nsports] = role;
+		o->sports[o->nsports++] = i;
+	}
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
 		fprintf(stderr, "%s: cannot create directory: %s\n", dir, strerror(errno));
 		return -errno;
@@ -159,6 +179,28 @@ sim_out_cnp(struct sim *s, uint32_t fi, bool from_gw)
 			s->flows[fi].id, from_gw ? "gateway" : "receiver");
 }
 
+/*
+ * Appends ",v" (or "v" with sep 0) in decimal, exactly what printf's %u and
+ * %llu write: the time series are most of a run's output and printf's
+ * format parsing was most of their cost.
+ */
+static inline char *
+sim_out_num(char *p, char sep, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	if (sep)
+		*p++ = sep;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	while (n > 0)
+		*p++ = tmp[--n];
+	return p;
+}
+
 /* Queue sampling for the p99s, and the time-series rows. */
 void
 sim_out_sample(struct sim *s)
@@ -166,27 +208,30 @@ sim_out_sample(struct sim *s)
 	struct sim_out *o = s->out;
 	uint32_t i;
 
-	for (i = 0; i < s->nports; i++) {
-		const struct sim_port *p = &s->ports[i];
-		uint8_t role = s->nodes[p->node].role;
+	for (i = 0; i < o->nsports; i++) {
+		struct sim_port *p = &s->ports[o->sports[i]];
 
-		if (role == SIM_ROLE_HOST || p->tx_bytes == 0)
-			continue; /* only ports that carried traffic */
-		sim_hist_add(&s->st.qhist[role], p->qbytes_total);
+		if (!o->sport_busy[i]) {
+			if (p->tx_bytes == 0)
+				continue; /* only ports that carried traffic */
+			o->sport_busy[i] = 1;
+		}
+		sim_hist_add(&s->st.qhist[o->sport_role[i]], p->qbytes_total);
 		if (p->wan)
-			sim_hist_add(&s->ports[i].wan_qhist, p->qbytes_total);
+			sim_hist_add(&p->wan_qhist, p->qbytes_total);
 	}
 	if (o->queues == NULL || s->now_ns < o->next_ts_ns)
 		return;
 	{
 		uint64_t dt = s->now_ns - o->last_ts_ns;
+		char *r = sim_out_num(o->row, 0, s->now_ns);
 
-		fprintf(o->queues, "%llu", (unsigned long long)s->now_ns);
 		for (i = 0; i < o->nqports; i++)
-			fprintf(o->queues, ",%u", s->ports[o->qports[i]].qbytes_total);
+			r = sim_out_num(r, ',', s->ports[o->qports[i]].qbytes_total);
 		for (i = 0; i < s->ngws; i++)
-			fprintf(o->queues, ",%llu", (unsigned long long)s->gws[i]->dram_bytes);
-		fputc('\n', o->queues);
+			r = sim_out_num(r, ',', s->gws[i]->dram_bytes);
+		*r++ = '\n';
+		fwrite(o->row, 1, (size_t)(r - o->row), o->queues);
 		for (i = 0; i < s->nflows; i++) {
 			struct sim_flow *f = &s->flows[i];
 			uint64_t done;
@@ -194,11 +239,16 @@ sim_out_sample(struct sim *s)
 			if (f->state != SIM_FLOW_ACTIVE || f->size < s->cfg.ts_min_flow_bytes)
 				continue;
 			done = sim_out_delivered(s, f);
-			fprintf(o->rates, "%llu,%u,%u,%u,%u,%llu,%llu\n",
-				(unsigned long long)s->now_ns, f->id, f->src, f->dst, f->inter,
-				(unsigned long long)f->rate_bps,
-				(unsigned long long)(dt && f->acked_sample <= done ?
-					(done - f->acked_sample) * 8000000000ull / dt : 0));
+			r = sim_out_num(o->row, 0, s->now_ns);
+			r = sim_out_num(r, ',', f->id);
+			r = sim_out_num(r, ',', f->src);
+			r = sim_out_num(r, ',', f->dst);
+			r = sim_out_num(r, ',', f->inter);
+			r = sim_out_num(r, ',', f->rate_bps);
+			r = sim_out_num(r, ',', dt && f->acked_sample <= done ?
+					(done - f->acked_sample) * 8000000000ull / dt : 0);
+			*r++ = '\n';
+			fwrite(o->row, 1, (size_t)(r - o->row), o->rates);
 			f->acked_sample = done;
 		}
 		o->last_ts_ns = s->now_ns;
@@ -565,6 +615,10 @@ sim_out_close(struct sim *s)
 		fclose(o->cnps);
 	free(o->fct_buf);
 	free(o->qports);
+	free(o->sports);
+	free(o->sport_role);
+	free(o->sport_busy);
+	free(o->row);
 	free(o);
 	s->out = NULL;
 	for (i = 0; i < SIM_ROLE_COUNT; i++)
