@@ -387,6 +387,7 @@ struct sim_stats {
 };
 
 struct sim_out;
+struct sim_trace;
 
 struct sim {
 	struct sim_config cfg;
@@ -442,6 +443,7 @@ struct sim {
 	uint32_t ngws;
 	struct sim_stats st;
 	struct sim_out *out;
+	struct sim_trace *trace; /* --waits, --trace-flows (sim_trace.h); NULL: off */
 	/* host DCQCN configs, one per NIC rate */
 	struct dcqcn_rp_config rp_cfg[8];
 	uint64_t rp_cfg_rate[8];

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "sim_trace.h"
 
 static const struct dcqcn_rp_config *
 sim_host_rp_config(struct sim *s, uint64_t line_rate_bps)
@@ -338,6 +339,8 @@ sim_host_send_data(struct sim *s, struct sim_host *h, struct sim_flow *f)
 			   sim_net_tx_ns(s->cfg.tx_time, pkt->size,
 					 s->cfg.rate_bound ? f->rate_bps : f->max_rate_bps);
 	sim_host_qp_sync(h, f);
+	if (s->trace != NULL && f->snd_nxt >= f->size)
+		sim_trace_tx_done(s, f);
 	sim_net_send(s, h->port, p);
 	if (f->byte_counter) {
 		dcqcn_rp_on_tx(f->rp_cfg, &f->rp, pkt->size, s->now_ns);

@@ -8,6 +8,7 @@
  *       [--host-model hpcc|firmware|paper] [--window auto|on|off]
  *       [--ts-interval T] [--end T] [-o section.key=value]...
  *       [--check-config] [--dump-config] [--progress T] [--quiet]
+ *       [--waits] [--trace-flows ID,...]
  *
  * Precedence: built-in defaults < --hpcc-config < --config < command line.
  * A status line goes to stderr every --progress of wall time (default 2 s,
@@ -15,6 +16,8 @@
  * the run early: every output is written for what was simulated,
  * summary.json says "partial": true, and the exit status is 128 + the
  * signal's number, as a shell reports a process the signal killed.
+ * --waits and --trace-flows add the analysis outputs of sim_trace.h; they
+ * observe the run and change nothing in it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,6 +27,7 @@
 
 #include "sim.h"
 #include "sim_progress.h"
+#include "sim_trace.h"
 
 #define SIM_MAX_OVERRIDES 64
 #define SIM_PROGRESS_DEFAULT_NS 2000000000ull /* wall time between status lines */
@@ -43,7 +47,8 @@ sim_usage(FILE *f)
 		"         [--marker red|sojourn|phantom|red-as-switch] [--seed N] --out DIR\n"
 		"         [--host-model hpcc|firmware|paper] [--window auto|on|off]\n"
 		"         [--ts-interval TIME] [--end TIME] [-o section.key=value]...\n"
-		"         [--check-config] [--dump-config] [--progress TIME] [--quiet]\n");
+		"         [--check-config] [--dump-config] [--progress TIME] [--quiet]\n"
+		"         [--waits] [--trace-flows ID,...]\n");
 }
 
 static double
@@ -186,12 +191,15 @@ main(int argc, char **argv)
 		{ "dump-config", no_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "progress", required_argument, NULL, 'P' },
+		{ "waits", no_argument, NULL, 'W' },
+		{ "trace-flows", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sim_cli_set sets[SIM_MAX_OVERRIDES];
 	uint32_t nsets = 0;
-	bool check = false, dump = false, quiet = false;
+	bool check = false, dump = false, quiet = false, waits = false;
+	const char *trace_flows = NULL;
 	uint64_t progress_ns = SIM_PROGRESS_DEFAULT_NS;
 	struct sim_progress prog;
 	static struct sim sim;
@@ -208,7 +216,7 @@ main(int argc, char **argv)
 
 		if (o == NULL && opt != 't' && opt != 'f' && opt != 'H' && opt != 'c' &&
 		    opt != 'O' && opt != 'C' && opt != 'D' && opt != 'q' && opt != 'P' &&
-		    opt != 'h') {
+		    opt != 'W' && opt != 'T' && opt != 'h') {
 			fprintf(stderr, "longspan-sim: too many options\n");
 			return 2;
 		}
@@ -275,6 +283,12 @@ main(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = true;
+			break;
+		case 'W':
+			waits = true;
+			break;
+		case 'T':
+			trace_flows = optarg;
 			break;
 		case 'P':
 			if (sim_parse_time_ns(optarg, &progress_ns) < 0) {
@@ -351,7 +365,10 @@ main(int argc, char **argv)
 		rc = sim_host_setup(s);
 	if (rc == 0)
 		rc = sim_out_open(s, s->cfg.out_dir);
+	if (rc == 0)
+		rc = sim_trace_open(s, s->cfg.out_dir, waits, trace_flows);
 	if (rc < 0) {
+		sim_trace_close(s);
 		sim_out_close(s);
 		sim_free(s);
 		return 1;
@@ -373,6 +390,8 @@ main(int argc, char **argv)
 	wall = sim_clock_s(CLOCK_MONOTONIC) - t0;
 	cpu = sim_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	rc = sim_out_finish(s, wall, cpu);
+	if (sim_trace_finish(s) < 0)
+		rc = -EIO;
 	if (!quiet && s->stop_signal != 0)
 		fprintf(stderr, "longspan-sim: stopped by %s at t = %.6f s: %u/%u flows "
 			"finished; partial outputs in %s\n",
@@ -385,6 +404,7 @@ main(int argc, char **argv)
 		       cpu > 0 ? (double)s->st.events / cpu / 1e6 : 0.0, (double)s->now_ns * 1e-9,
 		       s->cfg.out_dir);
 	}
+	sim_trace_close(s);
 	sim_out_close(s);
 	sim_free(s);
 	if (rc < 0)

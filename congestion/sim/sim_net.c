@@ -12,6 +12,7 @@
 
 #include "sim.h"
 #include "sim_gw.h"
+#include "sim_trace.h"
 
 /* Packet pool: one large lazily-backed mapping so addresses never move. */
 #define SIM_PKT_MAX (1u << 25)
@@ -233,6 +234,8 @@ sim_net_enqueue(struct sim *s, uint32_t pi, uint32_t q, uint32_t p)
 	struct sim_port *port = &s->ports[pi];
 	struct sim_pkt *pkt = &s->pkts[p];
 
+	if (s->trace != NULL)
+		sim_trace_enqueue(s, pi, q, pkt);
 	pkt->next = SIM_NONE;
 	pkt->t_ns = s->now_ns;
 	if (port->qtail[q] == SIM_NONE)
@@ -272,6 +275,7 @@ sim_net_port_tx(struct sim *s, uint32_t pi)
 	struct sim_pkt *pkt;
 	uint32_t q;
 	uint32_t p;
+	uint8_t ecn;
 
 	if (s->now_ns < port->busy_until_ns) {
 		if (!port->tx_pending) {
@@ -312,6 +316,7 @@ sim_net_port_tx(struct sim *s, uint32_t pi)
 	}
 	port->qbytes[q] -= pkt->size;
 	port->qbytes_total -= pkt->size;
+	ecn = pkt->ecn;
 
 	if (q != 0 && (pkt->flags & SIM_PKTF_LOSSY)) {
 		pkt->flags &= (uint8_t)~SIM_PKTF_LOSSY;
@@ -345,6 +350,8 @@ sim_net_port_tx(struct sim *s, uint32_t pi)
 			}
 		}
 	}
+	if (s->trace != NULL)
+		sim_trace_dequeue(s, pi, q, pkt, ecn != SIM_ECN_CE && pkt->ecn == SIM_ECN_CE);
 	sim_net_send(s, pi, p);
 	if (port->qbytes_total != 0 && !port->tx_pending) {
 		port->tx_pending = 1;
@@ -508,6 +515,8 @@ sim_net_arrive(struct sim *s, uint32_t pi)
 		/* It arrives one packet time from now, at the earliest. */
 		__builtin_prefetch(&s->pkts[port->fly_head]);
 	}
+	if (s->trace != NULL)
+		pkt->t_ns = s->now_ns; /* arrival at this node, until it is queued */
 
 	if (pkt->type == SIM_PKT_PFC) {
 		sim_net_pfc_rx(s, rx, pkt);

@@ -27,6 +27,7 @@
 
 #include "sim.h"
 #include "sim_gw.h"
+#include "sim_trace.h"
 
 struct sim_out {
 	char dir[1024];
@@ -220,6 +221,8 @@ sim_out_sample(struct sim *s)
 		if (p->wan)
 			sim_hist_add(&p->wan_qhist, p->qbytes_total);
 	}
+	if (s->trace != NULL)
+		sim_trace_sample(s, o->queues != NULL && s->now_ns >= o->next_ts_ns);
 	if (o->queues == NULL || s->now_ns < o->next_ts_ns)
 		return;
 	{

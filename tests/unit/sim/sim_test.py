@@ -508,6 +508,79 @@ def test_progress(d):
     check(summary(d, "out_small")["partial"] is False, "a complete run marked partial")
 
 
+def csv_rows(d, out, name):
+    with open(os.path.join(d, out, name)) as f:
+        return list(csv.DictReader(f))
+
+
+def test_waits(d):
+    """--waits and --trace-flows: where packets wait, by flow class.
+
+    An inter-DC flow (host 0, behind gateway 2) and an intra-DC flow (host
+    5) both send 2 MB to host 1 behind gateway 3, so on port 3->1 each waits
+    behind the other's bytes.  The outputs must observe without changing the
+    run, and agree with each other: per-port sums equal the per-flow sums,
+    the trace's waits add up to them, the class split of the queue adds up
+    to queues.csv.
+    """
+    topo = write(d, "topo.txt", "6 2 5\n2 3\n0 2 100Gbps 1us 0\n4 2 100Gbps 1us 0\n"
+                 "2 3 100Gbps 50us 0\n3 1 100Gbps 1us 0\n3 5 100Gbps 1us 0\n")
+    fl = write(d, "flows.txt", flows([(0, 1, 2_000_000, 0), (5, 1, 2_000_000, 0)]))
+    run(d, topo, fl, "--ts-interval", "5us", out="plain")
+    run(d, topo, fl, "--ts-interval", "5us", "--waits", "--trace-flows", "1", out="waits")
+    for name in ("fct.txt", "flows.csv", "queues.csv", "rates.csv"):
+        with open(os.path.join(d, "plain", name)) as a, open(os.path.join(d, "waits", name)) as b:
+            check(a.read() == b.read(), f"{name} differs with --waits")
+    a, b = summary(d, "plain"), summary(d, "waits")
+    for x in (a, b):
+        for k in ("wall_s", "cpu_s", "events_per_s"):
+            x.pop(k)
+    check(a == b, "summary.json differs with --waits")
+    check(not os.path.exists(os.path.join(d, "plain", "ports.csv")), "ports.csv without --waits")
+    hops = csv_rows(d, "waits", "hops.csv")
+    inter = [h for h in hops if h["id"] == "0"]
+    intra = [h for h in hops if h["id"] == "1"]
+    check([(h["node"], h["to"]) for h in inter] == [("2", "3"), ("3", "1")],
+          f"inter-DC path {[(h['node'], h['to']) for h in inter]}")
+    check([(h["node"], h["to"]) for h in intra] == [("3", "1")], "intra-DC path")
+    npkts = int(inter[0]["pkts"])
+    check(npkts > 0 and all(int(h["pkts"]) == npkts for h in hops), "packets per hop")
+    ports = {(r["node"], r["to"]): r for r in csv_rows(d, "waits", "ports.csv")}
+    down = ports[("3", "1")]
+    check(int(down["pkts_intra"]) == npkts and int(down["pkts_inter"]) == npkts,
+          "port 3->1 packets by class")
+    check(int(down["wait_intra_ns"]) == int(intra[0]["wait_ns"]) and
+          int(down["wait_inter_ns"]) == int(inter[1]["wait_ns"]), "port sums vs flow sums")
+    check(int(down["wait_intra_ns"]) > 0 and int(down["intra_ahead_inter_bytes"]) > 0 and
+          int(down["inter_ahead_intra_bytes"]) > 0, "no mutual waiting at the shared port")
+    check(int(intra[0]["ahead_inter_bytes"]) == int(down["intra_ahead_inter_bytes"]),
+          "bytes ahead: port vs flow")
+    check(ports[("2", "3")]["pkts_intra"] == "0", "intra-DC packets on the WAN")
+    # The trace of flow 1: one enqueue and one dequeue per packet, waits summing up.
+    tr = csv_rows(d, "waits", "trace.csv")
+    check({r["flow"] for r in tr} == {"1"}, "trace.csv holds other flows")
+    deq = [r for r in tr if r["ev"] == "deq"]
+    check(len(deq) == npkts and len(tr) == 2 * npkts, f"trace rows {len(tr)}")
+    check(sum(int(r["wait_ns"]) for r in deq) == int(intra[0]["wait_ns"]), "trace waits")
+    fct = {r["id"]: r for r in flows_csv(d, "waits")}
+    for h in hops:
+        check(int(h["wait_max_ns"]) + int(h["held_ns"]) <= fct[int(h["id"])]["fct_ns"],
+              "a wait longer than the flow")
+        check(0 < int(h["tx_done_ns"]) < fct[int(h["id"])]["fct_ns"], "tx_done_ns")
+    # The class split of each queue adds up to its depth.
+    check(b["pfc"]["pause_count"] == 0, "PFC frames would be in queues.csv only")
+    qc = csv_rows(d, "waits", "queue_class.csv")
+    qs = csv_rows(d, "waits", "queues.csv")
+    check(len(qc) == len(qs) and len(qc) > 10, "queue_class.csv rows")
+    for rc, rq in zip(qc, qs):
+        check(rc["t_ns"] == rq["t_ns"], "queue_class.csv times")
+        check(int(rc["3->1:intra"]) + int(rc["3->1:inter"]) == int(rq["gw3->1"]),
+              f"t={rq['t_ns']}: class split {rc['3->1:intra']} + {rc['3->1:inter']} "
+              f"!= {rq['gw3->1']}")
+    p = run(d, topo, fl, "--trace-flows", "1,9", out="bad", expect_ok=False)
+    check(p.returncode != 0 and "--trace-flows" in p.stderr, "flow id out of range accepted")
+
+
 TESTS = {
     "single_flow": test_single_flow,
     "lossy_wan": test_lossy_wan,
@@ -518,6 +591,7 @@ TESTS = {
     "errors": test_errors,
     "determinism": test_determinism,
     "progress": test_progress,
+    "waits": test_waits,
 }
 
 
