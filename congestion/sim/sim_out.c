@@ -50,17 +50,24 @@ struct sim_out {
 
 static int sim_out_flows_csv(struct sim *s);
 
-static FILE *
-sim_out_file(struct sim_out *o, const char *name)
+/* Creates DIR/NAME for writing; NULL (with the reason on stderr) if it cannot. */
+FILE *
+sim_out_create(const char *dir, const char *name)
 {
 	char path[1200];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", o->dir, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "w");
 	if (f == NULL)
 		fprintf(stderr, "%s: cannot create: %s\n", path, strerror(errno));
 	return f;
+}
+
+static FILE *
+sim_out_file(struct sim_out *o, const char *name)
+{
+	return sim_out_create(o->dir, name);
 }
 
 int

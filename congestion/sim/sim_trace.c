@@ -13,14 +13,7 @@
 static FILE *
 sim_trace_file(const struct sim_trace *t, const char *name)
 {
-	char path[1200];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", t->dir, name);
-	f = fopen(path, "w");
-	if (f == NULL)
-		fprintf(stderr, "%s: cannot create: %s\n", path, strerror(errno));
-	return f;
+	return sim_out_create(t->dir, name);
 }
 
 static const char *
