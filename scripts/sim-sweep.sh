@@ -10,7 +10,7 @@
 # THEMIS_DIR holds THEMIS's scenario directories (test/, mix_50%_0.03s/, as
 # in its repository's NS3/simulation/mix/); they are not part of this
 # repository.  GROUP: test mix neardst distance wan firmware seeds inband
-# tuning testseeds testgrid (default: all).  A run whose summary.json exists
+# tuning testseeds testgrid waits (default: all).  A run whose summary.json exists
 # and is not partial is kept unless -f, so an interrupted sweep resumes
 # where it stopped.  OUT defaults to build-sim/sim-sweep; results go to
 # OUT/runs/<scenario>/<config>/, tables to OUT/tables.md, plots to
@@ -30,7 +30,7 @@ while getopts "t:o:fh" opt; do
 	esac
 done
 shift $((OPTIND - 1))
-GROUPS_WANTED=${*:-"test mix neardst distance wan firmware seeds inband tuning testseeds testgrid"}
+GROUPS_WANTED=${*:-"test mix neardst distance wan firmware seeds inband tuning testseeds testgrid waits"}
 
 if [ -z "$THEMIS" ]; then
 	echo "sim-sweep: where are THEMIS's scenarios? Give -t DIR or THEMIS=DIR, the directory" \
@@ -220,6 +220,36 @@ for g in $GROUPS_WANTED; do
 			done
 		done
 		;;
+	waits)
+		# Where packets wait (docs/congestion.md, "Where the time goes"): mix_50%,
+		# seeds 1-4, plain DCQCN, A, A+C derived and A+C tuned, with the
+		# per-port and per-hop waits by flow class and every CNP logged; then
+		# seed 1 again with a per-packet trace of the flows that lose most.
+		for s in 1 2 3 4; do
+			for c in base A AC AC-tuned; do
+				case $c in
+				base) o=(--mechanisms none) ;;
+				A) o=(--mechanisms A) ;;
+				AC) o=(--mechanisms A,C) ;;
+				AC-tuned) o=(--mechanisms A,C --config "$TUNED") ;;
+				esac
+				run mix-waits "$c-seed$s" "$M/topology.txt" "$M/flow.txt" "$M/config.txt" \
+					--window off --seed $s --waits -o sim.cnp_log=true "${o[@]}"
+			done
+		done
+		W=$OUT/runs/mix-waits
+		for c in base AC AC-tuned; do
+			ids=$("$PY" "$PLOT" worst --ids --base "$W/base-seed1" "$W/$c-seed1")
+			case $c in
+			base) o=(--mechanisms none) ;;
+			AC) o=(--mechanisms A,C) ;;
+			AC-tuned) o=(--mechanisms A,C --config "$TUNED") ;;
+			esac
+			run mix-waits "$c-seed1-trace" "$M/topology.txt" "$M/flow.txt" "$M/config.txt" \
+				--window off --seed 1 --waits -o sim.cnp_log=true --trace-flows "$ids" \
+				"${o[@]}"
+		done
+		;;
 	*)
 		echo "sim-sweep: unknown group '$g'" >&2
 		exit 2
@@ -276,6 +306,23 @@ if "$PY" -c 'import matplotlib' 2>/dev/null; then
 	plots test base A AC-tuned
 	plots neardst base A AC AC-tuned
 	plots test-640km base A AC-tuned
+	W=$OUT/runs/mix-waits
+	if [ -f "$W/AC-tuned-seed1-trace/trace.csv" ]; then
+		args=()
+		for c in base A AC AC-tuned; do
+			for s in 1 2 3 4; do
+				[ -f "$W/$c-seed$s/ports.csv" ] && args+=("$c-seed$s=$W/$c-seed$s")
+			done
+		done
+		"$PY" "$PLOT" waitbars --out "$OUT/img/sim-mix-waits.png" "${args[@]}"
+		for c in base AC-tuned; do
+			ids=$("$PY" "$PLOT" worst --ids --n 1 --base "$W/base-seed1" "$W/$c-seed1")
+			for id in ${ids//,/ }; do
+				"$PY" "$PLOT" trace --out "$OUT/img/sim-mix-trace-$c-$id.png" \
+					"$c=$W/$c-seed1-trace" "$id"
+			done
+		done
+	fi
 	echo "sim-sweep: plots in $OUT/img" >&2
 else
 	echo "sim-sweep: no matplotlib for /usr/bin/python3: plots skipped" >&2
