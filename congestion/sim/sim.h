@@ -396,6 +396,12 @@ struct sim {
 	uint32_t nnodes;
 	struct sim_port *ports;
 	uint32_t nports;
+	/*
+	 * [port] = ports[port].qbytes_total, kept beside it by sim_net.c: the
+	 * sampler reads every switch port's depth each stats_interval, and
+	 * reading one array does not pull a line of every port into the cache.
+	 */
+	uint32_t *qdepth;
 	struct sim_host *hosts;
 	uint32_t nhosts;
 	uint32_t *host_of_node;	/* node -> host index or SIM_NONE */
@@ -557,9 +563,77 @@ sim_schedule(struct sim *s, uint64_t t_ns, uint32_t type, uint32_t idx)
 		sim_heap_push(&s->heap, key, arg);
 }
 
-/* sim_pkt (in sim_net.c) */
-uint32_t sim_pkt_alloc(struct sim *s);
-void sim_pkt_free(struct sim *s, uint32_t p);
+/*
+ * Packets, and putting one on a link: inline, since hosts and switches both
+ * do it for every packet (sim_host.c and sim_net.c).
+ */
+__attribute__((noreturn)) void sim_pkt_pool_exhausted(const struct sim *s);
+
+static inline uint32_t
+sim_pkt_alloc(struct sim *s)
+{
+	uint32_t p = s->free_pkts;
+
+	if (p != SIM_NONE) {
+		s->free_pkts = s->pkts[p].next;
+	} else {
+		if (s->npkts == s->cap_pkts)
+			sim_pkt_pool_exhausted(s);
+		p = s->npkts++;
+	}
+	s->live_pkts++;
+	if (s->live_pkts > s->st.pkts_alloc_peak)
+		s->st.pkts_alloc_peak = s->live_pkts;
+	return p;
+}
+
+static inline void
+sim_pkt_free(struct sim *s, uint32_t p)
+{
+	s->pkts[p].next = s->free_pkts;
+	s->free_pkts = p;
+	s->live_pkts--;
+}
+
+uint64_t sim_net_tx_ns(enum sim_tx_time mode, uint64_t bytes, uint64_t rate_bps);
+
+static inline void
+sim_net_send(struct sim *s, uint32_t pi, uint32_t p)
+{
+	struct sim_port *port = &s->ports[pi];
+	struct sim_pkt *pkt = &s->pkts[p];
+	uint64_t arrive_ns;
+	uint64_t ps;
+
+	if (s->cfg.tx_time == SIM_TX_TIME_NS3) {
+		/*
+		 * QbbNetDevice::TransmitStart: Seconds(CalculateTxTime()),
+		 * truncated to whole ns, so a 1048-byte packet takes 83 ns at
+		 * 100 Gb/s (101.0 Gb/s in effect) and 20 ns at 400 Gb/s.
+		 */
+		port->busy_until_ns = s->now_ns + sim_net_tx_ns(SIM_TX_TIME_NS3, pkt->size,
+								port->rate_bps);
+	} else {
+		ps = (uint64_t)pkt->size * port->ps_per_byte + port->carry_ps;
+		port->carry_ps = (uint16_t)(ps % 1000);
+		port->busy_until_ns = s->now_ns + ps / 1000;
+	}
+	port->tx_bytes += pkt->size;
+	arrive_ns = port->busy_until_ns + port->delay_ns;
+	pkt->next = SIM_NONE;
+	if (port->fly_tail == SIM_NONE) {
+		port->fly_head = port->fly_tail = p;
+		sim_schedule(s, arrive_ns, SIM_EV_ARRIVE, pi);
+	} else {
+		/*
+		 * The packet ahead keeps this one's arrival time: its own arrival
+		 * schedules this one's, and reads no other packet to do it.
+		 */
+		s->pkts[port->fly_tail].next = p;
+		s->pkts[port->fly_tail].t_ns = arrive_ns;
+		port->fly_tail = p;
+	}
+}
 
 static inline struct sim_pkt *
 sim_pkt(struct sim *s, uint32_t p)
@@ -596,12 +670,10 @@ uint32_t sim_topo_ip(uint32_t node);
 /* sim_net.c: links, switches, PFC */
 void sim_net_arrive(struct sim *s, uint32_t port);
 void sim_net_port_tx(struct sim *s, uint32_t port);
-void sim_net_send(struct sim *s, uint32_t port, uint32_t p);
 void sim_net_kick(struct sim *s, uint32_t port);
 void sim_net_enqueue(struct sim *s, uint32_t port, uint32_t q, uint32_t p);
 uint32_t sim_net_route(struct sim *s, const struct sim_node *n, const struct sim_pkt *pkt);
 int sim_net_setup(struct sim *s);
-uint64_t sim_net_tx_ns(enum sim_tx_time mode, uint64_t bytes, uint64_t rate_bps);
 void sim_net_forward(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t out_port,
 		     uint32_t p);
 bool sim_net_red(struct sim_port *port, uint32_t qbytes);

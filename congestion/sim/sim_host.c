@@ -348,7 +348,8 @@ sim_host_send_data(struct sim *s, struct sim_host *h, struct sim_flow *f)
 	}
 }
 
-void
+/* Flattened, as sim_net.c's event handlers: one send decision per call. */
+__attribute__((flatten)) void
 sim_host_kick(struct sim *s, uint32_t hi)
 {
 	struct sim_host *h = &s->hosts[hi];
@@ -528,7 +529,7 @@ sim_host_rx_ack(struct sim *s, struct sim_host *h, struct sim_pkt *pkt)
 	sim_host_kick(s, (uint32_t)(h - s->hosts));
 }
 
-void
+__attribute__((flatten)) void
 sim_host_receive(struct sim *s, uint32_t node, uint32_t port, uint32_t p)
 {
 	struct sim_host *h = &s->hosts[s->nodes[node].host];

@@ -40,7 +40,7 @@ struct sim_out {
 	uint32_t nqports;
 	uint32_t *sports;	/* switch ports whose queue depth is sampled */
 	uint8_t *sport_role;	/* their node's role */
-	uint8_t *sport_busy;	/* the port has carried traffic (then it stays sampled) */
+	uint8_t *sport_busy;	/* the port has carried traffic (then it stays sampled): 1, 2 for a WAN port */
 	uint32_t nsports;
 	char *row;		/* one time-series row, formatted by hand */
 	uint64_t next_ts_ns;
@@ -217,16 +217,16 @@ sim_out_sample(struct sim *s)
 	uint32_t i;
 
 	for (i = 0; i < o->nsports; i++) {
-		struct sim_port *p = &s->ports[o->sports[i]];
+		uint32_t pi = o->sports[i];
 
 		if (!o->sport_busy[i]) {
-			if (p->tx_bytes == 0)
+			if (s->ports[pi].tx_bytes == 0)
 				continue; /* only ports that carried traffic */
-			o->sport_busy[i] = 1;
+			o->sport_busy[i] = s->ports[pi].wan ? 2 : 1;
 		}
-		sim_hist_add(&s->st.qhist[o->sport_role[i]], p->qbytes_total);
-		if (p->wan)
-			sim_hist_add(&p->wan_qhist, p->qbytes_total);
+		sim_hist_add(&s->st.qhist[o->sport_role[i]], s->qdepth[pi]);
+		if (o->sport_busy[i] == 2)
+			sim_hist_add(&s->ports[pi].wan_qhist, s->qdepth[pi]);
 	}
 	if (s->trace != NULL)
 		sim_trace_sample(s, o->queues != NULL && s->now_ns >= o->next_ts_ns);
@@ -237,7 +237,7 @@ sim_out_sample(struct sim *s)
 		char *r = sim_out_num(o->row, 0, s->now_ns);
 
 		for (i = 0; i < o->nqports; i++)
-			r = sim_out_num(r, ',', s->ports[o->qports[i]].qbytes_total);
+			r = sim_out_num(r, ',', s->qdepth[o->qports[i]]);
 		for (i = 0; i < s->ngws; i++)
 			r = sim_out_num(r, ',', s->gws[i]->dram_bytes);
 		*r++ = '\n';
