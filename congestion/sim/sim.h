@@ -708,6 +708,7 @@ void sim_gw_on_drop(struct sim *s, struct sim_port *port, struct sim_pkt *pkt);
 /* sim_out.c */
 FILE *sim_out_create(const char *dir, const char *name);
 int sim_out_open(struct sim *s, const char *dir);
+void sim_out_flow_start(struct sim *s, const struct sim_flow *f);
 void sim_out_flow_done(struct sim *s, struct sim_flow *f);
 void sim_out_sample(struct sim *s);
 int sim_out_finish(struct sim *s, double wall_s, double cpu_s);

@@ -266,6 +266,7 @@ sim_host_flow_start(struct sim *s, uint32_t fi)
 		h->qps = q;
 		h->cap = cap;
 	}
+	sim_out_flow_start(s, f);
 	f->qp_slot = h->nqps++;
 	h->qps[f->qp_slot].flow = fi;
 	h->qps[f->qp_slot].pg = f->pg;
