@@ -10,9 +10,10 @@
 #
 # OUT (default build/lab-vs-sim) gets runs/km<D>/<config>/ (each with
 # command.txt), table.md and metrics.json.  LABOUT (default lab-out) holds the
-# lab runs; missing lab runs print as "-".  A run whose summary.json exists is
-# kept unless -f.  About 2-4 s of CPU per run, 31 runs.  SIM=path overrides
-# the simulator (default: build/congestion/sim/longspan-sim, built first).
+# lab runs; missing lab runs print as "-".  A run whose summary.json exists and
+# is not partial (stopped by a signal) is kept unless -f.  About 2-4 s of CPU
+# per run, 31 runs.  SIM=path overrides the simulator (default:
+# build/congestion/sim/longspan-sim, built first).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +25,7 @@ while getopts "o:l:fh" opt; do
 	o) OUT=$OPTARG ;;
 	l) LAB=$OPTARG ;;
 	f) FORCE=1 ;;
-	*) sed -n '3,15p' "$0"; exit 2 ;;
+	*) sed -n '3,16p' "$0"; exit 2 ;;
 	esac
 done
 
@@ -40,7 +41,8 @@ mkdir -p "$OUT/runs"
 run() {
 	local dir=$1 topo=$2 ini=$3 cfg=$4 mech=$5
 	shift 5
-	if [ $FORCE = 0 ] && [ -f "$dir/summary.json" ]; then
+	if [ $FORCE = 0 ] && [ -f "$dir/summary.json" ] &&
+		! grep -q '"partial": true' "$dir/summary.json"; then
 		return
 	fi
 	mkdir -p "$dir"

@@ -4,31 +4,39 @@
 # Runs every longspan-sim configuration docs/congestion.md reports, one at a
 # time (sweeps share the machine), then writes the tables and plots.
 #
-#   scripts/sim-sweep.sh [-o OUT] [-f] [GROUP...]
+#   scripts/sim-sweep.sh -t THEMIS_DIR [-o OUT] [-f] [GROUP...]
+#   THEMIS=THEMIS_DIR scripts/sim-sweep.sh [-o OUT] [-f] [GROUP...]
 #
-# GROUP: test mix neardst distance wan firmware seeds inband tuning testseeds
-# testgrid (default: all).  A run
-# whose summary.json exists is kept unless -f, so an interrupted sweep
-# resumes where it stopped.  OUT defaults to build-sim/sim-sweep; results go
-# to OUT/runs/<scenario>/<config>/, tables to OUT/tables.md, plots to
-# OUT/img/.  Needs the scenarios in ../shared/scenarios/themis (or
-# THEMIS=dir) and /usr/bin/python3 with matplotlib for the plots.
+# THEMIS_DIR holds THEMIS's scenario directories (test/, mix_50%_0.03s/, as
+# in its repository's NS3/simulation/mix/); they are not part of this
+# repository.  GROUP: test mix neardst distance wan firmware seeds inband
+# tuning testseeds testgrid waits (default: all).  A run whose summary.json exists
+# and is not partial is kept unless -f, so an interrupted sweep resumes
+# where it stopped.  OUT defaults to build-sim/sim-sweep; results go to
+# OUT/runs/<scenario>/<config>/, tables to OUT/tables.md, plots to
+# OUT/img/.  Needs /usr/bin/python3 with matplotlib for the plots.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$ROOT/build-sim/sim-sweep
 FORCE=0
-while getopts "o:fh" opt; do
+THEMIS=${THEMIS:-}
+while getopts "t:o:fh" opt; do
 	case $opt in
+	t) THEMIS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
 	f) FORCE=1 ;;
-	*) sed -n '3,16p' "$0"; exit 2 ;;
+	*) sed -n '3,18p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-GROUPS_WANTED=${*:-"test mix neardst distance wan firmware seeds inband tuning testseeds testgrid"}
+GROUPS_WANTED=${*:-"test mix neardst distance wan firmware seeds inband tuning testseeds testgrid waits"}
 
-THEMIS=${THEMIS:-$ROOT/../shared/scenarios/themis}
+if [ -z "$THEMIS" ]; then
+	echo "sim-sweep: where are THEMIS's scenarios? Give -t DIR or THEMIS=DIR, the directory" \
+		"that holds test/ and mix_50%_0.03s/ (THEMIS's NS3/simulation/mix/)" >&2
+	exit 2
+fi
 SIM=${SIM:-$ROOT/build-sim/congestion/sim/longspan-sim}
 TUNED=$ROOT/congestion/sim/configs/tuned.ini
 PNP=$ROOT/congestion/sim/configs/themis-pnp.ini
@@ -40,7 +48,10 @@ if [ -z "${SIM_NO_BUILD:-}" ]; then
 	ninja -C "$ROOT/build-sim" congestion/sim/longspan-sim >/dev/null
 fi
 [ -x "$SIM" ] || { echo "sim-sweep: no simulator at $SIM" >&2; exit 1; }
-[ -f "$THEMIS/test/topology.txt" ] || { echo "sim-sweep: no scenarios in $THEMIS" >&2; exit 1; }
+[ -f "$THEMIS/test/topology.txt" ] && [ -f "$THEMIS/mix_50%_0.03s/topology.txt" ] || {
+	echo "sim-sweep: $THEMIS: no test/topology.txt and mix_50%_0.03s/topology.txt there" >&2
+	exit 1
+}
 
 SC=$OUT/scenarios
 mkdir -p "$SC" "$OUT/runs" "$OUT/img"
@@ -66,7 +77,8 @@ run() {
 	local sc=$1 cfg=$2 topo=$3 fl=$4 hc=$5
 	shift 5
 	local dir=$OUT/runs/$sc/$cfg
-	if [ $FORCE = 0 ] && [ -f "$dir/summary.json" ]; then
+	if [ $FORCE = 0 ] && [ -f "$dir/summary.json" ] &&
+		! grep -q '"partial": true' "$dir/summary.json"; then
 		return
 	fi
 	mkdir -p "$dir"
@@ -208,6 +220,36 @@ for g in $GROUPS_WANTED; do
 			done
 		done
 		;;
+	waits)
+		# Where packets wait (docs/congestion.md, "Where the time goes"): mix_50%,
+		# seeds 1-4, plain DCQCN, A, A+C derived and A+C tuned, with the
+		# per-port and per-hop waits by flow class and every CNP logged; then
+		# seed 1 again with a per-packet trace of the flows that lose most.
+		for s in 1 2 3 4; do
+			for c in base A AC AC-tuned; do
+				case $c in
+				base) o=(--mechanisms none) ;;
+				A) o=(--mechanisms A) ;;
+				AC) o=(--mechanisms A,C) ;;
+				AC-tuned) o=(--mechanisms A,C --config "$TUNED") ;;
+				esac
+				run mix-waits "$c-seed$s" "$M/topology.txt" "$M/flow.txt" "$M/config.txt" \
+					--window off --seed $s --waits -o sim.cnp_log=true "${o[@]}"
+			done
+		done
+		W=$OUT/runs/mix-waits
+		for c in base AC AC-tuned; do
+			ids=$("$PY" "$PLOT" worst --ids --base "$W/base-seed1" "$W/$c-seed1")
+			case $c in
+			base) o=(--mechanisms none) ;;
+			AC) o=(--mechanisms A,C) ;;
+			AC-tuned) o=(--mechanisms A,C --config "$TUNED") ;;
+			esac
+			run mix-waits "$c-seed1-trace" "$M/topology.txt" "$M/flow.txt" "$M/config.txt" \
+				--window off --seed 1 --waits -o sim.cnp_log=true --trace-flows "$ids" \
+				"${o[@]}"
+		done
+		;;
 	*)
 		echo "sim-sweep: unknown group '$g'" >&2
 		exit 2
@@ -264,6 +306,23 @@ if "$PY" -c 'import matplotlib' 2>/dev/null; then
 	plots test base A AC-tuned
 	plots neardst base A AC AC-tuned
 	plots test-640km base A AC-tuned
+	W=$OUT/runs/mix-waits
+	if [ -f "$W/AC-tuned-seed1-trace/trace.csv" ]; then
+		args=()
+		for c in base A AC AC-tuned; do
+			for s in 1 2 3 4; do
+				[ -f "$W/$c-seed$s/ports.csv" ] && args+=("$c-seed$s=$W/$c-seed$s")
+			done
+		done
+		"$PY" "$PLOT" waitbars --out "$OUT/img/sim-mix-waits.png" "${args[@]}"
+		for c in base AC-tuned; do
+			ids=$("$PY" "$PLOT" worst --ids --n 1 --base "$W/base-seed1" "$W/$c-seed1")
+			for id in ${ids//,/ }; do
+				"$PY" "$PLOT" trace --out "$OUT/img/sim-mix-trace-$c-$id.png" \
+					"$c=$W/$c-seed1-trace" "$id"
+			done
+		done
+	fi
 	echo "sim-sweep: plots in $OUT/img" >&2
 else
 	echo "sim-sweep: no matplotlib for /usr/bin/python3: plots skipped" >&2

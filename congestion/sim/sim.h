@@ -17,6 +17,7 @@
 #ifndef LONGSPAN_SIM_H
 #define LONGSPAN_SIM_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -57,24 +58,29 @@ enum sim_ecn {
 #define SIM_PKTF_LOSSY 0x20	  /* queued at a lossy WAN egress, outside the MMU */
 
 /*
- * A packet.  Small, allocated from a free list, linked through `next` into
- * exactly one of: the free list, a port queue, a link's in-flight list, a
- * host's ACK queue or a gateway shaper queue.
+ * A packet.  32 bytes, two to a cache line, allocated from a free list,
+ * linked through `next` into exactly one of: the free list, a port queue, a
+ * link's in-flight list, a host's ACK queue or a gateway shaper queue.
  */
 struct sim_pkt {
-	uint64_t t_ns;	  /* queued: enqueue time; in flight: arrival time */
+	uint64_t t_ns;	  /* queued: enqueue time; in flight: arrival time of the
+			   * packet behind it on the link (sim_net_send()) */
 	uint32_t next;
 	uint32_t flow;	  /* flow (QP) index; SIM_NONE for PFC */
 	uint32_t seq;	  /* DATA: payload offset; ACK/NACK: next expected byte */
-	uint32_t in_port; /* switch ingress port (global index) */
-	uint32_t hash;	  /* ECMP hash of the 5-tuple, computed once */
 	uint32_t dst;	  /* destination node */
+	uint16_t in_local; /* switch ingress port, as an index within the switch */
 	uint16_t size;	  /* bytes on the wire */
 	uint8_t type;	  /* enum sim_pkt_type */
 	uint8_t ecn;	  /* enum sim_ecn */
 	uint8_t prio;	  /* priority group (PFC class) */
 	uint8_t flags;	  /* SIM_PKTF_* */
 };
+
+static_assert(sizeof(struct sim_pkt) == 32, "two packets per cache line");
+
+/* A switch's ports are indexed within it by a uint16_t (sim_pkt.in_local). */
+#define SIM_MAX_NODE_PORTS 65535u
 
 enum sim_node_kind {
 	SIM_NODE_HOST,
@@ -99,41 +105,60 @@ struct sim_hist {
 	uint32_t n;
 };
 
-/* One end of a point-to-point link: a transmitter and its queues. */
+/*
+ * One end of a point-to-point link: a transmitter and its queues.  Laid out
+ * by use, one 64-byte line each: what every packet sent or received on the
+ * port touches, then the queue lists, then queue bytes with the RED
+ * thresholds (read per dequeue), then statistics.  The simulation's working
+ * set is mostly ports, flows and packets, so a hop costs a few lines of
+ * each instead of a scattering of them.
+ */
 struct sim_port {
-	uint32_t node;
-	uint32_t peer;	       /* port at the other end of the link */
-	uint32_t local;	       /* index within the node (ns-3 ifIndex - 1) */
-	uint32_t ps_per_byte;  /* serialisation time */
-	uint64_t rate_bps;
-	uint64_t delay_ns;     /* propagation delay to the peer */
+	/* Line 0: transmit and arrival. */
 	uint64_t busy_until_ns;
-	uint32_t carry_ps;     /* sub-ns remainder so long-run rates are exact */
-	uint8_t tx_pending;    /* a SIM_EV_PORT_TX event is scheduled */
-	uint8_t rr_last;       /* round robin among priorities 1..7 */
-	uint8_t wan;	       /* gateway port facing the WAN */
-	uint64_t drops;	       /* WAN ports: tail drops at this egress */
-	struct sim_hist wan_qhist; /* WAN ports: queue depth samples for their p99 */
-	uint8_t paused[SIM_NQ]; /* the peer paused this priority */
-	uint32_t qhead[SIM_NQ];
-	uint32_t qtail[SIM_NQ];
-	uint32_t qbytes[SIM_NQ];
+	uint64_t delay_ns;     /* propagation delay to the peer */
+	uint64_t tx_bytes;
+	uint32_t ps_per_byte;  /* serialisation time */
 	uint32_t qbytes_total;
 	uint32_t fly_head;     /* packets on the wire, in arrival order */
 	uint32_t fly_tail;
-	/* RED marking on this egress queue (switch ports): HPCC's map for the
-	 * port's rate, run by congestion/ecn_red.c. */
+	uint32_t peer;	       /* port at the other end of the link */
+	uint32_t peer_node;    /* node at the other end of the link */
+	uint32_t qmax_bytes;
+	uint32_t node;
+	uint16_t carry_ps;     /* sub-ns remainder (< 1000) so long-run rates are exact */
+	uint8_t tx_pending;    /* a SIM_EV_PORT_TX event is scheduled */
+	uint8_t rr_last;       /* round robin among priorities 1..7 */
+	uint8_t wan;	       /* gateway port facing the WAN */
+	uint8_t qmask;	       /* bit q: queue q holds packets */
+	uint8_t paused;	       /* bit q: the peer paused priority q */
+	/* Line 1: the queues (packet lists per priority). */
+	uint32_t qhead[SIM_NQ];
+	uint32_t qtail[SIM_NQ];
+	/* Line 2: bytes per queue; RED marking on this egress queue (switch
+	 * ports): HPCC's map for the port's rate, run by congestion/ecn_red.c. */
+	uint32_t qbytes[SIM_NQ];
 	struct ecn_red_config red_cfg;
+	/* Line 3 and on: less often. */
 	struct ecn_red red;
 	struct sim_gw_port *gwp; /* gateway WAN egress state, or NULL */
-	/* Statistics. */
-	uint64_t tx_bytes;
-	uint64_t tx_data_bytes;
+	uint64_t rate_bps;
+	uint32_t local;	       /* index within the node (ns-3 ifIndex - 1) */
+	uint64_t drops;	       /* WAN ports: tail drops at this egress */
+	struct sim_hist wan_qhist; /* WAN ports: queue depth samples for their p99 */
 	uint64_t pause_since_ns[SIM_NQ];
 	uint64_t pause_ns;	/* time this transmitter spent paused */
 	uint64_t pause_rx;	/* pause frames received */
-	uint32_t qmax_bytes;
-};
+} __attribute__((aligned(64)));
+
+static_assert(offsetof(struct sim_port, qhead) == 64 && offsetof(struct sim_port, qbytes) == 128,
+	      "struct sim_port: the hot fields fill line 0, the queue lists line 1");
+
+/* Bytes one ingress port holds, per priority: one cache line per port. */
+struct sim_mmu_port {
+	uint32_t ingress[SIM_NQ];
+	uint32_t hdrm[SIM_NQ];
+} __attribute__((aligned(64)));
 
 /*
  * Shared-buffer MMU of one switch, after HPCC's switch-mmu: per ingress
@@ -151,8 +176,7 @@ struct sim_mmu {
 	uint32_t nports;
 	uint32_t *headroom;	/* [port] */
 	uint8_t *pfc_shift;	/* [port] */
-	uint32_t *ingress;	/* [port * SIM_NQ + q] */
-	uint32_t *hdrm;		/* [port * SIM_NQ + q] */
+	struct sim_mmu_port *in; /* [port]: what each ingress port holds */
 	uint8_t *paused;	/* [port * SIM_NQ + q]: we sent PAUSE upstream */
 	bool dynamic;		/* USE_DYNAMIC_PFC_THRESHOLD */
 };
@@ -170,10 +194,23 @@ struct sim_node {
 	uint32_t site;	     /* data centre number, from gateway partition */
 };
 
+/*
+ * One active send queue of a host, in round-robin order: the fields of its
+ * flow that the NIC's scheduler reads for every QP on every decision, kept
+ * equal to them by sim_host.c, so a scan reads 16 bytes per QP rather than
+ * a flow's cache line.
+ */
+struct sim_host_qp {
+	uint64_t next_avail_ns;	/* flows[flow].next_avail_ns */
+	uint32_t flow;
+	uint8_t pg;		/* flows[flow].pg */
+	uint8_t has_data;	/* flows[flow].snd_nxt < flows[flow].size */
+};
+
 struct sim_host {
 	uint32_t node;
 	uint32_t port;
-	uint32_t *qps;	     /* active sender QPs in round-robin order */
+	struct sim_host_qp *qps; /* active sender QPs in round-robin order */
 	uint32_t nqps;
 	uint32_t cap;
 	uint32_t rr_last;
@@ -183,55 +220,64 @@ struct sim_host {
 	uint32_t ip;
 };
 
-/* Sender and receiver state of one RC flow (one QP pair). */
+/*
+ * Sender and receiver state of one RC flow (one QP pair).  Line 0 holds
+ * what the sending NIC reads for every QP on every send decision (hosts
+ * scan all their active QPs), line 1 what the receiving NIC touches per
+ * data packet; the rest is per-event or statistics.
+ */
 struct sim_flow {
-	uint32_t id;	     /* line order in flow.txt */
+	/* Line 0: sender, per send decision. */
+	uint64_t next_avail_ns;
+	uint64_t rate_bps;
+	uint64_t max_rate_bps;
+	uint32_t snd_nxt;
+	uint32_t snd_una;
+	uint32_t size;
+	uint32_t win_bytes;	/* 0: no window */
 	uint32_t src;	     /* host nodes */
 	uint32_t dst;
+	uint32_t id;	     /* line order in flow.txt */
 	uint16_t sport;
 	uint16_t dport;
+	uint16_t last_pkt_size;
 	uint8_t pg;
 	uint8_t state;	     /* SIM_FLOW_* */
 	uint8_t inter;	     /* crosses the WAN */
-	uint8_t first_cnp_seen;
-	uint32_t size;
+	uint8_t byte_counter; /* the RP counts bytes (rp_cfg->byte_counter_bytes != 0) */
+	/* Line 1: receiver, per data packet. */
+	uint32_t rcv_nxt;
+	uint32_t milestone;
+	uint32_t rcv_bytes;	/* payload the receiver took in order */
+	uint32_t last_nack;
+	uint64_t nack_timer_ns;
+	struct dcqcn_np np;	/* receiver NIC notification point */
+	uint64_t first_ce_rx_ns;  /* first data packet with CE at the receiver */
+	uint32_t cnp_host;	/* CNPs the receiver NIC generated */
+	uint32_t lost_bytes;	/* [sim] retransmit = false: gaps the receiver skipped */
+	/* The rest. */
+	const struct dcqcn_rp_config *rp_cfg;
+	struct dcqcn_rp rp;	/* sender NIC reaction point (congestion/dcqcn.h) */
+	uint64_t rp_event_ns;	/* pending SIM_EV_RP time, or SIM_NEVER */
 	uint64_t start_ns;
 	uint64_t finish_ns;
 	uint64_t standalone_ns;
-	/* sender */
-	uint32_t snd_nxt;
-	uint32_t snd_una;
-	uint64_t rate_bps;
-	uint64_t max_rate_bps;
-	uint64_t next_avail_ns;
-	uint16_t last_pkt_size;
-	uint32_t win_bytes;	/* 0: no window */
-	uint32_t hash_data;
-	uint32_t hash_ack;
 	uint32_t sqpn;		/* sender and receiver QP numbers */
 	uint32_t dqpn;
 	uint32_t ipsn;		/* initial PSN, random per QP as NICs choose it */
-	uint64_t rp_event_ns;	/* pending SIM_EV_RP time, or SIM_NEVER */
-	const struct dcqcn_rp_config *rp_cfg;
-	struct dcqcn_rp rp;	/* sender NIC reaction point (congestion/dcqcn.h) */
-	/* receiver */
-	uint32_t rcv_nxt;
-	uint32_t milestone;
-	uint64_t nack_timer_ns;
-	uint32_t last_nack;
-	struct dcqcn_np np;	/* receiver NIC notification point */
+	uint32_t qp_slot;	/* active: index of its entry in its host's qps */
 	/* statistics */
-	uint32_t cnp_host;	/* CNPs the receiver NIC generated */
 	uint32_t cnp_gw;	/* CNPs gateways generated for this QP */
 	uint32_t cuts;
 	uint64_t first_cut_ns;
-	uint64_t first_ce_rx_ns;  /* first data packet with CE at the receiver */
 	uint64_t first_gw_mark_ns; /* first CE a gateway's WAN egress set */
 	uint64_t first_cnp_ns;	  /* first CNP (gateway's or receiver's) at the sender */
 	uint64_t acked_sample;	/* delivered bytes at the last time-series sample */
-	uint32_t lost_bytes;	/* [sim] retransmit = false: gaps the receiver skipped */
-	uint32_t rcv_bytes;	/* payload the receiver took in order */
-};
+} __attribute__((aligned(64)));
+
+static_assert(offsetof(struct sim_flow, rcv_nxt) == 64 &&
+	      offsetof(struct sim_flow, lost_bytes) < 128,
+	      "struct sim_flow: sender fields fill line 0, receiver fields line 1");
 
 enum sim_flow_state {
 	SIM_FLOW_PENDING,
@@ -333,6 +379,7 @@ struct sim_stats {
 	uint64_t ce_cleared;	/* CE marks a gateway removed */
 	uint64_t nacks;
 	uint64_t pkts_alloc_peak;
+	uint64_t acked_bytes;	/* payload acknowledged so far (progress lines) */
 	uint64_t first_start_ns;   /* valid once a flow has started */
 	uint64_t last_finish_ns;
 	bool started;
@@ -340,6 +387,7 @@ struct sim_stats {
 };
 
 struct sim_out;
+struct sim_trace;
 
 struct sim {
 	struct sim_config cfg;
@@ -348,12 +396,22 @@ struct sim {
 	uint32_t nnodes;
 	struct sim_port *ports;
 	uint32_t nports;
+	/*
+	 * [port] = ports[port].qbytes_total, kept beside it by sim_net.c: the
+	 * sampler reads every switch port's depth each stats_interval, and
+	 * reading one array does not pull a line of every port into the cache.
+	 */
+	uint32_t *qdepth;
 	struct sim_host *hosts;
 	uint32_t nhosts;
 	uint32_t *host_of_node;	/* node -> host index or SIM_NONE */
-	/* routing: for switch n and host h, ports rt_port[rt_first[n*H+h] ..] */
-	uint32_t *rt_first;
-	uint8_t *rt_count;
+	/*
+	 * routing: for switch n and host h, rt[n*H+h] packs the number of
+	 * next hops in its low 8 bits and above them the one port when there
+	 * is one, else the index of the first of them in rt_port (one load
+	 * per hop on a single path).
+	 */
+	uint32_t *rt;
 	uint32_t *rt_port;
 	uint32_t nrt_port;
 	struct sim_pair *pair;	/* [src_host * H + dst_host] */
@@ -364,6 +422,7 @@ struct sim {
 	uint32_t nflows;
 	uint32_t next_flow;
 	uint32_t flows_done;
+	uint64_t total_bytes;	/* payload of all flows */
 	/* packets */
 	struct sim_pkt *pkts;
 	uint32_t npkts;
@@ -383,12 +442,14 @@ struct sim {
 	uint32_t seq;
 	uint64_t now_ns;
 	uint64_t end_ns;
+	int stop_signal;	/* signal that stopped the run early (partial outputs), or 0 */
 	uint64_t rng;
 	/* gateways */
 	struct sim_gw **gws;
 	uint32_t ngws;
 	struct sim_stats st;
 	struct sim_out *out;
+	struct sim_trace *trace; /* --waits, --trace-flows (sim_trace.h); NULL: off */
 	/* host DCQCN configs, one per NIC rate */
 	struct dcqcn_rp_config rp_cfg[8];
 	uint64_t rp_cfg_rate[8];
@@ -404,22 +465,21 @@ void sim_heap_free(struct sim_heap *h);
 void sim_heap_push(struct sim_heap *h, uint64_t key, uint32_t arg);
 bool sim_heap_pop(struct sim_heap *h, struct sim_ev *ev);
 
+/* The least key, UINT64_MAX when empty (the pop that empties a heap stores it). */
 static inline uint64_t
 sim_heap_min_key(const struct sim_heap *h)
 {
-	return h->n ? h->ev[0].key : UINT64_MAX;
+	return h->ev[0].key;
 }
 
 int sim_wheel_init(struct sim_wheel *w);
 void sim_wheel_free(struct sim_wheel *w);
 void sim_wheel_grow(struct sim_wheel *w);
-/* Earliest key in the wheel (advancing the cursor to it), or UINT64_MAX. */
-uint64_t sim_wheel_min_key(struct sim_wheel *w);
-/* Pops the event sim_wheel_min_key() found; the wheel must not be empty. */
-void sim_wheel_pop(struct sim_wheel *w, struct sim_ev *ev);
-struct sim;
-/* Pops the run's next event (wheel, far heap, timers); false when none is left. */
-bool sim_next_event(struct sim *s, struct sim_ev *ev);
+/*
+ * The first busy slot at or after the cursor's (the wheel must not be
+ * empty); advances the cursor to it.
+ */
+uint32_t sim_wheel_seek(struct sim_wheel *w);
 
 static inline void
 sim_wheel_push(struct sim_wheel *w, uint64_t t_ns, uint64_t key, uint32_t arg)
@@ -444,6 +504,51 @@ sim_wheel_push(struct sim_wheel *w, uint64_t t_ns, uint64_t key, uint32_t arg)
 	w->n++;
 }
 
+/*
+ * Pops the run's next event: the least (time, sequence) key of the wheel,
+ * the far heap and the timer heap.  Returns false when all three are empty.
+ * Inline: the event loop runs it ~100 M times per mix_50% run.
+ */
+static inline bool
+sim_next_event(struct sim *s, struct sim_ev *ev)
+{
+	struct sim_wheel *w = &s->wheel;
+	uint64_t kw = UINT64_MAX;
+	uint64_t kh = sim_heap_min_key(&s->heap);
+	uint64_t ks = sim_heap_min_key(&s->slow);
+	uint32_t slot = 0, i = SIM_NONE;
+	uint64_t t_ns;
+
+	if (w->n != 0) {
+		slot = (uint32_t)w->cursor_ns & SIM_WHEEL_MASK;
+		i = w->head[slot];
+		if (i == SIM_NONE) {
+			slot = sim_wheel_seek(w);
+			i = w->head[slot];
+		}
+		kw = w->node[i].key;
+	}
+	if (kw < kh && kw < ks) {
+		ev->key = kw;
+		ev->arg = w->node[i].arg;
+		w->head[slot] = w->node[i].next;
+		if (w->head[slot] == SIM_NONE)
+			w->bits[slot / 64] &= ~(UINT64_C(1) << (slot % 64));
+		w->node[i].next = w->free;
+		w->free = i;
+		w->n--;
+	} else if (kh < ks) {
+		sim_heap_pop(&s->heap, ev);
+	} else if (!sim_heap_pop(&s->slow, ev)) {
+		return false;
+	}
+	/* Every pending event is due at or after this one: the wheel may start here. */
+	t_ns = ev->key >> SIM_EV_SEQ_BITS;
+	if (w->cursor_ns < t_ns)
+		w->cursor_ns = t_ns;
+	return true;
+}
+
 static inline void
 sim_schedule(struct sim *s, uint64_t t_ns, uint32_t type, uint32_t idx)
 {
@@ -458,9 +563,77 @@ sim_schedule(struct sim *s, uint64_t t_ns, uint32_t type, uint32_t idx)
 		sim_heap_push(&s->heap, key, arg);
 }
 
-/* sim_pkt (in sim_net.c) */
-uint32_t sim_pkt_alloc(struct sim *s);
-void sim_pkt_free(struct sim *s, uint32_t p);
+/*
+ * Packets, and putting one on a link: inline, since hosts and switches both
+ * do it for every packet (sim_host.c and sim_net.c).
+ */
+__attribute__((noreturn)) void sim_pkt_pool_exhausted(const struct sim *s);
+
+static inline uint32_t
+sim_pkt_alloc(struct sim *s)
+{
+	uint32_t p = s->free_pkts;
+
+	if (p != SIM_NONE) {
+		s->free_pkts = s->pkts[p].next;
+	} else {
+		if (s->npkts == s->cap_pkts)
+			sim_pkt_pool_exhausted(s);
+		p = s->npkts++;
+	}
+	s->live_pkts++;
+	if (s->live_pkts > s->st.pkts_alloc_peak)
+		s->st.pkts_alloc_peak = s->live_pkts;
+	return p;
+}
+
+static inline void
+sim_pkt_free(struct sim *s, uint32_t p)
+{
+	s->pkts[p].next = s->free_pkts;
+	s->free_pkts = p;
+	s->live_pkts--;
+}
+
+uint64_t sim_net_tx_ns(enum sim_tx_time mode, uint64_t bytes, uint64_t rate_bps);
+
+static inline void
+sim_net_send(struct sim *s, uint32_t pi, uint32_t p)
+{
+	struct sim_port *port = &s->ports[pi];
+	struct sim_pkt *pkt = &s->pkts[p];
+	uint64_t arrive_ns;
+	uint64_t ps;
+
+	if (s->cfg.tx_time == SIM_TX_TIME_NS3) {
+		/*
+		 * QbbNetDevice::TransmitStart: Seconds(CalculateTxTime()),
+		 * truncated to whole ns, so a 1048-byte packet takes 83 ns at
+		 * 100 Gb/s (101.0 Gb/s in effect) and 20 ns at 400 Gb/s.
+		 */
+		port->busy_until_ns = s->now_ns + sim_net_tx_ns(SIM_TX_TIME_NS3, pkt->size,
+								port->rate_bps);
+	} else {
+		ps = (uint64_t)pkt->size * port->ps_per_byte + port->carry_ps;
+		port->carry_ps = (uint16_t)(ps % 1000);
+		port->busy_until_ns = s->now_ns + ps / 1000;
+	}
+	port->tx_bytes += pkt->size;
+	arrive_ns = port->busy_until_ns + port->delay_ns;
+	pkt->next = SIM_NONE;
+	if (port->fly_tail == SIM_NONE) {
+		port->fly_head = port->fly_tail = p;
+		sim_schedule(s, arrive_ns, SIM_EV_ARRIVE, pi);
+	} else {
+		/*
+		 * The packet ahead keeps this one's arrival time: its own arrival
+		 * schedules this one's, and reads no other packet to do it.
+		 */
+		s->pkts[port->fly_tail].next = p;
+		s->pkts[port->fly_tail].t_ns = arrive_ns;
+		port->fly_tail = p;
+	}
+}
 
 static inline struct sim_pkt *
 sim_pkt(struct sim *s, uint32_t p)
@@ -497,12 +670,10 @@ uint32_t sim_topo_ip(uint32_t node);
 /* sim_net.c: links, switches, PFC */
 void sim_net_arrive(struct sim *s, uint32_t port);
 void sim_net_port_tx(struct sim *s, uint32_t port);
-void sim_net_send(struct sim *s, uint32_t port, uint32_t p);
 void sim_net_kick(struct sim *s, uint32_t port);
 void sim_net_enqueue(struct sim *s, uint32_t port, uint32_t q, uint32_t p);
 uint32_t sim_net_route(struct sim *s, const struct sim_node *n, const struct sim_pkt *pkt);
 int sim_net_setup(struct sim *s);
-uint64_t sim_net_tx_ns(enum sim_tx_time mode, uint64_t bytes, uint64_t rate_bps);
 void sim_net_forward(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t out_port,
 		     uint32_t p);
 bool sim_net_red(struct sim_port *port, uint32_t qbytes);
@@ -535,7 +706,9 @@ void sim_gw_on_enqueue(struct sim *s, struct sim_port *port, struct sim_pkt *pkt
 void sim_gw_on_drop(struct sim *s, struct sim_port *port, struct sim_pkt *pkt);
 
 /* sim_out.c */
+FILE *sim_out_create(const char *dir, const char *name);
 int sim_out_open(struct sim *s, const char *dir);
+void sim_out_flow_start(struct sim *s, const struct sim_flow *f);
 void sim_out_flow_done(struct sim *s, struct sim_flow *f);
 void sim_out_sample(struct sim *s);
 int sim_out_finish(struct sim *s, double wall_s, double cpu_s);

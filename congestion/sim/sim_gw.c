@@ -720,7 +720,6 @@ sim_gw_cnp_event(struct sim *s, uint32_t idx)
 	pkt->ecn = SIM_ECN_NOT_ECT;
 	pkt->prio = f->pg;
 	pkt->flags = SIM_PKTF_GW;
-	pkt->in_port = SIM_NONE;
 	out = sim_net_route(s, n, pkt);
 	if (out == SIM_NONE) {
 		sim_pkt_free(s, p);

@@ -28,7 +28,10 @@ sim_heap_init(struct sim_heap *h, uint32_t cap)
 	memset(h, 0, sizeof(*h));
 	h->cap = cap < 64 ? 64 : cap;
 	h->ev = sim_heap_alloc(h->cap, &h->mem);
-	return h->ev == NULL ? -1 : 0;
+	if (h->ev == NULL)
+		return -1;
+	h->ev[0].key = UINT64_MAX; /* empty: see sim_heap_min_key() */
+	return 0;
 }
 
 void
@@ -89,8 +92,10 @@ sim_heap_pop(struct sim_heap *h, struct sim_ev *out)
 		return false;
 	*out = ev[0];
 	n = --h->n;
-	if (n == 0)
+	if (n == 0) {
+		ev[0].key = UINT64_MAX;
 		return true;
+	}
 	last = ev[n];
 	for (;;) {
 		uint32_t c = 4 * i + 1;
@@ -168,69 +173,20 @@ sim_wheel_grow(struct sim_wheel *w)
 	w->cap = cap;
 }
 
-uint64_t
-sim_wheel_min_key(struct sim_wheel *w)
+uint32_t
+sim_wheel_seek(struct sim_wheel *w)
 {
-	uint32_t slot, word, k;
+	uint32_t slot = (uint32_t)w->cursor_ns & SIM_WHEEL_MASK;
+	uint32_t word = slot / 64, k, next;
 	uint64_t m;
 
-	if (w->n == 0)
-		return UINT64_MAX;
-	slot = (uint32_t)w->cursor_ns & SIM_WHEEL_MASK;
-	if (w->head[slot] != SIM_NONE)
-		return w->node[w->head[slot]].key;
 	/* Scan the bitmap from the cursor, wrapping once around the wheel. */
-	word = slot / 64;
 	m = w->bits[word] & (~UINT64_C(0) << (slot % 64));
 	for (k = 0; m == 0 && k < SIM_WHEEL_SLOTS / 64; k++) {
 		word = (word + 1) % (SIM_WHEEL_SLOTS / 64);
 		m = w->bits[word];
 	}
-	{
-		uint32_t next = word * 64 + (uint32_t)__builtin_ctzll(m);
-
-		w->cursor_ns += (next - slot) & SIM_WHEEL_MASK;
-		return w->node[w->head[next]].key;
-	}
-}
-
-void
-sim_wheel_pop(struct sim_wheel *w, struct sim_ev *ev)
-{
-	uint32_t slot = (uint32_t)w->cursor_ns & SIM_WHEEL_MASK;
-	uint32_t i = w->head[slot];
-
-	ev->key = w->node[i].key;
-	ev->arg = w->node[i].arg;
-	w->head[slot] = w->node[i].next;
-	if (w->head[slot] == SIM_NONE)
-		w->bits[slot / 64] &= ~(UINT64_C(1) << (slot % 64));
-	w->node[i].next = w->free;
-	w->free = i;
-	w->n--;
-}
-
-/*
- * The next event of the run: the least (time, sequence) key of the wheel,
- * the far heap and the timer heap.  Returns false when all three are empty.
- */
-bool
-sim_next_event(struct sim *s, struct sim_ev *ev)
-{
-	uint64_t kw = sim_wheel_min_key(&s->wheel);
-	uint64_t kh = sim_heap_min_key(&s->heap);
-	uint64_t ks = sim_heap_min_key(&s->slow);
-	uint64_t t_ns;
-
-	if (kw < kh && kw < ks)
-		sim_wheel_pop(&s->wheel, ev);
-	else if (kh < ks)
-		sim_heap_pop(&s->heap, ev);
-	else if (!sim_heap_pop(&s->slow, ev))
-		return false;
-	/* Every pending event is due at or after this one: the wheel may start here. */
-	t_ns = ev->key >> SIM_EV_SEQ_BITS;
-	if (s->wheel.cursor_ns < t_ns)
-		s->wheel.cursor_ns = t_ns;
-	return true;
+	next = word * 64 + (uint32_t)__builtin_ctzll(m);
+	w->cursor_ns += (next - slot) & SIM_WHEEL_MASK;
+	return next;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "sim_trace.h"
 
 static const struct dcqcn_rp_config *
 sim_host_rp_config(struct sim *s, uint64_t line_rate_bps)
@@ -98,6 +99,7 @@ sim_host_setup(struct sim *s)
 		f->rp_cfg = sim_host_rp_config(s, line);
 		if (f->rp_cfg == NULL)
 			return -EINVAL;
+		f->byte_counter = f->rp_cfg->byte_counter_bytes != 0;
 		f->max_rate_bps = line;
 		f->rate_bps = line;
 		f->rp_event_ns = SIM_NEVER;
@@ -124,6 +126,7 @@ sim_host_setup(struct sim *s)
 					(uint64_t)((unsigned __int128)pr->rtt_ns * pr->bw_bps /
 						   8000000000ull));
 		f->inter = s->nodes[f->src].site != s->nodes[f->dst].site;
+		s->total_bytes += f->size;
 		dcqcn_rp_init(f->rp_cfg, &f->rp);
 		dcqcn_np_init(&f->np);
 	}
@@ -150,6 +153,16 @@ sim_host_wake_at(struct sim *s, struct sim_host *h, uint64_t t)
 	sim_schedule(s, t, SIM_EV_HOST_WAKE, (uint32_t)(h - s->hosts));
 }
 
+/* After the flow's next_avail_ns or snd_nxt changed: its scheduler entry. */
+static inline void
+sim_host_qp_sync(struct sim_host *h, const struct sim_flow *f)
+{
+	struct sim_host_qp *q = &h->qps[f->qp_slot];
+
+	q->next_avail_ns = f->next_avail_ns;
+	q->has_data = f->snd_nxt < f->size;
+}
+
 /* ns-3 RdmaHw::ChangeRate: shift the next send by the new packet time. */
 static void
 sim_host_set_rate(struct sim *s, struct sim_flow *f, uint64_t rate)
@@ -173,6 +186,8 @@ sim_host_set_rate(struct sim *s, struct sim_flow *f, uint64_t rate)
 	}
 	f->rate_bps = rate;
 	h = &s->hosts[s->host_of_node[f->src]];
+	if (f->state == SIM_FLOW_ACTIVE)
+		sim_host_qp_sync(h, f);
 	if (h->wake_ns != SIM_NEVER && h->wake_ns >= s->now_ns &&
 	    f->next_avail_ns < h->wake_ns)
 		sim_host_wake_at(s, h, f->next_avail_ns > s->now_ns ? f->next_avail_ns :
@@ -244,14 +259,18 @@ sim_host_flow_start(struct sim *s, uint32_t fi)
 	}
 	if (h->nqps == h->cap) {
 		uint32_t cap = h->cap ? h->cap * 2 : 8;
-		uint32_t *q = realloc(h->qps, sizeof(uint32_t) * cap);
+		struct sim_host_qp *q = realloc(h->qps, sizeof(*q) * cap);
 
 		if (q == NULL)
 			abort();
 		h->qps = q;
 		h->cap = cap;
 	}
-	h->qps[h->nqps++] = fi;
+	sim_out_flow_start(s, f);
+	f->qp_slot = h->nqps++;
+	h->qps[f->qp_slot].flow = fi;
+	h->qps[f->qp_slot].pg = f->pg;
+	sim_host_qp_sync(h, f);
 	sim_host_kick(s, (uint32_t)(h - s->hosts));
 }
 
@@ -259,8 +278,7 @@ static void
 sim_host_flow_done(struct sim *s, struct sim_flow *f)
 {
 	struct sim_host *h = &s->hosts[s->host_of_node[f->src]];
-	uint32_t fi = (uint32_t)(f - s->flows);
-	uint32_t i;
+	uint32_t i = f->qp_slot, k;
 
 	f->state = SIM_FLOW_DONE;
 	f->finish_ns = s->now_ns;
@@ -268,12 +286,11 @@ sim_host_flow_done(struct sim *s, struct sim_flow *f)
 	s->flows_done++;
 	if (s->now_ns > s->st.last_finish_ns)
 		s->st.last_finish_ns = s->now_ns;
-	for (i = 0; i < h->nqps; i++)
-		if (h->qps[i] == fi)
-			break;
 	if (i < h->nqps) {
-		memmove(&h->qps[i], &h->qps[i + 1], sizeof(uint32_t) * (h->nqps - i - 1));
+		memmove(&h->qps[i], &h->qps[i + 1], sizeof(h->qps[0]) * (h->nqps - i - 1));
 		h->nqps--;
+		for (k = i; k < h->nqps; k++)
+			s->flows[h->qps[k].flow].qp_slot = k;
 		if (h->rr_last > i && h->rr_last > 0)
 			h->rr_last--;
 		if (h->nqps == 0 || h->rr_last >= h->nqps)
@@ -309,8 +326,7 @@ sim_host_send_data(struct sim *s, struct sim_host *h, struct sim_flow *f)
 		payload = s->cfg.payload_bytes;
 	pkt->flow = (uint32_t)(f - s->flows);
 	pkt->seq = f->snd_nxt;
-	pkt->in_port = SIM_NONE;
-	pkt->hash = 0;
+	pkt->in_local = 0;
 	pkt->dst = f->dst;
 	pkt->size = (uint16_t)(payload + SIM_HDR_BYTES);
 	pkt->type = SIM_PKT_DATA;
@@ -323,20 +339,24 @@ sim_host_send_data(struct sim *s, struct sim_host *h, struct sim_flow *f)
 	f->next_avail_ns = s->now_ns +
 			   sim_net_tx_ns(s->cfg.tx_time, pkt->size,
 					 s->cfg.rate_bound ? f->rate_bps : f->max_rate_bps);
+	sim_host_qp_sync(h, f);
+	if (s->trace != NULL && f->snd_nxt >= f->size)
+		sim_trace_tx_done(s, f);
 	sim_net_send(s, h->port, p);
-	if (f->rp_cfg->byte_counter_bytes != 0) {
+	if (f->byte_counter) {
 		dcqcn_rp_on_tx(f->rp_cfg, &f->rp, pkt->size, s->now_ns);
 		sim_host_rp_sync(s, f);
 	}
 }
 
-void
+/* Flattened, as sim_net.c's event handlers: one send decision per call. */
+__attribute__((flatten)) void
 sim_host_kick(struct sim *s, uint32_t hi)
 {
 	struct sim_host *h = &s->hosts[hi];
 	struct sim_port *port;
 	uint64_t t = SIM_NEVER;
-	uint32_t i;
+	uint32_t i, idx;
 
 	if (h->port == SIM_NONE)
 		return;
@@ -349,7 +369,7 @@ sim_host_kick(struct sim *s, uint32_t hi)
 		return;
 	}
 	/* ACKs, NACKs and CNPs first (ACK_HIGH_PRIO's queue 0, never paused). */
-	if (h->ackq_head != SIM_NONE && !port->paused[0]) {
+	if (h->ackq_head != SIM_NONE && !(port->paused & 1u)) {
 		uint32_t p = h->ackq_head;
 
 		h->ackq_head = s->pkts[p].next;
@@ -358,20 +378,21 @@ sim_host_kick(struct sim *s, uint32_t hi)
 		sim_net_send(s, h->port, p);
 		goto sent;
 	}
-	for (i = 1; i <= h->nqps; i++) {
-		uint32_t idx = (i + h->rr_last) % h->nqps;
-		struct sim_flow *f = &s->flows[h->qps[idx]];
+	/* Round robin from the QP after the last one served. */
+	for (i = 0, idx = h->nqps ? (h->rr_last + 1) % h->nqps : 0; i < h->nqps;
+	     i++, idx = idx + 1 == h->nqps ? 0 : idx + 1) {
+		const struct sim_host_qp *q = &h->qps[idx];
 
-		if (port->paused[f->pg] || f->snd_nxt >= f->size ||
-		    (s->window_on && sim_host_win_bound(s, f)))
+		if ((port->paused >> q->pg & 1u) || !q->has_data ||
+		    (s->window_on && sim_host_win_bound(s, &s->flows[q->flow])))
 			continue;
-		if (f->next_avail_ns > s->now_ns) {
-			if (f->next_avail_ns < t)
-				t = f->next_avail_ns;
+		if (q->next_avail_ns > s->now_ns) {
+			if (q->next_avail_ns < t)
+				t = q->next_avail_ns;
 			continue;
 		}
 		h->rr_last = idx;
-		sim_host_send_data(s, h, f);
+		sim_host_send_data(s, h, &s->flows[q->flow]);
 		goto sent;
 	}
 	/* Nothing may go now: wake at the earliest rate limiter. */
@@ -407,8 +428,7 @@ sim_host_ctrl(struct sim *s, struct sim_host *h, uint32_t fi, uint8_t type, uint
 
 	pkt->flow = fi;
 	pkt->seq = seq;
-	pkt->in_port = SIM_NONE;
-	pkt->hash = 0;
+	pkt->in_local = 0;
 	pkt->dst = f->src;
 	pkt->size = SIM_CTRL_BYTES;
 	pkt->type = type;
@@ -493,20 +513,24 @@ sim_host_rx_ack(struct sim *s, struct sim_host *h, struct sim_pkt *pkt)
 
 	if (f->state != SIM_FLOW_ACTIVE)
 		return;
-	if (pkt->seq > f->snd_una)
+	if (pkt->seq > f->snd_una) {
+		s->st.acked_bytes += pkt->seq - f->snd_una;
 		f->snd_una = pkt->seq;
+	}
 	if (f->snd_una >= f->size) {
 		sim_host_flow_done(s, f);
 		return;
 	}
-	if (pkt->type == SIM_PKT_NACK)
+	if (pkt->type == SIM_PKT_NACK) {
 		f->snd_nxt = f->snd_una; /* go-back-N */
+		sim_host_qp_sync(h, f);
+	}
 	if (pkt->flags & SIM_PKTF_CNP)
 		sim_host_cnp_rx(s, pkt->flow, false);
 	sim_host_kick(s, (uint32_t)(h - s->hosts));
 }
 
-void
+__attribute__((flatten)) void
 sim_host_receive(struct sim *s, uint32_t node, uint32_t port, uint32_t p)
 {
 	struct sim_host *h = &s->hosts[s->nodes[node].host];

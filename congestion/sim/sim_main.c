@@ -7,9 +7,17 @@
  *       [--marker red|sojourn|phantom|red-as-switch] [--seed N] --out DIR
  *       [--host-model hpcc|firmware|paper] [--window auto|on|off]
  *       [--ts-interval T] [--end T] [-o section.key=value]...
- *       [--check-config] [--dump-config]
+ *       [--check-config] [--dump-config] [--progress T] [--quiet]
+ *       [--waits] [--trace-flows ID,...]
  *
  * Precedence: built-in defaults < --hpcc-config < --config < command line.
+ * A status line goes to stderr every --progress of wall time (default 2 s,
+ * 0 = none; --quiet: none, and no closing line).  SIGINT or SIGTERM ends
+ * the run early: every output is written for what was simulated,
+ * summary.json says "partial": true, and the exit status is 128 + the
+ * signal's number, as a shell reports a process the signal killed.
+ * --waits and --trace-flows add the analysis outputs of sim_trace.h; they
+ * observe the run and change nothing in it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,8 +26,11 @@
 #include <time.h>
 
 #include "sim.h"
+#include "sim_progress.h"
+#include "sim_trace.h"
 
 #define SIM_MAX_OVERRIDES 64
+#define SIM_PROGRESS_DEFAULT_NS 2000000000ull /* wall time between status lines */
 
 struct sim_cli_set {
 	const char *section;
@@ -36,7 +47,8 @@ sim_usage(FILE *f)
 		"         [--marker red|sojourn|phantom|red-as-switch] [--seed N] --out DIR\n"
 		"         [--host-model hpcc|firmware|paper] [--window auto|on|off]\n"
 		"         [--ts-interval TIME] [--end TIME] [-o section.key=value]...\n"
-		"         [--check-config] [--dump-config] [--quiet]\n");
+		"         [--check-config] [--dump-config] [--progress TIME] [--quiet]\n"
+		"         [--waits] [--trace-flows ID,...]\n");
 }
 
 static double
@@ -49,7 +61,7 @@ sim_clock_s(clockid_t id)
 }
 
 static void
-sim_run(struct sim *s)
+sim_run(struct sim *s, struct sim_progress *prog)
 {
 	struct sim_ev ev;
 	uint64_t events = 0;
@@ -60,19 +72,32 @@ sim_run(struct sim *s)
 
 		if (t_ns > s->end_ns)
 			break;
+		if ((events & (SIM_PROGRESS_POLL_EVENTS - 1)) == 0) {
+			s->stop_signal = sim_progress_poll(s, prog, events);
+			if (s->stop_signal != 0)
+				break;
+		}
 		s->now_ns = t_ns;
 		events++;
-		switch (ev.arg >> SIM_EV_IDX_BITS) {
-		case SIM_EV_ARRIVE:
+		/* Link events are ~98% of the run: test for them before the switch. */
+		if (ev.arg >> SIM_EV_IDX_BITS == SIM_EV_ARRIVE) {
 			sim_net_arrive(s, idx);
-			break;
-		case SIM_EV_PORT_TX:
-			s->ports[idx].tx_pending = 0;
-			if (s->nodes[s->ports[idx].node].kind == SIM_NODE_HOST)
-				sim_host_kick(s, s->nodes[s->ports[idx].node].host);
+			if (s->flows_done == s->nflows)
+				break;
+			continue;
+		}
+		if (ev.arg >> SIM_EV_IDX_BITS == SIM_EV_PORT_TX) {
+			struct sim_port *port = &s->ports[idx];
+
+			/* Transmitting only: no flow finishes here. */
+			port->tx_pending = 0;
+			if (s->nodes[port->node].kind == SIM_NODE_HOST)
+				sim_host_kick(s, s->nodes[port->node].host);
 			else
 				sim_net_port_tx(s, idx);
-			break;
+			continue;
+		}
+		switch (ev.arg >> SIM_EV_IDX_BITS) {
 		case SIM_EV_HOST_WAKE:
 			sim_host_wake(s, idx);
 			break;
@@ -139,8 +164,7 @@ sim_free(struct sim *s)
 	free(s->ports);
 	free(s->hosts);
 	free(s->host_of_node);
-	free(s->rt_first);
-	free(s->rt_count);
+	free(s->rt);
 	free(s->rt_port);
 	free(s->pair);
 	free(s->flows);
@@ -166,12 +190,18 @@ main(int argc, char **argv)
 		{ "check-config", no_argument, NULL, 'C' },
 		{ "dump-config", no_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "progress", required_argument, NULL, 'P' },
+		{ "waits", no_argument, NULL, 'W' },
+		{ "trace-flows", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sim_cli_set sets[SIM_MAX_OVERRIDES];
 	uint32_t nsets = 0;
-	bool check = false, dump = false, quiet = false;
+	bool check = false, dump = false, quiet = false, waits = false;
+	const char *trace_flows = NULL;
+	uint64_t progress_ns = SIM_PROGRESS_DEFAULT_NS;
+	struct sim_progress prog;
 	static struct sim sim;
 	struct sim *s = &sim;
 	double t0, c0, wall, cpu;
@@ -185,7 +215,8 @@ main(int argc, char **argv)
 		struct sim_cli_set *o = nsets < SIM_MAX_OVERRIDES ? &sets[nsets] : NULL;
 
 		if (o == NULL && opt != 't' && opt != 'f' && opt != 'H' && opt != 'c' &&
-		    opt != 'O' && opt != 'C' && opt != 'D' && opt != 'q' && opt != 'h') {
+		    opt != 'O' && opt != 'C' && opt != 'D' && opt != 'q' && opt != 'P' &&
+		    opt != 'W' && opt != 'T' && opt != 'h') {
 			fprintf(stderr, "longspan-sim: too many options\n");
 			return 2;
 		}
@@ -253,6 +284,19 @@ main(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case 'W':
+			waits = true;
+			break;
+		case 'T':
+			trace_flows = optarg;
+			break;
+		case 'P':
+			if (sim_parse_time_ns(optarg, &progress_ns) < 0) {
+				fprintf(stderr, "longspan-sim: --progress: expected a wall time "
+					"such as 5s or 500ms, got '%s'\n", optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			sim_usage(stdout);
 			return 0;
@@ -294,6 +338,10 @@ main(int argc, char **argv)
 		return 2;
 	}
 
+	if (sim_progress_catch_signals() < 0) {
+		perror("longspan-sim: sigaction");
+		return 1;
+	}
 	t0 = sim_clock_s(CLOCK_MONOTONIC);
 	c0 = sim_clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	rc = sim_topo_load(s, s->cfg.topology);
@@ -317,7 +365,10 @@ main(int argc, char **argv)
 		rc = sim_host_setup(s);
 	if (rc == 0)
 		rc = sim_out_open(s, s->cfg.out_dir);
+	if (rc == 0)
+		rc = sim_trace_open(s, s->cfg.out_dir, waits, trace_flows);
 	if (rc < 0) {
+		sim_trace_close(s);
 		sim_out_close(s);
 		sim_free(s);
 		return 1;
@@ -334,10 +385,18 @@ main(int argc, char **argv)
 		sim_schedule(s, s->flows[0].start_ns, SIM_EV_FLOW_START, 0);
 		sim_schedule(s, s->flows[0].start_ns, SIM_EV_SAMPLE, 0);
 	}
-	sim_run(s);
+	sim_progress_init(&prog, quiet ? 0 : progress_ns, stderr);
+	sim_run(s, &prog);
 	wall = sim_clock_s(CLOCK_MONOTONIC) - t0;
 	cpu = sim_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	rc = sim_out_finish(s, wall, cpu);
+	if (sim_trace_finish(s) < 0)
+		rc = -EIO;
+	if (!quiet && s->stop_signal != 0)
+		fprintf(stderr, "longspan-sim: stopped by %s at t = %.6f s: %u/%u flows "
+			"finished; partial outputs in %s\n",
+			sim_progress_signal_name(s->stop_signal), (double)s->now_ns * 1e-9,
+			s->flows_done, s->nflows, s->cfg.out_dir);
 	if (!quiet) {
 		printf("longspan-sim: %u/%u flows finished, %llu events in %.2f s wall, %.2f s CPU "
 		       "(%.2f M events/s of CPU), simulated %.6f s; out: %s\n", s->flows_done,
@@ -345,7 +404,10 @@ main(int argc, char **argv)
 		       cpu > 0 ? (double)s->st.events / cpu / 1e6 : 0.0, (double)s->now_ns * 1e-9,
 		       s->cfg.out_dir);
 	}
+	sim_trace_close(s);
 	sim_out_close(s);
 	sim_free(s);
-	return rc < 0 ? 1 : 0;
+	if (rc < 0)
+		return 1;
+	return s->stop_signal != 0 ? 128 + s->stop_signal : 0;
 }

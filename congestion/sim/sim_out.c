@@ -4,7 +4,8 @@
  *   fct.txt      HPCC format, one line per finished flow in completion order:
  *                sip dip sport dport size start_ns fct_ns standalone_fct_ns
  *   summary.json FCT and slowdown (avg, p50, p99) for intra-DC, inter-DC and
- *                all flows and by size bin; PFC; drops; WAN utilisation;
+ *                all flows and by size bin ("partial": true when a signal
+ *                stopped the run early); PFC; drops; WAN utilisation;
  *                queue p99 per node role; CNPs; gateway counters; events
  *                and wall time
  *   queues.csv   egress queue bytes of every gateway and ToR port (and the
@@ -26,6 +27,7 @@
 
 #include "sim.h"
 #include "sim_gw.h"
+#include "sim_trace.h"
 
 struct sim_out {
 	char dir[1024];
@@ -36,6 +38,13 @@ struct sim_out {
 	char *fct_buf;
 	uint32_t *qports;	/* ports in queues.csv */
 	uint32_t nqports;
+	uint32_t *sports;	/* switch ports whose queue depth is sampled */
+	uint8_t *sport_role;	/* their node's role */
+	uint8_t *sport_busy;	/* the port has carried traffic (then it stays sampled): 1, 2 for a WAN port */
+	uint32_t nsports;
+	char *row;		/* one time-series row, formatted by hand */
+	uint32_t *ts_flows;	/* active flows in rates.csv, in index (start) order */
+	uint32_t nts_flows;
 	uint64_t next_ts_ns;
 	uint64_t last_ts_ns;
 	bool sampling;
@@ -43,17 +52,24 @@ struct sim_out {
 
 static int sim_out_flows_csv(struct sim *s);
 
-static FILE *
-sim_out_file(struct sim_out *o, const char *name)
+/* Creates DIR/NAME for writing; NULL (with the reason on stderr) if it cannot. */
+FILE *
+sim_out_create(const char *dir, const char *name)
 {
 	char path[1200];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", o->dir, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "w");
 	if (f == NULL)
 		fprintf(stderr, "%s: cannot create: %s\n", path, strerror(errno));
 	return f;
+}
+
+static FILE *
+sim_out_file(struct sim_out *o, const char *name)
+{
+	return sim_out_create(o->dir, name);
 }
 
 int
@@ -66,6 +82,23 @@ sim_out_open(struct sim *s, const char *dir)
 		return -ENOMEM;
 	s->out = o;
 	snprintf(o->dir, sizeof(o->dir), "%s", dir);
+	o->sports = malloc(sizeof(uint32_t) * (s->nports + 1));
+	o->sport_role = malloc(s->nports + 1);
+	o->sport_busy = calloc(s->nports + 1, 1);
+	/* The widest row: rates.csv's or queues.csv's, 21 characters a number. */
+	o->row = malloc(21 * ((size_t)s->nports + s->ngws + 8));
+	o->ts_flows = malloc(sizeof(uint32_t) * (s->nflows + 1));
+	if (o->sports == NULL || o->sport_role == NULL || o->sport_busy == NULL || o->row == NULL ||
+	    o->ts_flows == NULL)
+		return -ENOMEM;
+	for (i = 0; i < s->nports; i++) {
+		uint8_t role = s->nodes[s->ports[i].node].role;
+
+		if (role == SIM_ROLE_HOST)
+			continue;
+		o->sport_role[o->nsports] = role;
+		o->sports[o->nsports++] = i;
+	}
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
 		fprintf(stderr, "%s: cannot create directory: %s\n", dir, strerror(errno));
 		return -errno;
@@ -109,9 +142,34 @@ sim_out_open(struct sim *s, const char *dir)
 	return 0;
 }
 
+/*
+ * rates.csv lists the active flows of at least ts_min_flow_bytes in index
+ * order.  Flows start in index order, so appending at the start keeps the
+ * list sorted, and a sample walks it instead of every flow of the run.
+ */
+void
+sim_out_flow_start(struct sim *s, const struct sim_flow *f)
+{
+	struct sim_out *o = s->out;
+
+	if (o != NULL && f->size >= s->cfg.ts_min_flow_bytes)
+		o->ts_flows[o->nts_flows++] = (uint32_t)(f - s->flows);
+}
+
 void
 sim_out_flow_done(struct sim *s, struct sim_flow *f)
 {
+	struct sim_out *o = s->out;
+	uint32_t fi = (uint32_t)(f - s->flows), i;
+
+	for (i = 0; i < o->nts_flows; i++) {
+		if (o->ts_flows[i] == fi) {
+			memmove(&o->ts_flows[i], &o->ts_flows[i + 1],
+				sizeof(uint32_t) * (o->nts_flows - i - 1));
+			o->nts_flows--;
+			break;
+		}
+	}
 	fprintf(s->out->fct, "%08x %08x %u %u %u %llu %llu %llu\n", sim_topo_ip(f->src),
 		sim_topo_ip(f->dst), f->sport, f->dport, f->size,
 		(unsigned long long)f->start_ns, (unsigned long long)(f->finish_ns - f->start_ns),
@@ -158,6 +216,28 @@ sim_out_cnp(struct sim *s, uint32_t fi, bool from_gw)
 			s->flows[fi].id, from_gw ? "gateway" : "receiver");
 }
 
+/*
+ * Appends ",v" (or "v" with sep 0) in decimal, exactly what printf's %u and
+ * %llu write: the time series are most of a run's output and printf's
+ * format parsing was most of their cost.
+ */
+static inline char *
+sim_out_num(char *p, char sep, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	if (sep)
+		*p++ = sep;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	while (n > 0)
+		*p++ = tmp[--n];
+	return p;
+}
+
 /* Queue sampling for the p99s, and the time-series rows. */
 void
 sim_out_sample(struct sim *s)
@@ -165,39 +245,47 @@ sim_out_sample(struct sim *s)
 	struct sim_out *o = s->out;
 	uint32_t i;
 
-	for (i = 0; i < s->nports; i++) {
-		const struct sim_port *p = &s->ports[i];
-		uint8_t role = s->nodes[p->node].role;
+	for (i = 0; i < o->nsports; i++) {
+		uint32_t pi = o->sports[i];
 
-		if (role == SIM_ROLE_HOST || p->tx_bytes == 0)
-			continue; /* only ports that carried traffic */
-		sim_hist_add(&s->st.qhist[role], p->qbytes_total);
-		if (p->wan)
-			sim_hist_add(&s->ports[i].wan_qhist, p->qbytes_total);
+		if (!o->sport_busy[i]) {
+			if (s->ports[pi].tx_bytes == 0)
+				continue; /* only ports that carried traffic */
+			o->sport_busy[i] = s->ports[pi].wan ? 2 : 1;
+		}
+		sim_hist_add(&s->st.qhist[o->sport_role[i]], s->qdepth[pi]);
+		if (o->sport_busy[i] == 2)
+			sim_hist_add(&s->ports[pi].wan_qhist, s->qdepth[pi]);
 	}
+	if (s->trace != NULL)
+		sim_trace_sample(s, o->queues != NULL && s->now_ns >= o->next_ts_ns);
 	if (o->queues == NULL || s->now_ns < o->next_ts_ns)
 		return;
 	{
 		uint64_t dt = s->now_ns - o->last_ts_ns;
+		char *r = sim_out_num(o->row, 0, s->now_ns);
 
-		fprintf(o->queues, "%llu", (unsigned long long)s->now_ns);
 		for (i = 0; i < o->nqports; i++)
-			fprintf(o->queues, ",%u", s->ports[o->qports[i]].qbytes_total);
+			r = sim_out_num(r, ',', s->qdepth[o->qports[i]]);
 		for (i = 0; i < s->ngws; i++)
-			fprintf(o->queues, ",%llu", (unsigned long long)s->gws[i]->dram_bytes);
-		fputc('\n', o->queues);
-		for (i = 0; i < s->nflows; i++) {
-			struct sim_flow *f = &s->flows[i];
+			r = sim_out_num(r, ',', s->gws[i]->dram_bytes);
+		*r++ = '\n';
+		fwrite(o->row, 1, (size_t)(r - o->row), o->queues);
+		for (i = 0; i < o->nts_flows; i++) {
+			struct sim_flow *f = &s->flows[o->ts_flows[i]];
 			uint64_t done;
 
-			if (f->state != SIM_FLOW_ACTIVE || f->size < s->cfg.ts_min_flow_bytes)
-				continue;
 			done = sim_out_delivered(s, f);
-			fprintf(o->rates, "%llu,%u,%u,%u,%u,%llu,%llu\n",
-				(unsigned long long)s->now_ns, f->id, f->src, f->dst, f->inter,
-				(unsigned long long)f->rate_bps,
-				(unsigned long long)(dt && f->acked_sample <= done ?
-					(done - f->acked_sample) * 8000000000ull / dt : 0));
+			r = sim_out_num(o->row, 0, s->now_ns);
+			r = sim_out_num(r, ',', f->id);
+			r = sim_out_num(r, ',', f->src);
+			r = sim_out_num(r, ',', f->dst);
+			r = sim_out_num(r, ',', f->inter);
+			r = sim_out_num(r, ',', f->rate_bps);
+			r = sim_out_num(r, ',', dt && f->acked_sample <= done ?
+					(done - f->acked_sample) * 8000000000ull / dt : 0);
+			*r++ = '\n';
+			fwrite(o->row, 1, (size_t)(r - o->row), o->rates);
 			f->acked_sample = done;
 		}
 		o->last_ts_ns = s->now_ns;
@@ -413,6 +501,8 @@ sim_out_finish(struct sim *s, double wall_s, double cpu_s)
 			s->nodes[s->hosts[i].node].site);
 	fprintf(j, "],\n");
 	fprintf(j, "  \"flows\": %u,\n  \"flows_finished\": %u,\n", s->nflows, s->flows_done);
+	/* Stopped by a signal: what was simulated up to sim_end_ns, not the run's end. */
+	fprintf(j, "  \"partial\": %s,\n", s->stop_signal != 0 ? "true" : "false");
 	fprintf(j, "  \"fct\": {\n");
 	for (c = 0; c < 3; c++) {
 		fprintf(j, "    ");
@@ -562,6 +652,11 @@ sim_out_close(struct sim *s)
 		fclose(o->cnps);
 	free(o->fct_buf);
 	free(o->qports);
+	free(o->sports);
+	free(o->sport_role);
+	free(o->sport_busy);
+	free(o->row);
+	free(o->ts_flows);
 	free(o);
 	s->out = NULL;
 	for (i = 0; i < SIM_ROLE_COUNT; i++)

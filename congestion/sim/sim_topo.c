@@ -216,17 +216,25 @@ sim_topo_load(struct sim *s, const char *path)
 	}
 	/* Ports of a node are contiguous, in link order (ns-3's ifIndex order). */
 	s->nports = 2 * nl;
-	s->ports = calloc(s->nports ? s->nports : 1, sizeof(*s->ports));
+	/* Cache-line aligned: struct sim_port is laid out in 64-byte lines. */
+	s->ports = aligned_alloc(64, sizeof(*s->ports) * (s->nports ? s->nports : 1));
 	if (s->ports == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
+	memset(s->ports, 0, sizeof(*s->ports) * (s->nports ? s->nports : 1));
 	{
 		uint32_t base = 0;
 
 		for (i = 0; i < nnodes; i++) {
 			s->nodes[i].port_base = base;
 			base += deg[i];
+			if (deg[i] > SIM_MAX_NODE_PORTS) {
+				fprintf(stderr, "%s: node %llu has %u links; at most %u are "
+					"modelled\n", path, (unsigned long long)i, deg[i],
+					SIM_MAX_NODE_PORTS);
+				goto out;
+			}
 			if (s->nodes[i].kind == SIM_NODE_HOST && deg[i] > 1) {
 				fprintf(stderr, "%s: host %llu has %u links; hosts with several "
 					"NICs are not modelled\n", path, (unsigned long long)i,
@@ -249,6 +257,7 @@ sim_topo_load(struct sim *s, const char *path)
 
 			p->node = owner[e];
 			p->peer = ends[1 - e];
+			p->peer_node = owner[1 - e];
 			p->local = s->nodes[owner[e]].nports - 1;
 			p->rate_bps = links[i].rate_bps;
 			p->delay_ns = links[i].delay_ns;
@@ -362,11 +371,13 @@ sim_flows_load(struct sim *s, const char *path)
 				return -EINVAL;
 			}
 			have_count = true;
-			s->flows = calloc(n ? n : 1, sizeof(*s->flows));
+			/* struct sim_flow is laid out in cache lines. */
+			s->flows = aligned_alloc(64, sizeof(*s->flows) * (n ? n : 1));
 			if (s->flows == NULL) {
 				fclose(f);
 				return -ENOMEM;
 			}
+			memset(s->flows, 0, sizeof(*s->flows) * (n ? n : 1));
 			continue;
 		}
 		if (got == n) {
@@ -450,16 +461,17 @@ sim_topo_routes(struct sim *s)
 	uint32_t *hop_node = malloc(sizeof(uint32_t) * (s->nports + 1));
 	uint32_t *hop_port = malloc(sizeof(uint32_t) * (s->nports + 1));
 	uint32_t *fill = calloc(N, sizeof(uint32_t));
+	uint32_t *rt_first = calloc((size_t)N * H + 1, sizeof(uint32_t));
+	uint8_t *rt_count = calloc((size_t)N * H + 1, 1);
 	uint32_t h;
 	int rc = -ENOMEM;
 
-	s->rt_first = calloc((size_t)N * H, sizeof(uint32_t));
-	s->rt_count = calloc((size_t)N * H, 1);
+	s->rt = calloc((size_t)N * H + 1, sizeof(uint32_t));
 	/* Each port is a next hop toward a given host at most once. */
 	s->rt_port = malloc(sizeof(uint32_t) * ((size_t)s->nports * H + 1));
 	s->pair = calloc((size_t)H * H, sizeof(*s->pair));
 	if (!dist || !queue || !delay || !txd || !bw || !cand || !hop_node || !hop_port ||
-	    !fill || !s->rt_first || !s->rt_count || !s->rt_port || !s->pair)
+	    !fill || !rt_first || !rt_count || !s->rt || !s->rt_port || !s->pair)
 		goto out;
 	for (h = 0; h < H; h++) {
 		uint32_t hn = s->hosts[h].node;
@@ -526,14 +538,14 @@ sim_topo_routes(struct sim *s)
 				rc = -E2BIG;
 				goto out;
 			}
-			s->rt_first[slot] = s->nrt_port;
-			s->rt_count[slot] = 0;
+			rt_first[slot] = s->nrt_port;
+			rt_count[slot] = 0;
 			s->nrt_port += fill[i];
 		}
 		for (i = 0; i < nhop; i++) {
 			size_t slot = (size_t)hop_node[i] * H + h;
 
-			s->rt_port[s->rt_first[slot] + s->rt_count[slot]++] = hop_port[i];
+			s->rt_port[rt_first[slot] + rt_count[slot]++] = hop_port[i];
 		}
 		/* Pair attributes toward host h, from every host. */
 		for (i = 0; i < H; i++) {
@@ -549,6 +561,16 @@ sim_topo_routes(struct sim *s)
 			pr->bw_bps = bw[sn];
 		}
 	}
+	/* Pack each (switch, host) entry: count, and the port or the first index. */
+	if (s->nrt_port >= (1u << 24) || s->nports >= (1u << 24)) {
+		fprintf(stderr, "longspan-sim: %u next-hop entries over %u ports: more than the "
+			"routing table's 2^24\n", s->nrt_port, s->nports);
+		rc = -E2BIG;
+		goto out;
+	}
+	for (h = 0; h < N * H; h++)
+		s->rt[h] = rt_count[h] == 1 ? s->rt_port[rt_first[h]] << 8 | 1 :
+			   rt_first[h] << 8 | rt_count[h];
 	s->max_rtt_ns = 0;
 	s->max_bdp_bytes = 0;
 	for (h = 0; h < H * H; h++) {
@@ -574,5 +596,7 @@ out:
 	free(hop_node);
 	free(hop_port);
 	free(fill);
+	free(rt_first);
+	free(rt_count);
 	return rc;
 }

@@ -14,9 +14,12 @@ shows which property broke.
 import csv
 import json
 import os
+import re
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 
 SIM = None
 
@@ -422,6 +425,162 @@ def test_determinism(d):
     check(outs[0][1] != outs[2][1], "seeds 7 and 8 gave identical FCTs")
 
 
+PROGRESS_RE = re.compile(r"^longspan-sim: t = (\d+\.\d+) s, (\d+)/(\d+) flows finished, "
+                         r"(\d+\.\d+) M events/s, (\d+\.\d)% done, ~(\d+ s|\?) left$")
+
+
+def test_progress(d):
+    """Status lines on stderr, --quiet, and partial outputs on SIGINT/SIGTERM.
+
+    One 4 GB flow across a 500 us WAN (seconds of wall time, so the signal
+    always lands mid-run) beside twenty 20 kB flows that finish within
+    milliseconds of simulated time.  With --progress 100ms the run prints
+    status lines; once they report finished flows it gets SIGINT and must
+    exit with 128 + 2, a summary.json marked partial, and every output
+    written out up to where it stopped.
+    """
+    topo = write(d, "topo.txt", dumbbell("500us"))
+    fl = write(d, "flows.txt", flows([(0, 1, 4_000_000_000, 0)] +
+                                     [(0, 1, 20_000, 0.0001 * i) for i in range(20)]))
+    out = os.path.join(d, "out_int")
+    cmd = [SIM, "--topology", topo, "--flows", fl, "--out", out, "--progress", "100ms",
+           "--ts-interval", "10us"]
+    p = subprocess.Popen(cmd, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watchdog = threading.Timer(100, p.kill)
+    watchdog.start()
+    lines = []
+    try:
+        for line in p.stderr:
+            m = PROGRESS_RE.match(line.rstrip("\n"))
+            check(m is not None, f"not a status line: {line!r}")
+            lines.append(m)
+            if len(lines) >= 2 and int(m.group(2)) >= 1:
+                break
+        check(p.poll() is None, f"run ended before the signal; stderr: {lines}")
+        p.send_signal(signal.SIGINT)
+        rest = p.stderr.read()
+        p.wait()
+    finally:
+        watchdog.cancel()
+    check(p.returncode == 128 + signal.SIGINT, f"exit status {p.returncode} after SIGINT")
+    check("stopped by SIGINT" in rest, f"no stop message: {rest!r}")
+    times = [float(m.group(1)) for m in lines]
+    done = [int(m.group(2)) for m in lines]
+    check(all(int(m.group(3)) == 21 for m in lines), "status lines: wrong flow total")
+    check(times == sorted(times) and times[0] < times[-1], f"simulated time {times}")
+    check(done == sorted(done), f"finished flows went down: {done}")
+    check(all(float(m.group(4)) > 0 and 0 <= float(m.group(5)) <= 100 for m in lines),
+          "events/s or % done out of range")
+    s = summary(d, "out_int")
+    check(s["partial"] is True, "summary.json after SIGINT is not marked partial")
+    check(done[-1] <= s["flows_finished"] < 21,
+          f"{s['flows_finished']} flows finished in the partial summary, {done[-1]} reported")
+    check(s["sim_end_ns"] >= times[-1] * 1e9 - 1, "summary ends before the last status line")
+    # Every output flushed: one complete fct.txt line per finished flow, one
+    # flows.csv row per flow, time series up to where the run stopped.
+    rows = fct_lines(d, "out_int")
+    check(len(rows) == s["flows_finished"], f"fct.txt {len(rows)} lines")
+    check(len(flows_csv(d, "out_int")) == 21, "flows.csv rows")
+    big = flows_csv(d, "out_int")[0]
+    check(big["fct_ns"] == 0 and 0 < big["acked_bytes"] < 4_000_000_000, "big flow's row")
+    for name in ("queues.csv", "rates.csv"):
+        with open(os.path.join(out, name)) as f:
+            text = f.read()
+        check(text.endswith("\n"), f"{name} ends mid-line")
+        last = int(text.splitlines()[-1].split(",")[0])
+        check(0 <= s["sim_end_ns"] - last <= 10_000, f"{name} stops at {last} ns, run at "
+              f"{s['sim_end_ns']} ns")
+    # SIGTERM with --quiet: nothing on stderr, the same partial outputs.
+    cmd = [SIM, "--topology", topo, "--flows", fl, "--out", os.path.join(d, "out_term"),
+           "--quiet", "--progress", "1ms"]
+    p = subprocess.Popen(cmd, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out_text, err = p.communicate(timeout=0.5)
+        raise Fail(f"run ended before SIGTERM ({p.returncode}): {err!r}")
+    except subprocess.TimeoutExpired:
+        p.send_signal(signal.SIGTERM)
+        out_text, err = p.communicate(timeout=100)
+    check(p.returncode == 128 + signal.SIGTERM, f"exit status {p.returncode} after SIGTERM")
+    check(err == "" and out_text == "", f"--quiet printed: {err!r} {out_text!r}")
+    check(summary(d, "out_term")["partial"] is True, "SIGTERM: summary not partial")
+    # A run that ends by itself is not partial.
+    run(d, topo, write(d, "small.txt", flows([(0, 1, 20_000, 0)])), out="out_small")
+    check(summary(d, "out_small")["partial"] is False, "a complete run marked partial")
+
+
+def csv_rows(d, out, name):
+    with open(os.path.join(d, out, name)) as f:
+        return list(csv.DictReader(f))
+
+
+def test_waits(d):
+    """--waits and --trace-flows: where packets wait, by flow class.
+
+    An inter-DC flow (host 0, behind gateway 2) and an intra-DC flow (host
+    5) both send 2 MB to host 1 behind gateway 3, so on port 3->1 each waits
+    behind the other's bytes.  The outputs must observe without changing the
+    run, and agree with each other: per-port sums equal the per-flow sums,
+    the trace's waits add up to them, the class split of the queue adds up
+    to queues.csv.
+    """
+    topo = write(d, "topo.txt", "6 2 5\n2 3\n0 2 100Gbps 1us 0\n4 2 100Gbps 1us 0\n"
+                 "2 3 100Gbps 50us 0\n3 1 100Gbps 1us 0\n3 5 100Gbps 1us 0\n")
+    fl = write(d, "flows.txt", flows([(0, 1, 2_000_000, 0), (5, 1, 2_000_000, 0)]))
+    run(d, topo, fl, "--ts-interval", "5us", out="plain")
+    run(d, topo, fl, "--ts-interval", "5us", "--waits", "--trace-flows", "1", out="waits")
+    for name in ("fct.txt", "flows.csv", "queues.csv", "rates.csv"):
+        with open(os.path.join(d, "plain", name)) as a, open(os.path.join(d, "waits", name)) as b:
+            check(a.read() == b.read(), f"{name} differs with --waits")
+    a, b = summary(d, "plain"), summary(d, "waits")
+    for x in (a, b):
+        for k in ("wall_s", "cpu_s", "events_per_s"):
+            x.pop(k)
+    check(a == b, "summary.json differs with --waits")
+    check(not os.path.exists(os.path.join(d, "plain", "ports.csv")), "ports.csv without --waits")
+    hops = csv_rows(d, "waits", "hops.csv")
+    inter = [h for h in hops if h["id"] == "0"]
+    intra = [h for h in hops if h["id"] == "1"]
+    check([(h["node"], h["to"]) for h in inter] == [("2", "3"), ("3", "1")],
+          f"inter-DC path {[(h['node'], h['to']) for h in inter]}")
+    check([(h["node"], h["to"]) for h in intra] == [("3", "1")], "intra-DC path")
+    npkts = int(inter[0]["pkts"])
+    check(npkts > 0 and all(int(h["pkts"]) == npkts for h in hops), "packets per hop")
+    ports = {(r["node"], r["to"]): r for r in csv_rows(d, "waits", "ports.csv")}
+    down = ports[("3", "1")]
+    check(int(down["pkts_intra"]) == npkts and int(down["pkts_inter"]) == npkts,
+          "port 3->1 packets by class")
+    check(int(down["wait_intra_ns"]) == int(intra[0]["wait_ns"]) and
+          int(down["wait_inter_ns"]) == int(inter[1]["wait_ns"]), "port sums vs flow sums")
+    check(int(down["wait_intra_ns"]) > 0 and int(down["intra_ahead_inter_bytes"]) > 0 and
+          int(down["inter_ahead_intra_bytes"]) > 0, "no mutual waiting at the shared port")
+    check(int(intra[0]["ahead_inter_bytes"]) == int(down["intra_ahead_inter_bytes"]),
+          "bytes ahead: port vs flow")
+    check(ports[("2", "3")]["pkts_intra"] == "0", "intra-DC packets on the WAN")
+    # The trace of flow 1: one enqueue and one dequeue per packet, waits summing up.
+    tr = csv_rows(d, "waits", "trace.csv")
+    check({r["flow"] for r in tr} == {"1"}, "trace.csv holds other flows")
+    deq = [r for r in tr if r["ev"] == "deq"]
+    check(len(deq) == npkts and len(tr) == 2 * npkts, f"trace rows {len(tr)}")
+    check(sum(int(r["wait_ns"]) for r in deq) == int(intra[0]["wait_ns"]), "trace waits")
+    fct = {r["id"]: r for r in flows_csv(d, "waits")}
+    for h in hops:
+        check(int(h["wait_max_ns"]) + int(h["held_ns"]) <= fct[int(h["id"])]["fct_ns"],
+              "a wait longer than the flow")
+        check(0 < int(h["tx_done_ns"]) < fct[int(h["id"])]["fct_ns"], "tx_done_ns")
+    # The class split of each queue adds up to its depth.
+    check(b["pfc"]["pause_count"] == 0, "PFC frames would be in queues.csv only")
+    qc = csv_rows(d, "waits", "queue_class.csv")
+    qs = csv_rows(d, "waits", "queues.csv")
+    check(len(qc) == len(qs) and len(qc) > 10, "queue_class.csv rows")
+    for rc, rq in zip(qc, qs):
+        check(rc["t_ns"] == rq["t_ns"], "queue_class.csv times")
+        check(int(rc["3->1:intra"]) + int(rc["3->1:inter"]) == int(rq["gw3->1"]),
+              f"t={rq['t_ns']}: class split {rc['3->1:intra']} + {rc['3->1:inter']} "
+              f"!= {rq['gw3->1']}")
+    p = run(d, topo, fl, "--trace-flows", "1,9", out="bad", expect_ok=False)
+    check(p.returncode != 0 and "--trace-flows" in p.stderr, "flow id out of range accepted")
+
+
 TESTS = {
     "single_flow": test_single_flow,
     "lossy_wan": test_lossy_wan,
@@ -431,6 +590,8 @@ TESTS = {
     "long_haul": test_long_haul,
     "errors": test_errors,
     "determinism": test_determinism,
+    "progress": test_progress,
+    "waits": test_waits,
 }
 
 
