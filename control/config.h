@@ -101,6 +101,13 @@ enum ls_source_check {
 	LS_SOURCE_LOOSE, /* any but martians and the DC port's subnet */
 };
 
+/* Mechanism B for a peer's traffic ([peer] lossless). */
+enum ls_lossless {
+	LS_LOSSLESS_OFF = 0,
+	LS_LOSSLESS_PFC, /* PFC terminates at the DC port */
+	LS_LOSSLESS_CREDIT, /* PFC + credits on the WAN hop */
+};
+
 struct ls_peer_conf {
 	char name[LS_NAME_MAX];
 	char port[LS_NAME_MAX]; /* WAN port name */
@@ -115,6 +122,7 @@ struct ls_peer_conf {
 	enum ls_source_check source_check;
 	enum ls_udp_checksum udp_checksum;
 	enum ls_zero_checksum6 ipv6_zero_checksum;
+	enum ls_lossless lossless;
 	unsigned int line;
 
 };

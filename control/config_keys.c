@@ -54,6 +54,13 @@ static const struct config_enum_name config_udp_checksum_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct config_enum_name config_lossless_names[] = {
+	{ "off", LS_LOSSLESS_OFF },
+	{ "pfc", LS_LOSSLESS_PFC },
+	{ "credit", LS_LOSSLESS_CREDIT },
+	{ NULL, 0 },
+};
+
 static const struct config_enum_name config_zero_checksum6_names[] = {
 	{ "drop", LS_ZERO_CSUM6_DROP },
 	{ "accept", LS_ZERO_CSUM6_ACCEPT },
@@ -388,6 +395,19 @@ const struct config_key config_keys[] = {
 			"(udp_zero_checksum6, as RFC 6936 wants by default) or accept, for "
 			"a peer known to send them (RFC 6935 zero-checksum mode, enabled "
 			"per tunnel). Longspan itself always sends the checksum over IPv6.",
+	},
+	{
+		.section = CONFIG_SEC_PEER, .name = "lossless", .type = CONFIG_T_ENUM,
+		.names = config_lossless_names, .def = "off", PEER(lossless),
+		.help = "Mechanism B for this peer's traffic (docs/congestion.md). off: the "
+			"WAN queue tail-drops at its buffer. pfc: PFC terminates at the DC "
+			"port: the gateway obeys the DC fabric's PFC frames (held packets "
+			"wait in its memory) and pauses the RoCE data priority of the DC "
+			"fabric when the WAN RoCE queue crosses XOFF, resuming at XON "
+			"(derived from the DC port rate and DC RTT). credit: pfc plus "
+			"credit-based flow control on the WAN hop (wire format in "
+			"docs/wire-format.md; the dataplane does not carry credits yet and "
+			"runs it as pfc).",
 	},
 
 
