@@ -55,9 +55,9 @@ dc_pfc_rx(struct dc_pfc *d, struct dp_pfc_counters *ctr, const uint8_t *frame, u
 }
 
 uint8_t
-dc_pfc_priority(const struct dp_lossless_conf *lc, const uint8_t *l3, uint8_t kind)
+dc_pfc_priority(const struct dp_lossless_conf *lc, const uint8_t *l3)
 {
-	uint8_t tc = kind == PKT_L3_IP4 ? l3[1] : (uint8_t)((l3[0] & 0x0f) << 4 | l3[1] >> 4);
+	uint8_t tc = (l3[0] >> 4) == 4 ? l3[1] : (uint8_t)((l3[0] & 0x0f) << 4 | l3[1] >> 4);
 
 	return lc->dscp_priority[tc >> 2];
 }

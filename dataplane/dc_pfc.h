@@ -73,8 +73,8 @@ void dc_pfc_sync(struct dc_pfc *d, const struct dp_lossless_conf *lc, uint64_t g
 enum ls_drop_reason dc_pfc_rx(struct dc_pfc *d, struct dp_pfc_counters *ctr,
 			      const uint8_t *frame, uint32_t len, uint64_t tsc);
 
-/* Priority of an IP packet at l3 (PKT_L3_IP4 / PKT_L3_IP6 in kind). */
-uint8_t dc_pfc_priority(const struct dp_lossless_conf *lc, const uint8_t *l3, uint8_t kind);
+/* Priority of the IP packet at l3 (IPv4 or IPv6, from its version nibble). */
+uint8_t dc_pfc_priority(const struct dp_lossless_conf *lc, const uint8_t *l3);
 
 /*
  * A packet of priority prio is ready for the DC port at tsc. Returns false
