@@ -399,7 +399,7 @@ const struct config_key config_keys[] = {
 	{
 		.section = CONFIG_SEC_PEER, .name = "lossless", .type = CONFIG_T_ENUM,
 		.names = config_lossless_names, .def = "off", PEER(lossless),
-		.help = "Mechanism B for this peer's traffic (docs/congestion.md). off: the "
+		.help = "Mechanism B for this peer's traffic (docs/congestion-core.md). off: the "
 			"WAN queue tail-drops at its buffer. pfc: PFC terminates at the DC "
 			"port: the gateway obeys the DC fabric's PFC frames (held packets "
 			"wait in its memory) and pauses the RoCE data priority of the DC "
