@@ -154,6 +154,10 @@ struct ls_congestion_conf {
 	bool ce_clear; /* clear CE on packets that triggered a gateway CNP */
 	uint64_t hold_ns; /* mechanism C hold time; 0 = one WAN RTT */
 	uint64_t flow_idle_ns; /* per-QP flow entry aging */
+	/* Mechanism B ([peer] lossless); 0 = derive (cc_params). */
+	uint64_t pfc_xoff_bytes; /* WAN RoCE queue at which the DC fabric is paused */
+	uint64_t pfc_xon_bytes; /* and resumed */
+	uint8_t data_dscp; /* DSCP of RoCE data: the paused priority 3 */
 };
 
 struct ls_gateway_conf {

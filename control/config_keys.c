@@ -481,6 +481,27 @@ const struct config_key config_keys[] = {
 		.help = "DSCP of the CNPs the gateway sends.",
 	},
 	{
+		.section = CONFIG_SEC_CONGESTION, .name = "pfc_xoff", .type = CONFIG_T_UINT,
+		.units = UNITS_SIZE, .flags = CONFIG_F_ZERO, .min = 4096,
+		.max = UINT64_C(4000000000), .def = "0", CONG(pfc_xoff_bytes),
+		.help = "Mechanism B ([peer] lossless): WAN RoCE queue size at which the "
+			"gateway pauses the RoCE data priority of its DC fabric. 0 is the "
+			"buffer less the PFC headroom (DC port rate x DC RTT + 3 MTU).",
+	},
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "pfc_xon", .type = CONFIG_T_UINT,
+		.units = UNITS_SIZE, .flags = CONFIG_F_ZERO, .min = 4096,
+		.max = UINT64_C(4000000000), .def = "0", CONG(pfc_xon_bytes),
+		.help = "Mechanism B: queue size at which the paused priority resumes; "
+			"below pfc_xoff. 0 is pfc_xoff less one headroom.",
+	},
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "data_dscp", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .min = 0, .max = 63, .def = "26", CONG(data_dscp),
+		.help = "Mechanism B: DSCP of RoCE data, mapped to PFC priority 3 (the "
+			"paused one); cnp_dscp maps to priority 6, any other DSCP to 0.",
+	},
+	{
 		.section = CONFIG_SEC_CONGESTION, .name = "ce_clear", .type = CONFIG_T_BOOL,
 		.def = "yes", CONG(ce_clear),
 		.help = "Mechanism A: forward a signalled RoCE packet without CE while a "

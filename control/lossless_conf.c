@@ -20,7 +20,7 @@ lossless_conf_build(const struct ls_config *cfg, const struct dp_conf *c,
 
 	memset(out, 0, sizeof(*out));
 	out->data_priority = LOSSLESS_DATA_PRIORITY;
-	out->dscp_priority[LOSSLESS_DATA_DSCP] = LOSSLESS_DATA_PRIORITY;
+	out->dscp_priority[cfg->cong.data_dscp & 0x3f] = LOSSLESS_DATA_PRIORITY;
 	out->dscp_priority[cfg->cong.cnp_dscp & 0x3f] = LOSSLESS_CNP_PRIORITY;
 	for (i = 0; i < cfg->n_peers; i++) {
 		const struct ls_peer_conf *pc = &cfg->peers[i];

@@ -13,8 +13,7 @@
 #include "config.h"
 #include "dataplane/dp_conf.h"
 
-/* The RoCE defaults of the DSCP -> priority map (docs/congestion.md). */
-#define LOSSLESS_DATA_DSCP 26
+/* Priorities of the DSCP -> priority map ([congestion] data_dscp, cnp_dscp). */
 #define LOSSLESS_DATA_PRIORITY 3
 #define LOSSLESS_CNP_PRIORITY 6
 

@@ -132,6 +132,8 @@ runtime_tm_build(const struct ls_config *cfg, unsigned int port, struct dp_tm_co
 		.cnp_interval_ns = cg->cnp_interval_ns,
 		.hold_ns = cg->hold_ns,
 		.flow_idle_ns = cg->flow_idle_ns,
+		.pfc_xoff_bytes = cg->pfc_xoff_bytes,
+		.pfc_xon_bytes = cg->pfc_xon_bytes,
 	};
 	const char *why = NULL;
 	uint64_t burst;
