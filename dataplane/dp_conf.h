@@ -241,9 +241,11 @@ struct dp_pfc_counters {
 
 /*
  * Every received packet is counted exactly once: the ports' rx_pkts add up
- * to forwarded + drops[] + punted + what waits in the traffic managers and
- * mechanism C hold queues. The ports' tx_pkts add up to forwarded + own_tx:
- * packets the gateway builds itself (mechanism A CNPs, the control
+ * to forwarded + drops[] + punted + what waits in the traffic managers,
+ * mechanism C hold queues and mechanism B's DC pause queues (pfc.queued;
+ * a PFC frame received is a drop named pfc_consumed). The ports' tx_pkts
+ * add up to forwarded + own_tx: packets the gateway builds itself
+ * (mechanism A CNPs, mechanism B PFC frames, the control
  * thread's injects) are counted apart from forwarded ones and never as
  * drops; cnp_sent + pfc tx_pauses + tx_resumes + injected = own_tx +
  * own_tx_failed.
