@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "api_tune.h"
 #include "config.h"
 #include "fmt.h"
 #include "congestion/cc_params.h"
