@@ -25,47 +25,6 @@ static const char *const api_tm_class_names[DP_TM_CLASS_MAX] = {
 static_assert(DP_TM_CLASS_MAX == 3, "name the new enum dp_tm_class value in api_tm_class_names");
 
 /*
- * One class queue of a WAN port over every worker: counters and gauges
- * add up (each worker has its own queues), the maxima do not.
- */
-static void
-api_tm_sum(const struct ls_runtime *rt, unsigned int port, unsigned int cls,
-	   struct dp_tm_counters *out)
-{
-	unsigned int w, b;
-
-	memset(out, 0, sizeof(*out));
-	for (w = 0; w < rt->n_workers && w < DP_MAX_WORKERS; w++) {
-		const struct dp_tm_counters *c;
-
-		if (rt->workers[w] == NULL)
-			continue;
-		c = &rt->workers[w]->counters.tm[port][cls];
-		out->enq_pkts += c->enq_pkts;
-		out->enq_bytes += c->enq_bytes;
-		out->deq_pkts += c->deq_pkts;
-		out->deq_bytes += c->deq_bytes;
-		out->drops += c->drops;
-		out->mark_decisions += c->mark_decisions;
-		out->ce_written += c->ce_written;
-		out->ce_cleared += c->ce_cleared;
-		out->cnp_sent += c->cnp_sent;
-		out->cnp_suppressed += c->cnp_suppressed;
-		out->cnp_no_qpn += c->cnp_no_qpn;
-		out->cnp_failed += c->cnp_failed;
-		out->depth_bytes += c->depth_bytes;
-		out->depth_pkts += c->depth_pkts;
-		out->depth_max_bytes = RTE_MAX(out->depth_max_bytes, c->depth_max_bytes);
-		out->sojourn_ns_sum += c->sojourn_ns_sum;
-		out->sojourn_ns_max = RTE_MAX(out->sojourn_ns_max, c->sojourn_ns_max);
-		for (b = 0; b < DP_HIST_BUCKETS; b++) {
-			out->depth_hist[b] += c->depth_hist[b];
-			out->sojourn_hist[b] += c->sojourn_hist[b];
-		}
-	}
-}
-
-/*
  * An upper bound of the PERMILLE quantile of a log2 histogram (bucket i
  * holds [2^i, 2^(i+1)), bucket 0 also 0): the upper end of the bucket the
  * quantile falls in, capped at the largest value seen (the last bucket is
@@ -219,12 +178,17 @@ api_tm_marker_emit(struct fmt *f, const struct dp_tm_conf *tm)
 	fmt_close(f);
 }
 
+/*
+ * WAN port PORT: its queue settings, and each class queue's counters over
+ * every worker from SUM (runtime_counters_sum: counters and gauges add up,
+ * as each worker has its own queues; the maxima are maxima).
+ */
 static void
-api_tm_port_emit(struct api_ctx *ctx, const struct ls_config *cfg, unsigned int port)
+api_tm_port_emit(struct api_ctx *ctx, const struct ls_config *cfg, unsigned int port,
+		 const struct dp_counters *sum)
 {
 	const struct dp_tm_conf *tm = &ctx->rt->dp->tm[port];
 	struct fmt *f = ctx->fmt;
-	struct dp_tm_counters c;
 	unsigned int cls;
 
 	fmt_open(f, cfg->ports[port].name, FMT_OBJ);
@@ -236,10 +200,8 @@ api_tm_port_emit(struct api_ctx *ctx, const struct ls_config *cfg, unsigned int 
 		api_tm_params_emit(f, &tm->derived, &cfg->cong);
 	}
 	fmt_open(f, "classes", FMT_OBJ);
-	for (cls = 0; cls < DP_TM_CLASS_MAX; cls++) {
-		api_tm_sum(ctx->rt, port, cls, &c);
-		api_tm_class_emit(f, api_tm_class_names[cls], &c);
-	}
+	for (cls = 0; cls < DP_TM_CLASS_MAX; cls++)
+		api_tm_class_emit(f, api_tm_class_names[cls], &sum->tm[port][cls]);
 	fmt_close(f);
 	fmt_close(f);
 }
@@ -342,15 +304,15 @@ api_show_tm(struct api_ctx *ctx, int argc, char **argv)
 		if (rc < 0)
 			return rc;
 	}
+	runtime_counters_sum(ctx->rt, &sum);
 	fmt_str(ctx->fmt, "mechanisms", config_mechanisms_name(ctx->rt->dp->mech.mechanisms));
 	fmt_notef(ctx->fmt, "(p50, p99: upper end of the log2 histogram bucket, at most the max)");
 	fmt_open(ctx->fmt, "ports", FMT_OBJ);
 	for (i = first; i < end; i++)
-		api_tm_port_emit(ctx, cfg, wan[i]);
+		api_tm_port_emit(ctx, cfg, wan[i], &sum);
 	fmt_close(ctx->fmt);
 	if (n_pos == 0)
 		api_page_emit(ctx, &pg, n_wan, "WAN ports");
-	runtime_counters_sum(ctx->rt, &sum);
 	api_mech_emit(ctx->fmt, &ctx->rt->dp->mech, &sum.mech);
 	return 0;
 }

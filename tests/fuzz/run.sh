@@ -83,7 +83,8 @@ build() {
 		printf '#define LONGSPAN_VERSION "%s"\n' "$version" >"$out/gen/control/longspan_version.h"
 		"$cc" "${common[@]}" -I"$out/gen" $(pkg-config --cflags libdpdk inih) \
 			tests/fuzz/fuzz_api.c tests/unit/ctl/ctl_fixture.c tests/unit/ctl/ctl_doubles.c \
-			control/api_*.c control/fmt.c control/telemetry.c control/config.c \
+			control/api_*.c control/fmt.c control/telemetry.c control/runtime_counters.c \
+			control/config.c \
 			control/config_keys.c control/config_doc.c control/units.c control/eal_args.c \
 			dataplane/drop_reason.c congestion/*.c \
 			$(pkg-config --libs libdpdk inih) -lm -o "$out/fuzz_api"
