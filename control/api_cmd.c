@@ -179,6 +179,21 @@ api_page_resolve(struct api_ctx *ctx, struct api_page *pg, unsigned int total,
 	return api_page_range(ctx, pg, total, first, end);
 }
 
+int
+api_page_select(struct api_ctx *ctx, const char *name, int index, const char *what,
+		struct api_page *pg, unsigned int total, unsigned int *first, unsigned int *end)
+{
+	if (name == NULL)
+		return api_page_resolve(ctx, pg, total, first, end);
+	if (index < 0) {
+		api_error(ctx, "no %s named '%s'", what, name);
+		return -ENOENT;
+	}
+	*first = (unsigned int)index;
+	*end = *first + 1;
+	return 0;
+}
+
 void
 api_page_emit(struct api_ctx *ctx, const struct api_page *pg, unsigned int total,
 	      const char *what)

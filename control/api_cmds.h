@@ -38,6 +38,16 @@ extern const char *const api_class_names[DP_CLASS_MAX];
 const struct ls_config *api_need_cfg(struct api_ctx *ctx);
 
 /*
+ * What a command showing one item by NAME or else a page of all of them
+ * shows: with NAME, the item at INDEX (its position, -1 when no item has
+ * that name: -ENOENT after "no WHAT named 'NAME'"); without, the page PG of
+ * TOTAL items as api_page_resolve() gives it.
+ */
+int api_page_select(struct api_ctx *ctx, const char *name, int index, const char *what,
+		    struct api_page *pg, unsigned int total, unsigned int *first,
+		    unsigned int *end);
+
+/*
  * The two halves of api_page_resolve(), for a handler that needs the page
  * size before it knows the total (show flows): fill in PG's defaults and
  * apply ctx->max_items, once per request; then the index range of PG over

@@ -198,20 +198,11 @@ api_show_ports(struct api_ctx *ctx, int argc, char **argv)
 	cfg = api_need_cfg(ctx);
 	if (cfg == NULL)
 		return -ENOENT;
-	if (n_pos == 1) {
-		int index = config_port_index(cfg, argv[0]);
-
-		if (index < 0) {
-			api_error(ctx, "no port named '%s'", argv[0]);
-			return -ENOENT;
-		}
-		first = (unsigned int)index;
-		end = first + 1;
-	} else {
-		rc = api_page_resolve(ctx, &pg, cfg->n_ports, &first, &end);
-		if (rc < 0)
-			return rc;
-	}
+	rc = api_page_select(ctx, n_pos == 1 ? argv[0] : NULL,
+			     n_pos == 1 ? config_port_index(cfg, argv[0]) : -1, "port", &pg,
+			     cfg->n_ports, &first, &end);
+	if (rc < 0)
+		return rc;
 	runtime_counters_sum(ctx->rt, &sum);
 	fmt_open(ctx->fmt, "ports", FMT_OBJ);
 	for (i = first; i < end; i++)
@@ -441,6 +432,18 @@ api_peer_emit(struct api_ctx *ctx, const struct ls_config *cfg, unsigned int i,
 	fmt_close(f);
 }
 
+/* The index of the peer named NAME, or -1. */
+static int
+api_peer_index(const struct ls_config *cfg, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->n_peers; i++)
+		if (strcmp(cfg->peers[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
 int
 api_show_peers(struct api_ctx *ctx, int argc, char **argv)
 {
@@ -457,21 +460,11 @@ api_show_peers(struct api_ctx *ctx, int argc, char **argv)
 	cfg = api_need_cfg(ctx);
 	if (cfg == NULL)
 		return -ENOENT;
-	if (n_pos == 1) {
-		for (i = 0; i < cfg->n_peers; i++)
-			if (strcmp(cfg->peers[i].name, argv[0]) == 0)
-				break;
-		if (i == cfg->n_peers) {
-			api_error(ctx, "no peer named '%s'", argv[0]);
-			return -ENOENT;
-		}
-		first = i;
-		end = i + 1;
-	} else {
-		rc = api_page_resolve(ctx, &pg, cfg->n_peers, &first, &end);
-		if (rc < 0)
-			return rc;
-	}
+	rc = api_page_select(ctx, n_pos == 1 ? argv[0] : NULL,
+			     n_pos == 1 ? api_peer_index(cfg, argv[0]) : -1, "peer", &pg,
+			     cfg->n_peers, &first, &end);
+	if (rc < 0)
+		return rc;
 	runtime_counters_sum(ctx->rt, &sum);
 	fmt_open(ctx->fmt, "peers", FMT_OBJ);
 	for (i = first; i < end; i++)

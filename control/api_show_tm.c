@@ -274,7 +274,7 @@ api_show_tm(struct api_ctx *ctx, int argc, char **argv)
 	unsigned int wan[LS_MAX_PORTS];
 	unsigned int n_wan = 0, i, first, end;
 	struct dp_counters sum;
-	int n_pos, rc;
+	int n_pos, index, rc;
 
 	rc = api_opts_parse(ctx, argc, argv, opts, RTE_DIM(opts), 1, &n_pos);
 	if (rc < 0)
@@ -289,21 +289,14 @@ api_show_tm(struct api_ctx *ctx, int argc, char **argv)
 	for (i = 0; i < cfg->n_ports && i < ctx->rt->dp->n_ports; i++)
 		if (cfg->ports[i].role == LS_PORT_WAN)
 			wan[n_wan++] = i;
-	if (n_pos == 1) {
-		for (i = 0; i < n_wan; i++)
-			if (strcmp(cfg->ports[wan[i]].name, argv[0]) == 0)
-				break;
-		if (i == n_wan) {
-			api_error(ctx, "no WAN port named '%s'", argv[0]);
-			return -ENOENT;
-		}
-		first = i;
-		end = i + 1;
-	} else {
-		rc = api_page_resolve(ctx, &pg, n_wan, &first, &end);
-		if (rc < 0)
-			return rc;
-	}
+	index = -1;
+	for (i = 0; n_pos == 1 && index < 0 && i < n_wan; i++)
+		if (strcmp(cfg->ports[wan[i]].name, argv[0]) == 0)
+			index = (int)i;
+	rc = api_page_select(ctx, n_pos == 1 ? argv[0] : NULL, index, "WAN port", &pg, n_wan,
+			     &first, &end);
+	if (rc < 0)
+		return rc;
 	runtime_counters_sum(ctx->rt, &sum);
 	fmt_str(ctx->fmt, "mechanisms", config_mechanisms_name(ctx->rt->dp->mech.mechanisms));
 	fmt_notef(ctx->fmt, "(p50, p99: upper end of the log2 histogram bucket, at most the max)");
