@@ -76,12 +76,15 @@ build() {
 			-o "$out/fuzz_hook_ctx"
 		;;
 	api)
-		# The ctl tests' fixture runtime; api.c needs DPDK's libraries.
+		# The ctl tests' fixture runtime; the API needs DPDK's libraries.
+		# The version header meson generates, from meson.build's project().
 		mkdir -p "$out/gen/control"
-		printf '#define LONGSPAN_VERSION "fuzz"\n' >"$out/gen/control/api_version.h"
+		version=$(sed -n "s/^[[:space:]]*version: '\([^']*\)',\$/\1/p" meson.build | head -n 1)
+		printf '#define LONGSPAN_VERSION "%s"\n' "$version" >"$out/gen/control/longspan_version.h"
 		"$cc" "${common[@]}" -I"$out/gen" $(pkg-config --cflags libdpdk inih) \
 			tests/fuzz/fuzz_api.c tests/unit/ctl/ctl_fixture.c tests/unit/ctl/ctl_doubles.c \
-			control/api.c control/fmt.c control/telemetry.c control/config.c \
+			control/api_*.c control/fmt.c control/telemetry.c control/runtime_counters.c \
+			control/config.c \
 			control/config_keys.c control/config_doc.c control/units.c control/eal_args.c \
 			dataplane/drop_reason.c congestion/*.c \
 			$(pkg-config --libs libdpdk inih) -lm -o "$out/fuzz_api"
