@@ -7,27 +7,23 @@
  * is reported as "FILE:LINE: [section] key: message"; parsing continues
  * after an error so that one run shows them all.
  *
- * libinih splits lines into section, key and value and strips comments, but
- * Debian's build gives its handler no line number and says nothing about
- * section headers. So config.c hands inih its lines through a reader
- * (config_read_line) that counts them, parses section headers itself, and
- * reports lines inih would silently reject, and passes inih only key lines.
+ * The file is read whole (conf_file.c: regular files of at most
+ * LS_CONFIG_MAX_BYTES only) and split into headers and key lines by the
+ * INI reader every Longspan tool shares (conf_ini.c); this file gives those
+ * their meaning.
  */
 
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <ini.h>
-
+#include "conf_file.h"
+#include "conf_ini.h"
 #include "config.h"
 #include "config_keys.h"
 #include "eal_args.h"
@@ -35,8 +31,9 @@
 
 /* Reporting stops after this many errors: garbage input is not worth more. */
 #define CONFIG_MAX_ERRORS 100u
-/* Longest line read; inih's own limit (its reader argument) is lower. */
-#define CONFIG_LINE_MAX 1024
+/* Longest line: libinih's (200-byte buffer, less its newline and NUL), the
+ * reader before conf_ini.c, so that every file that loaded still loads. */
+#define CONFIG_LINE_MAX 198
 
 /* Section instances: the three singletons, then ports, then peers. */
 enum {
@@ -68,18 +65,13 @@ struct config_msg {
 
 struct config_parser {
 	const char *file; /* name in messages */
-	const char *text; /* the whole file, in memory */
-	size_t size, pos; /* its length; the next byte to read */
 	FILE *err;
 	struct ls_config *cfg; /* being built; copied out on success */
-	unsigned int line; /* current line */
+	unsigned int line; /* current line; after reading, the number of lines */
 	unsigned int n_errors;
-	bool eof;
 	struct config_inst *cur; /* section of the current line, or NULL */
-	bool skip_section; /* after a bad header: ignore its keys quietly */
 	struct config_inst inst[CONFIG_INST_MAX];
 	struct config_msg msgs[CONFIG_MAX_ERRORS];
-	char buf[CONFIG_LINE_MAX];
 };
 
 static void
@@ -730,42 +722,18 @@ config_apply_defaults(struct config_parser *p, struct config_inst *in)
 
 /* ---- Reading lines ------------------------------------------------------- */
 
-static void
-config_section_header(struct config_parser *p, char *s)
+/* conf_ini's section(): "[TYPE NAME]" at LINE. */
+static int
+config_on_section(void *ctx, unsigned int line, const char *type, const char *name)
 {
-	char *end, *type, *name, *rest;
+	struct config_parser *p = ctx;
 	struct config_inst *in;
 	enum config_section sec;
 	const char *hint = NULL;
 	unsigned int i;
 
+	p->line = line;
 	p->cur = NULL;
-	p->skip_section = true;
-	/* Where inih would find it: the first ']' before an inline comment. */
-	for (end = s + 1; *end != '\0' && *end != ']'; end++)
-		if (*end == ';' && isspace((unsigned char)end[-1]))
-			break;
-	if (*end != ']') {
-		config_error(p, p->line, NULL, NULL, "section header without a closing ']'");
-		return;
-	}
-	*end = '\0';
-	rest = end + 1;
-	rest += strspn(rest, " \t");
-	if (*rest != '\0' && *rest != ';' && *rest != '#') {
-		config_error(p, p->line, NULL, NULL, "[%s]: text after ']'", s + 1);
-		return;
-	}
-	type = s + 1;
-	type += strspn(type, " \t");
-	name = type + strcspn(type, " \t");
-	if (*name != '\0') {
-		*name++ = '\0';
-		name += strspn(name, " \t");
-		for (char *t = name + strlen(name); t > name && isspace((unsigned char)t[-1]); t--)
-			t[-1] = '\0';
-	}
-
 	for (sec = 0; sec < CONFIG_SEC_MAX; sec++)
 		if (strcmp(type, config_section_names[sec]) == 0)
 			break;
@@ -781,7 +749,7 @@ config_section_header(struct config_parser *p, char *s)
 				     "unknown section [%s] (known: [gateway], [eal], [port NAME], "
 				     "[peer NAME], [congestion])",
 				     type);
-		return;
+		return -1;
 	}
 
 	if (sec == CONFIG_SEC_PORT || sec == CONFIG_SEC_PEER) {
@@ -793,7 +761,7 @@ config_section_header(struct config_parser *p, char *s)
 		if (*name == '\0') {
 			config_error(p, p->line, NULL, NULL, "[%s]: needs a name: [%s NAME]", type,
 				     type);
-			return;
+			return -1;
 		}
 		if (strlen(name) >= LS_NAME_MAX || !config_name_ok(name) ||
 		    strcspn(name, " \t") != strlen(name)) {
@@ -801,7 +769,7 @@ config_section_header(struct config_parser *p, char *s)
 				     "[%s %.40s]: the name must be 1 to %d letters, digits, '.', "
 				     "'_' or '-'",
 				     type, name, LS_NAME_MAX - 1);
-			return;
+			return -1;
 		}
 		for (i = 0; i < *n; i++) {
 			const char *other = port ? p->cfg->ports[i].name : p->cfg->peers[i].name;
@@ -810,14 +778,14 @@ config_section_header(struct config_parser *p, char *s)
 				config_error(p, p->line, NULL, NULL,
 					     "[%s %s]: duplicate section (first on line %u)", type,
 					     name, p->inst[first + i].line);
-				return;
+				return -1;
 			}
 		}
 		if (*n >= max) {
 			config_error(p, p->line, NULL, NULL,
 				     "[%s %s]: too many [%s] sections (at most %u)", type, name,
 				     type, max);
-			return;
+			return -1;
 		}
 		in = &p->inst[first + *n];
 		if (port) {
@@ -846,112 +814,38 @@ config_section_header(struct config_parser *p, char *s)
 		if (*name != '\0') {
 			config_error(p, p->line, NULL, NULL, "[%s %.40s]: [%s] takes no name", type,
 				     name, type);
-			return;
+			return -1;
 		}
 		if (in->line != 0) {
 			config_error(p, p->line, NULL, NULL,
 				     "[%s]: duplicate section (first on line %u)", type, in->line);
-			return;
+			return -1;
 		}
 		in->line = p->line;
 	}
 	p->cur = in;
-	p->skip_section = false;
+	return 0;
 }
 
-/* Does a key line have inih's '=' or ':' before any inline comment? */
-static bool
-config_has_separator(const char *s)
+/* conf_ini's key(): "NAME = VALUE" at LINE. */
+static void
+config_on_key(void *ctx, unsigned int line, const char *name, const char *value)
 {
-	for (const char *c = s; *c != '\0'; c++) {
-		if (*c == '=' || *c == ':')
-			return true;
-		if (*c == ';' && c > s && isspace((unsigned char)c[-1]))
-			return false;
-	}
-	return false;
-}
-
-/*
- * inih's reader (fgets-like): read the next physical line, count it,
- * handle section headers and malformed lines here, and give inih only
- * key lines, without leading blanks (so inih never joins continuation
- * lines). Everything else becomes an empty line for inih.
- */
-static char *
-config_read_line(char *str, int num, void *stream)
-{
-	struct config_parser *p = stream;
-	size_t len = 0, max, n;
-	bool nul, long_line;
-	const char *at, *nl;
-	char *s, *e;
-
-	if (p->eof || p->n_errors > CONFIG_MAX_ERRORS || num < 3)
-		return NULL;
-	if (p->pos >= p->size) {
-		p->eof = true;
-		return NULL;
-	}
-	at = p->text + p->pos;
-	nl = memchr(at, '\n', p->size - p->pos);
-	n = nl != NULL ? (size_t)(nl - at) : p->size - p->pos;
-	p->pos += n + (nl != NULL);
-	if (nl == NULL)
-		p->eof = true;
-	long_line = n > sizeof(p->buf) - 1;
-	len = long_line ? sizeof(p->buf) - 1 : n;
-	nul = memchr(at, '\0', n) != NULL;
-	memcpy(p->buf, at, len);
-	p->buf[len] = '\0';
-	p->line++;
-
-	s = p->buf;
-	if (p->line == 1 && strncmp(s, "\xef\xbb\xbf", 3) == 0) /* UTF-8 BOM */
-		s += 3;
-	while (isspace((unsigned char)*s))
-		s++;
-	for (e = s + strlen(s); e > s && isspace((unsigned char)e[-1]); e--)
-		e[-1] = '\0';
-
-	strcpy(str, "\n");
-	/* inih needs room for the newline and the NUL. */
-	max = (size_t)num - 2 < sizeof(p->buf) - 1 ? (size_t)num - 2 : sizeof(p->buf) - 1;
-	if (nul) {
-		config_error(p, p->line, NULL, NULL, "line contains a NUL byte");
-	} else if (long_line || strlen(s) > max) {
-		config_error(p, p->line, NULL, NULL, "line is longer than %zu characters", max);
-	} else if (*s == '\0' || *s == ';' || *s == '#') {
-		/* blank or comment */
-	} else if (*s == '[') {
-		config_section_header(p, s);
-	} else if (!config_has_separator(s)) {
-		if (!p->skip_section)
-			config_error(p, p->line, p->cur, NULL,
-				     "expected 'key = value' or '[section]', not '%.40s'", s);
-	} else {
-		snprintf(str, (size_t)num, "%s\n", s);
-	}
-	return str;
-}
-
-static int
-config_on_key(struct config_parser *p, const char *name, const char *value)
-{
+	struct config_parser *p = ctx;
 	struct config_inst *in = p->cur;
 	const struct config_key *k;
 	unsigned int ki;
 
+	p->line = line;
 	if (in == NULL) {
-		if (!p->skip_section)
-			config_error(p, p->line, NULL, name,
-				     "key outside any section (put it under [gateway], [eal], "
-				     "[port NAME], [peer NAME] or [congestion])");
-		return 1;
+		config_error(p, p->line, NULL, name,
+			     "key outside any section (put it under [gateway], [eal], "
+			     "[port NAME], [peer NAME] or [congestion])");
+		return;
 	}
 	if (name[0] == '\0') {
 		config_error(p, p->line, in, NULL, "missing key name before '='");
-		return 1;
+		return;
 	}
 	k = config_key_find(in->section, name);
 	if (k == NULL) {
@@ -961,37 +855,44 @@ config_on_key(struct config_parser *p, const char *name, const char *value)
 			config_error(p, p->line, in, name, "unknown key (did you mean %s?)", hint);
 		else
 			config_error(p, p->line, in, name, "unknown key");
-		return 1;
+		return;
 	}
 	ki = config_key_index(k);
 	if (!(k->flags & CONFIG_F_REPEAT) && in->key_line[ki] != 0) {
 		config_error(p, p->line, in, name, "duplicate key (first set on line %u)",
 			     in->key_line[ki]);
-		return 1;
+		return;
 	}
 	if (in->key_line[ki] == 0)
 		in->key_line[ki] = p->line;
 	if (config_set(p, in, k, value, p->line) < 0)
 		in->key_bad[ki] = true;
-	return 1;
 }
 
-#if INI_HANDLER_LINENO
-static int
-config_handler(void *user, const char *section, const char *name, const char *value, int lineno)
+/* conf_ini's error(): a malformed line, inside the current section or not. */
+static void
+config_on_syntax(void *ctx, unsigned int line, enum conf_ini_where where, const char *msg)
 {
-	(void)section;
-	(void)lineno;
-	return config_on_key(user, name, value);
+	struct config_parser *p = ctx;
+
+	p->line = line;
+	config_error(p, line, where == CONF_INI_SECTION ? p->cur : NULL, NULL, "%s", msg);
 }
-#else
-static int
-config_handler(void *user, const char *section, const char *name, const char *value)
+
+static bool
+config_stop(void *ctx)
 {
-	(void)section;
-	return config_on_key(user, name, value);
+	const struct config_parser *p = ctx;
+
+	return p->n_errors > CONFIG_MAX_ERRORS;
 }
-#endif
+
+static const struct conf_ini_ops config_ini_ops = {
+	.section = config_on_section,
+	.key = config_on_key,
+	.error = config_on_syntax,
+	.stop = config_stop,
+};
 
 /* ---- Cross-field rules ---------------------------------------------------- */
 
@@ -1443,8 +1344,7 @@ config_check_required(struct config_parser *p)
 }
 
 static void
-config_parser_init(struct config_parser *p, const char *text, size_t size, const char *name,
-		   FILE *err, struct ls_config *cfg)
+config_parser_init(struct config_parser *p, const char *name, FILE *err, struct ls_config *cfg)
 {
 	static const enum config_section singles[] = { CONFIG_SEC_GATEWAY, CONFIG_SEC_EAL,
 						       CONFIG_SEC_CONGESTION };
@@ -1453,8 +1353,6 @@ config_parser_init(struct config_parser *p, const char *text, size_t size, const
 	memset(p, 0, sizeof(*p));
 	memset(cfg, 0, sizeof(*cfg));
 	p->file = name;
-	p->text = text;
-	p->size = size;
 	p->err = err;
 	p->cfg = cfg;
 	cfg->dc_port = -1;
@@ -1466,41 +1364,6 @@ config_parser_init(struct config_parser *p, const char *text, size_t size, const
 		snprintf(inst->label, sizeof(inst->label), "[%s]", config_section_names[singles[i]]);
 		config_apply_defaults(p, inst);
 	}
-}
-
-/* "a directory", ... for a file that is not a regular one. */
-static const char *
-config_file_kind(mode_t mode)
-{
-	if (S_ISDIR(mode))
-		return "a directory";
-	if (S_ISFIFO(mode))
-		return "a FIFO";
-	if (S_ISCHR(mode))
-		return "a character device";
-	if (S_ISBLK(mode))
-		return "a block device";
-	if (S_ISSOCK(mode))
-		return "a socket";
-	return "not a file";
-}
-
-static int
-config_not_regular(const char *name, mode_t mode, FILE *err)
-{
-	if (err != NULL)
-		fprintf(err, "%s: not a regular file (%s); a config must be a regular file\n", name,
-			config_file_kind(mode));
-	return -EINVAL;
-}
-
-static int
-config_too_big(const char *name, size_t size, FILE *err)
-{
-	if (err != NULL)
-		fprintf(err, "%s: %zu bytes: larger than the %u-byte limit of a config file\n", name,
-			size, LS_CONFIG_MAX_BYTES);
-	return -EFBIG;
 }
 
 int
@@ -1520,16 +1383,11 @@ config_load_buffer(const char *text, size_t size, const char *name, struct ls_co
 		goto out_free;
 	}
 	if (size > LS_CONFIG_MAX_BYTES) {
-		rc = config_too_big(name, size, err);
+		rc = conf_file_too_big(name, size, LS_CONFIG_MAX_BYTES, err);
 		goto out_free;
 	}
-	config_parser_init(p, text, size, name, err, tmp);
-
-	rc = ini_parse_stream(config_read_line, p, config_handler, p);
-	if (rc == -2)
-		config_error(p, p->line, NULL, NULL, "out of memory");
-	else if (rc != 0 && p->n_errors == 0) /* inih saw what the reader did not */
-		config_error(p, rc > 0 ? (unsigned int)rc : p->line, NULL, NULL, "syntax error");
+	config_parser_init(p, name, err, tmp);
+	p->line = conf_ini_parse(text, size, CONFIG_LINE_MAX, &config_ini_ops, p);
 
 	if (p->n_errors <= CONFIG_MAX_ERRORS) {
 		config_check_required(p);
@@ -1653,89 +1511,34 @@ config_warn(const struct ls_config *cfg, FILE *out)
 int
 config_load_stream(FILE *in, const char *name, struct ls_config *cfg, FILE *err)
 {
-	/* One byte more than allowed tells a file at the limit from a larger one. */
-	char *text = malloc(LS_CONFIG_MAX_BYTES + 1);
+	char *text;
 	size_t size;
 	int rc;
 
-	if (text == NULL) {
-		if (err != NULL)
-			fprintf(err, "%s: out of memory\n", name);
-		return -ENOMEM;
-	}
-	size = fread(text, 1, LS_CONFIG_MAX_BYTES + 1, in);
-	if (ferror(in)) {
-		rc = -EIO;
-		if (err != NULL)
-			fprintf(err, "%s: read error\n", name);
-	} else {
-		rc = config_load_buffer(text, size, name, cfg, err);
-	}
+	rc = conf_file_read_stream(in, name, LS_CONFIG_MAX_BYTES, &text, &size, err);
+	if (rc < 0)
+		return rc;
+	rc = config_load_buffer(text, size, name, cfg, err);
 	free(text);
 	return rc;
 }
 
 /*
  * The loader of longspand -c, --check-config, --dump-config and reload, so
- * it runs on the control thread and must not wait on anything: only a
- * regular file of at most LS_CONFIG_MAX_BYTES is read. stat() first so that
- * a device is never opened; O_NONBLOCK so that a FIFO swapped in meanwhile
- * cannot block the open; fstat() of the open file decides.
+ * it runs on the control thread and must not wait on anything:
+ * conf_file_read() reads only a regular file of at most LS_CONFIG_MAX_BYTES.
  */
 int
 config_load(const char *path, struct ls_config *cfg, FILE *err)
 {
-	struct stat st;
-	char *text = NULL;
-	size_t size = 0;
-	int fd = -1, rc;
+	char *text;
+	size_t size;
+	int rc;
 
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return config_not_regular(path, st.st_mode, err);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		rc = -errno;
-		if (err != NULL)
-			fprintf(err, "%s: cannot open: %s\n", path, strerror(-rc));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rc = config_not_regular(path, st.st_mode, err);
-		goto out;
-	}
-	if ((uint64_t)st.st_size > LS_CONFIG_MAX_BYTES) {
-		rc = config_too_big(path, (size_t)st.st_size, err);
-		goto out;
-	}
-	text = malloc(LS_CONFIG_MAX_BYTES + 1);
-	if (text == NULL) {
-		rc = -ENOMEM;
-		if (err != NULL)
-			fprintf(err, "%s: out of memory\n", path);
-		goto out;
-	}
-	/* Read to EOF: the file may have grown since fstat. */
-	while (size < LS_CONFIG_MAX_BYTES + 1) {
-		ssize_t n = read(fd, text + size, LS_CONFIG_MAX_BYTES + 1 - size);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = -errno;
-			if (err != NULL)
-				fprintf(err, "%s: read error: %s\n", path, strerror(-rc));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		size += (size_t)n;
-	}
-	close(fd);
-	fd = -1;
+	rc = conf_file_read(path, LS_CONFIG_MAX_BYTES, &text, &size, err);
+	if (rc < 0)
+		return rc;
 	rc = config_load_buffer(text, size, path, cfg, err);
-out:
-	if (fd >= 0)
-		close(fd);
 	free(text);
 	return rc;
 }
