@@ -16,9 +16,9 @@
 #include <strings.h>
 #include <sys/socket.h>
 
-#include <ini.h>
-
 #include "congestion/dcqcn.h"
+#include "control/conf_file.h"
+#include "control/conf_ini.h"
 #include "control/units.h"
 
 enum hostem_key_type {
@@ -164,8 +164,8 @@ struct hostem_parse {
 	struct hostem_conf *c;
 	const char *path;
 	FILE *err;
-	FILE *f;
 	int line;
+	bool any_section; /* a header was read */
 	int errors;
 	char section[80];
 	struct hostem_qp_conf *qp; /* current [qp] section, NULL in [host] */
@@ -353,7 +353,8 @@ hostem_error(struct hostem_parse *p, int line, const char *section, const char *
 		fprintf(p->err, "%s:%d: ", p->path, line);
 	else
 		fprintf(p->err, "%s: ", p->path);
-	fprintf(p->err, "[%s]%s%s: ", section, key ? " " : "", key ? key : "");
+	if (section != NULL)
+		fprintf(p->err, "[%s]%s%s: ", section, key ? " " : "", key ? key : "");
 	va_start(ap, fmt);
 	vfprintf(p->err, fmt, ap);
 	va_end(ap);
@@ -424,26 +425,32 @@ hostem_section(struct hostem_parse *p, const char *section)
 	return 0;
 }
 
-static int
-hostem_handler(void *user, const char *section, const char *name, const char *value)
+/* conf_ini's key(): "NAME = VALUE" at LINE of the current section. */
+static void
+hostem_ini_key(void *user, unsigned int line, const char *name, const char *value)
 {
 	struct hostem_parse *p = user;
+	const char *section = p->section;
 	const struct hostem_key *keys;
 	uint64_t *set;
 	const char *why;
 	size_t n;
 	int i, rc;
 
-	if (strcmp(section, p->section) != 0)
-		hostem_section(p, section);
+	p->line = (int)line;
+	if (!p->any_section) {
+		hostem_error(p, p->line, NULL, NULL,
+			     "%s: key outside any section (put it under [host] or [qp NAME])", name);
+		return;
+	}
 	if (p->bad_section)
-		return 1;
+		return;
 	keys = p->in_host ? hostem_host_keys : hostem_qp_keys;
 	n = p->in_host ? N_HOST_KEYS : N_QP_KEYS;
 	i = hostem_key_index(keys, n, name);
 	if (i < 0) {
 		hostem_error(p, p->line, section, name, "unknown key");
-		return 1;
+		return;
 	}
 	set = p->in_host ? &p->c->set : &p->qp->set;
 	if (keys[i].type == HK_PREFIX) {
@@ -452,19 +459,19 @@ hostem_handler(void *user, const char *section, const char *name, const char *va
 		if (c->n_local == HOSTEM_MAX_PREFIXES) {
 			hostem_error(p, p->line, section, name, "more than %d prefixes",
 				     HOSTEM_MAX_PREFIXES);
-			return 1;
+			return;
 		}
 		if (hostem_parse_prefix(value, &c->local[c->n_local], &why) != 0) {
 			hostem_error(p, p->line, section, name, "'%s': %s", value, why);
-			return 1;
+			return;
 		}
 		c->n_local++;
 		*set |= UINT64_C(1) << i;
-		return 1;
+		return;
 	}
 	if (*set & (UINT64_C(1) << i)) {
 		hostem_error(p, p->line, section, name, "given twice");
-		return 1;
+		return;
 	}
 	rc = hostem_key_set(&keys[i], p->in_host ? (void *)p->c : (void *)p->qp, value, &why);
 	if (rc == -ERANGE)
@@ -475,19 +482,37 @@ hostem_handler(void *user, const char *section, const char *name, const char *va
 		*set |= UINT64_C(1) << i;
 	if (p->in_host)
 		p->host_line[i] = p->line;
-	return 1;
 }
 
-static char *
-hostem_read_line(char *str, int num, void *stream)
+/* conf_ini's section(): "[TYPE NAME]" at LINE. */
+static int
+hostem_ini_section(void *user, unsigned int line, const char *type, const char *name)
 {
-	struct hostem_parse *p = stream;
-	char *r = fgets(str, num, p->f);
+	struct hostem_parse *p = user;
+	char section[sizeof(p->section)];
 
-	if (r != NULL)
-		p->line++;
-	return r;
+	p->line = (int)line;
+	p->any_section = true;
+	snprintf(section, sizeof(section), "%s%s%s", type, *name != '\0' ? " " : "", name);
+	hostem_section(p, section);
+	return p->bad_section ? -1 : 0;
 }
+
+/* conf_ini's error(): a malformed line. */
+static void
+hostem_ini_error(void *user, unsigned int line, enum conf_ini_where where, const char *msg)
+{
+	struct hostem_parse *p = user;
+
+	hostem_error(p, (int)line, where == CONF_INI_SECTION && p->any_section ? p->section : NULL,
+		     NULL, "%s", msg);
+}
+
+static const struct conf_ini_ops hostem_ini_ops = {
+	.section = hostem_ini_section,
+	.key = hostem_ini_key,
+	.error = hostem_ini_error,
+};
 
 static void
 hostem_defaults(struct hostem_conf *c)
@@ -675,6 +700,8 @@ int
 hostem_config_load(struct hostem_conf *c, const char *path, FILE *err)
 {
 	struct hostem_parse p;
+	char *text;
+	size_t size;
 	int rc;
 
 	memset(&p, 0, sizeof(p));
@@ -684,18 +711,11 @@ hostem_config_load(struct hostem_conf *c, const char *path, FILE *err)
 	p.err = err;
 	p.in_host = true;
 	snprintf(p.section, sizeof(p.section), "host");
-	p.f = fopen(path, "r");
-	if (p.f == NULL) {
-		rc = -errno;
-		fprintf(err, "%s: %s\n", path, strerror(errno));
+	rc = conf_file_read(path, CONF_FILE_MAX_BYTES, &text, &size, err);
+	if (rc < 0)
 		return rc;
-	}
-	rc = ini_parse_stream(hostem_read_line, &p, hostem_handler, &p);
-	fclose(p.f);
-	if (rc > 0 && p.errors == 0)
-		hostem_error(&p, rc, p.section, NULL, "syntax error");
-	else if (rc < 0)
-		hostem_error(&p, 0, "host", NULL, "cannot parse (%d)", rc);
+	conf_ini_parse(text, size, CONF_INI_LINE_MAX, &hostem_ini_ops, &p);
+	free(text);
 	if (p.errors == 0) {
 		hostem_resolve(c);
 		hostem_validate(&p);

@@ -466,6 +466,8 @@ BAD = [
     ("tor thresholds", GOOD.replace("[qp w4]", "tor_rate = 1G\ntor_kmin = 500kB\n[qp w4]"),
      ["[host] tor_kmin: must be below tor_kmax"]),
     ("section", GOOD + "\n[gateway]\nx = 1\n", ["[gateway]: unknown section"]),
+    ("header", GOOD + "\n[qp x\nrole = send\n", ["section header without a closing ']'"]),
+    ("empty qp", GOOD + "\n[qp e]\n", ["[qp e] role: required"]),
 ]
 
 
@@ -485,6 +487,18 @@ def run_config(args):
                 bad += 1
         print("config %-24s -> %s" % (desc, r.stderr.strip().splitlines()[0]
                                       if r.stderr.strip() else "(accepted)"))
+    # The shared bounded reader (control/conf_file.c): a FIFO is refused
+    # without being opened for a blocking read, as longspand refuses it.
+    fifo = os.path.join(d, "fifo.ini")
+    if os.path.exists(fifo):
+        os.unlink(fifo)
+    os.mkfifo(fifo)
+    r = subprocess.run([args.hostem, "--check-config", fifo], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=30)
+    if r.returncode == 0 or "not a regular file (a FIFO)" not in r.stderr:
+        print("FAIL: FIFO config: rc %d, stderr %r" % (r.returncode, r.stderr))
+        bad += 1
+    os.unlink(fifo)
     p = os.path.join(d, "good.ini")
     with open(p, "w") as f:
         f.write(GOOD)
