@@ -82,11 +82,11 @@ build() {
 		# The ctl tests' fixture runtime; api.c needs DPDK's libraries.
 		mkdir -p "$out/gen/control"
 		printf '#define LONGSPAN_VERSION "fuzz"\n' >"$out/gen/control/api_version.h"
-		"$cc" "${common[@]}" -I"$out/gen" $(pkg-config --cflags libdpdk inih) \
+		"$cc" "${common[@]}" -I"$out/gen" $(pkg-config --cflags libdpdk) \
 			tests/fuzz/fuzz_api.c tests/unit/ctl/ctl_fixture.c tests/unit/ctl/ctl_doubles.c \
 			control/api.c control/fmt.c control/telemetry.c "${config_src[@]}" \
 			dataplane/drop_reason.c congestion/*.c \
-			$(pkg-config --libs libdpdk inih) -lm -o "$out/fuzz_api"
+			$(pkg-config --libs libdpdk) -lm -o "$out/fuzz_api"
 		;;
 	*)
 		echo "unknown target $1: add its build rule to tests/fuzz/run.sh" >&2
