@@ -10,7 +10,7 @@ PKGS=(
 	dpdk dpdk-dev libdpdk-dev
 	libbpf-dev bpftool libxdp-dev libelf-dev zlib1g-dev
 	libmicrohttpd-dev libfixbuf-dev libfixbuf-tools
-	libssl-dev openssl libinih-dev libcmocka-dev libpcap-dev
+	libssl-dev openssl libcmocka-dev libpcap-dev
 	tshark python3 python3-scapy python3-matplotlib
 	iproute2 procps kmod iputils-ping ethtool
 )

@@ -181,9 +181,9 @@ sim_gw_init_one(struct sim *s, struct sim_gw *gw, uint64_t wan_rtt, uint64_t dc_
 	link.near_source_cnp = (c->mechanisms & SIM_MECH_A) != 0;
 	ov.kmin_bytes = c->kmin_bytes;
 	ov.kmax_bytes = c->kmax_bytes;
-	ov.pmax_ppm = (uint32_t)(c->pmax * 1e6 + 0.5);
+	ov.pmax_ppm = c->pmax_ppm;
 	ov.target_delay_ns = c->sojourn_target_ns;
-	ov.phantom_ratio_ppm = (uint32_t)(c->phantom_fraction * 1e6 + 0.5);
+	ov.phantom_ratio_ppm = c->phantom_ppm;
 	ov.cnp_interval_ns = c->a_cnp_interval_ns;
 	ov.hold_ns = c->c_hold_ns;
 	if (cc_params_resolve(&link, &ov, &gw->d, &why) < 0) {
