@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cnp.h"
+#include "congestion/gw_mech.h"
 #include "neigh.h"
 
 /* Send a gateway CNP to the local sender of flow fe (mechanism A); false if none left. */
@@ -48,24 +49,40 @@ dp_send_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_entr
 	return true;
 }
 
-bool
+/*
+ * The gateway's fixed mechanism A knobs around the config's rate limit and
+ * CE policy: a CE from the DC fabric is a signal (the simulator's
+ * mech_a.dc_marks = true).
+ */
+static inline struct gw_mech_a_config
+dp_mech_a_conf(const struct dp_conf *c)
+{
+	return (struct gw_mech_a_config){
+		.enabled = (c->mech.mechanisms & LS_MECH_A) != 0,
+		.dc_marks = true,
+		.cnp = c->mech.cnp,
+	};
+}
+
+/*
+ * Carry out and count mechanism A's answer a to a signalled packet of flow
+ * fe in class tmc: build the CNP it asks for; one that cannot be built or
+ * queued leaves the signal in the packet (gw_mech_a_cnp_failed()).
+ */
+static void
 dp_mech_a_answer(struct dp_worker *w, const struct dp_conf *c, struct flow_entry *fe,
-		 struct dp_tm_counters *tmc, const struct dp_clock *clk, struct dp_tx *tx)
+		 struct dp_tm_counters *tmc, const struct gw_mech_a_in *in,
+		 struct gw_mech_a_actions *a, const struct dp_clock *clk, struct dp_tx *tx)
 {
 	struct dp_mech_counters *mc = &w->counters.mech;
-	struct proxy_cnp_verdict v = proxy_cnp_decide(&c->mech.cnp, &fe->cnp, fe->qpn_known, clk->ns);
 
-	switch (v.reason) {
+	switch (a->reason) {
 	case PROXY_CNP_SENT:
-		/*
-		 * No CNP could be built or queued: keep the signal in the
-		 * packet so the far receiver's CNP still comes.
-		 */
 		if (dp_send_cnp(w, c, fe, tx)) {
 			tmc->cnp_sent++;
 		} else {
 			tmc->cnp_failed++;
-			v.clear_ce = false;
+			gw_mech_a_cnp_failed(in, a);
 		}
 		fe->cnp_sent++;
 		if (fe->first_cnp_ns == 0)
@@ -82,33 +99,35 @@ dp_mech_a_answer(struct dp_worker *w, const struct dp_conf *c, struct flow_entry
 		tmc->cnp_no_qpn++;
 		break;
 	}
-	return v.clear_ce;
 }
 
 void
-dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m, bool mark,
+dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m, bool mark, bool drop,
 	  struct flow_entry *fe, struct dp_tm_counters *tmc, const struct dp_clock *clk,
 	  struct dp_tx *tx)
 {
 	uint8_t *ip = rte_pktmbuf_mtod(m, uint8_t *);
-	uint8_t ecn = dp_ip_ecn(ip);
+	struct gw_mech_a_config cfg = dp_mech_a_conf(c);
+	struct gw_mech_a_in in = {
+		.mark = mark,
+		.drop = drop,
+		.ecn = dp_ip_ecn(ip),
+		.qp_tracked = fe != NULL,
+		.qpn_known = fe != NULL && fe->qpn_known,
+	};
+	struct gw_mech_a_actions a;
 
 	if (mark)
 		tmc->mark_decisions++;
-	else if (ecn != ECN_CE)
+	gw_mech_a(&cfg, fe != NULL ? &fe->cnp : NULL, &in, clk->ns, &a);
+	if (!a.signal)
 		return;
-	if ((c->mech.mechanisms & LS_MECH_A) && fe != NULL &&
-	    dp_mech_a_answer(w, c, fe, tmc, clk, tx)) {
-		if (ecn == ECN_CE) {
-			/* RoCE NICs send ECT(0). */
-			dp_ip_set_ecn(ip, ECN_ECT0);
-			w->counters.mech.ce_cleared++;
-			tmc->ce_cleared++;
-		}
+	if (a.answered)
+		dp_mech_a_answer(w, c, fe, tmc, &in, &a, clk, tx);
+	if (a.ecn_out == in.ecn || drop)
 		return;
-	}
-	if (mark && (ecn == ECN_ECT0 || ecn == ECN_ECT1)) {
-		dp_ip_set_ecn(ip, ECN_CE);
+	dp_ip_set_ecn(ip, a.ecn_out);
+	if (a.set_ce) {
 		w->counters.ecn_marked++;
 		tmc->ce_written++;
 		if (fe != NULL) {
@@ -116,6 +135,9 @@ dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m, bool
 			if (fe->first_mark_ns == 0)
 				fe->first_mark_ns = clk->ns;
 		}
+	} else {
+		w->counters.mech.ce_cleared++;
+		tmc->ce_cleared++;
 	}
 }
 
@@ -128,6 +150,13 @@ dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_ke
 	struct hold_entry *he;
 	struct flow_entry *data;
 	struct flow_key dk;
+	/*
+	 * The gateway's mechanism C knobs: the upstream-CE window is the TRP
+	 * hold time, and every receiver CNP is forwarded as the packet it is.
+	 */
+	struct gw_mech_c_config ccfg = { .forward_cnp = true };
+	struct gw_mech_c_in cin = { 0 };
+	struct gw_mech_c_actions ca;
 
 	mc->trp_cnps++;
 	/* The CNP goes receiver -> sender; the data flow it is about goes back. */
@@ -153,8 +182,11 @@ dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_ke
 	 * or on the WAN, where shaping here cannot help (and throttles the QP
 	 * twice): leave that to the sender and mechanism A.
 	 */
-	if (data != NULL && data->last_ce_ns != 0 &&
-	    clk->ns - data->last_ce_ns < c->mech.trp.hold_ns) {
+	ccfg.upstream_ce_window_ns = c->mech.trp.hold_ns;
+	cin.wan_ce_seen = data != NULL && data->last_ce_ns != 0;
+	cin.wan_ce_ns = data != NULL ? data->last_ce_ns : 0;
+	gw_mech_c_cnp(&ccfg, &cin, clk->ns, &ca);
+	if (ca.skip_upstream) {
 		mc->trp_upstream_ce++;
 		if (!trp_active(&c->mech.trp, &he->trp, clk->ns))
 			hold_release(&w->hold, he);

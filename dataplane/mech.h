@@ -27,23 +27,16 @@
 #include "worker.h"
 
 /*
- * Mechanism A's answer to a signalled RoCE data packet of flow fe, counted
- * in its class tmc: a CNP to the local sender, at most one per QP per
- * cnp_interval. Returns whether the CE policy lets the packet leave
- * without CE (the gateway CNP covers the QP).
- */
-bool dp_mech_a_answer(struct dp_worker *w, const struct dp_conf *c, struct flow_entry *fe,
-		      struct dp_tm_counters *tmc, const struct dp_clock *clk, struct dp_tx *tx);
-
-/*
  * The congestion signal of one packet leaving toward the WAN in class tmc:
  * the gateway's marker said mark, and/or it arrived CE-marked from the DC
- * fabric. Mechanism A answers a signalled RoCE data packet with a CNP to
- * its local sender and may clear CE (CE policy); otherwise the mark is
- * written (ECT packets only).
+ * fabric, or (drop) the queue could not take it. The decision is
+ * gw_mech_a() (congestion/gw_mech.h): mechanism A answers a signalled RoCE
+ * data packet (fe: its flow entry) with a CNP to its local sender and may
+ * clear CE (CE policy); otherwise the mark is written (ECT packets only).
+ * Nothing is written into a dropped packet.
  */
 void dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m, bool mark,
-	       struct flow_entry *fe, struct dp_tm_counters *tmc, const struct dp_clock *clk,
+	       bool drop, struct flow_entry *fe, struct dp_tm_counters *tmc, const struct dp_clock *clk,
 	       struct dp_tx *tx);
 
 /* Mechanism C, DC -> WAN: a local receiver's CNP starts shaping its QP. */

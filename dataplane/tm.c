@@ -172,8 +172,7 @@ dp_tm_queue(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready 
 		 * instead of from a NAK a WAN round trip later. Nothing is
 		 * written into the packet: it does not leave.
 		 */
-		if ((c->mech.mechanisms & LS_MECH_A) && r->fe != NULL)
-			dp_mech_a_answer(w, c, r->fe, tmc, clk, tx);
+		dp_signal(w, c, r->m, false, true, r->fe, tmc, clk, tx);
 		dp_drop(w, r->m, LS_DROP_TM_QUEUE_FULL);
 		return;
 	}
@@ -182,7 +181,7 @@ dp_tm_queue(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready 
 	 * dequeue-time marker (sojourn) both are handled when the packet leaves.
 	 */
 	if (r->cls != DP_TM_CLASS_CONTROL && !tc->mark_at_dequeue)
-		dp_signal(w, c, r->m, mark, r->fe, tmc, clk, tx);
+		dp_signal(w, c, r->m, mark, false, r->fe, tmc, clk, tx);
 }
 
 /*
@@ -229,7 +228,7 @@ dp_tm_pass(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready *
 			       ECN_VERDICT_MARK;
 		if (unlikely(mark || (r->fe != NULL &&
 				      dp_ip_ecn(rte_pktmbuf_mtod(r->m, uint8_t *)) == ECN_CE)))
-			dp_signal(w, c, r->m, mark, r->fe, cc, clk, tx);
+			dp_signal(w, c, r->m, mark, false, r->fe, cc, clk, tx);
 	}
 	dp_encap(w, c, r->m, clk);
 	dp_tx_add(tx, r->port, r->m);
@@ -336,7 +335,7 @@ dp_tm_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *c
 				if ((mark || dp_ip_ecn(rte_pktmbuf_mtod(m, uint8_t *)) == ECN_CE) &&
 				    (dp_mbuf_meta(m)->tm.flags & DP_TM_F_ROCE_DATA))
 					fe = dp_tm_flow(w, m, clk);
-				dp_signal(w, c, m, mark, fe, &w->counters.tm[p][cls[i]], clk, tx);
+				dp_signal(w, c, m, mark, false, fe, &w->counters.tm[p][cls[i]], clk, tx);
 			}
 			dp_encap(w, c, m, clk);
 			dp_tx_add(tx, p, m);
