@@ -209,7 +209,6 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 	c->n_peers = (uint16_t)cfg->n_peers;
 	c->geneve_port = cfg->gw.geneve_port;
 	c->burst = (uint16_t)RTE_MIN(cfg->gw.burst, (unsigned int)DP_MAX_BURST);
-	c->cong = cfg->cong;
 
 	for (i = 0; i < cfg->n_ports; i++) {
 		const struct ls_port_conf *pc = &cfg->ports[i];
