@@ -14,6 +14,8 @@
 
 #include "config_int.h"
 #include "eal_args.h"
+#include "congestion/ecn_red.h"
+#include "congestion/cc_math.h"
 
 /*
  * The rules below name keys by string. An unknown name is a bug in this
@@ -434,9 +436,16 @@ config_check_congestion(struct config_parser *p)
 		config_error(p, config_line(in, set), in, set,
 			     "is set but %s is 0 (derived); set both or neither",
 			     c->kmin_bytes != 0 ? "kmax" : "kmin");
-	} else if (c->kmin_bytes != 0 && c->kmin_bytes >= c->kmax_bytes) {
-		config_error(p, config_line(in, "kmin"), in, "kmin", "%s must be below kmax (%s)", a,
-			     b);
+	} else if (c->kmin_bytes != 0) {
+		/* RED's own statement of its invariants; pmax is checked by its key. */
+		const struct ecn_red_params red = { .kmin_bytes = c->kmin_bytes,
+						    .kmax_bytes = c->kmax_bytes,
+						    .pmax_ppm = CC_PPM_ONE };
+		const char *why;
+
+		if (ecn_red_params_check(&red, &why) < 0)
+			config_error(p, config_line(in, "kmin"), in, "kmin", "%s, kmax %s: %s", a, b,
+				     why);
 	}
 	if (c->buffer_bytes != 0 && c->kmax_bytes > c->buffer_bytes && config_valid(in, "buffer")) {
 		units_format(UNITS_SIZE, c->buffer_bytes, a, sizeof(a));

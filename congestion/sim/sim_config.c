@@ -809,10 +809,7 @@ sim_config_validate(const struct sim_config *c, FILE *err)
 		fprintf(err, "config: PACKET_PAYLOAD_SIZE: must be 64..9000 bytes\n");
 		errors++;
 	}
-	if (c->kmin_bytes != 0 && c->kmax_bytes != 0 && c->kmin_bytes > c->kmax_bytes) {
-		fprintf(err, "config: [marker] kmin: must not exceed kmax\n");
-		errors++;
-	}
+	/* kmin < kmax: cc_params_resolve(), on the final values (one may be derived). */
 	if (c->alpha_resume_us <= 0 || c->rate_decrease_us <= 0 || c->rp_timer_us <= 0) {
 		fprintf(err, "config: DCQCN timers must be positive\n");
 		errors++;

@@ -647,7 +647,7 @@ test_all_errors_reported(void **state)
 		"t.conf:18: [peer b] distance: set rtt or distance, not both\n",
 		"t.conf:20: unknown section [whatever] (known: [gateway], [eal], [port NAME], "
 		"[peer NAME], [congestion])\n",
-		"t.conf:23: [congestion] kmin: 2MB must be below kmax (1MB)\n",
+		"t.conf:23: [congestion] kmin: 2MB, kmax 1MB: kmin must be below kmax\n",
 	};
 	struct load_result r = load_text(text, &cfg);
 	const char *at = r.errors;
