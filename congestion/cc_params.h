@@ -28,7 +28,7 @@
  *   hold       = RTT + DC RTT                                [1.01 ms]
  *   flow idle  = max(100 ms, 64 x RTT)                       [100 ms]
  *
- * Why (numbers from ../shared/notes/congestion.md):
+ * Why (numbers from docs/congestion-notes.md):
  * - Kmin: DCTCP's analysis gives full throughput when the marking threshold
  *   K exceeds C x RTT / 7, where RTT is the delay of the feedback loop;
  *   DCQCN reuses DCTCP's marking and has the same blind window. Production
