@@ -227,9 +227,9 @@ p4_tables_build(const struct ls_config *cfg, const struct dp_conf *dp, p4_tables
 		if (rc != 0)
 			return rc;
 		snprintf(line, sizeof(line),
-			 "match 0x%08" PRIx32 " 0x%" PRIx32 " action decap_peer peer_id 0x%x "
-			 "source_strict 0x%x",
-			 get_be32(peer->dst), peer->vni, i, peer->source_strict ? 1u : 0u);
+			 "match 0x%08" PRIx32 " action decap_peer peer_id 0x%x source_strict 0x%x "
+			 "vni 0x%" PRIx32,
+			 get_be32(peer->dst), i, peer->source_strict ? 1u : 0u, peer->vni);
 		rc = fn(arg, "peer_by_remote4", line, false);
 		if (rc != 0)
 			return rc;

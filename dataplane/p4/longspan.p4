@@ -53,6 +53,7 @@ const bit<8> DROP_GENEVE_PROTO = 29;
 const bit<8> DROP_GENEVE_OAM = 30;
 const bit<8> DROP_GENEVE_CRIT_OPT = 31;
 const bit<8> DROP_UNKNOWN_PEER = 32;
+const bit<8> DROP_VNI_MISMATCH = 33;
 const bit<8> DROP_ECN_CE_NOT_ECT = 35;
 const bit<8> DROP_NO_CONFIG = 41;
 const bit<8> DROP_MARTIAN_SRC = 44;
@@ -223,6 +224,7 @@ struct main_metadata_t {
 	bit<32> flow_slot; /* the learner action's argument */
 	bit<32> peer_id;
 	bit<32> decap_peer_id;
+	bit<24> peer_vni;
 	bit<16> port_vlan;
 	bit<16> geneve_port;
 	bit<48> port_mac;
@@ -507,16 +509,18 @@ control MainControlImpl(inout headers_t hdr, inout main_metadata_t meta,
 		size = 256;
 	}
 
-	/* peer_by_remote4: tunnel termination, by outer source and VNI. */
-	action decap_peer(bit<32> peer_id, bit<8> source_strict) {
+	/* peer_by_remote4: tunnel termination, by outer source; the VNI must
+	 * then be the peer's (vni_mismatch, as in the C path). */
+	action decap_peer(bit<32> peer_id, bit<8> source_strict, bit<24> vni) {
 		meta.decap_peer_id = peer_id;
 		meta.source_strict = source_strict;
+		meta.peer_vni = vni;
 	}
 	action decap_unknown() {
 		drop_with(DROP_UNKNOWN_PEER);
 	}
 	table peer_by_remote4 {
-		key = { hdr.outer_ipv4.src_addr : exact; hdr.geneve.vni : exact; }
+		key = { hdr.outer_ipv4.src_addr : exact; }
 		actions = { decap_peer; decap_unknown; }
 		default_action = decap_unknown;
 		size = 256;
@@ -650,6 +654,9 @@ control MainControlImpl(inout headers_t hdr, inout main_metadata_t meta,
 				drop_with(DROP_GENEVE_CRIT_OPT);
 			} else {
 				peer_by_remote4.apply();
+				if (meta.verdict == VERDICT_FORWARD && hdr.geneve.vni != meta.peer_vni) {
+					drop_with(DROP_VNI_MISMATCH);
+				}
 			}
 		}
 		/* DC: an IPv4 packet was parsed as outer_ipv4; it is the inner one. */

@@ -313,6 +313,7 @@ test_wan_to_dc(void **state)
 		 NULL, 0x03, 100);
 	wan_case("udp4", &(struct ut_spec){ .sport = 7, .dport = 8, .payload = 20 }, NULL, 0x00,
 		 100);
+	wan_case("vni mismatch", &(struct ut_spec){ .sport = 7, .dport = 8 }, NULL, 0x00, 101);
 }
 
 /* control/p4_tables.c's martian prefixes are dataplane/martian.h's set. */

@@ -57,8 +57,8 @@ static const char *const entries[][2] = {
 	{ "peer_tunnel", "match 0x1 action tunnel4 src_addr 0xc0a80001 dst_addr 0xc0a80002 "
 			 "vni 0x64 wan_port 0x1 vlan 0x0 wan_mac 0x020000000002 "
 			 "nexthop 0xc0a80002 mtu 0x5dc geneve_port 0x17c1" },
-	{ "peer_by_remote4", "match 0xc0a80002 0x64 action decap_peer peer_id 0x1 "
-			     "source_strict 0x1" },
+	{ "peer_by_remote4", "match 0xc0a80002 action decap_peer peer_id 0x1 "
+			     "source_strict 0x1 vni 0x64" },
 	{ "neigh4", "match 0xc0a80002 action neigh_mac mac 0x02000000aaaa" },
 	{ "neigh4", "match 0x0a010009 action neigh_mac mac 0x02000000bbbb" },
 };
