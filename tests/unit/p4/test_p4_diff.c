@@ -405,7 +405,7 @@ setup(void **state)
 	ut_swx_tmp(c_path, sizeof(c_path), "diff.c");
 	ut_swx_tmp(so, sizeof(so), "diff.so");
 	if (ut_swx_codegen(LS_P4_SPEC, c_path) != 0 || ut_swx_compile(c_path, so) != 0 ||
-	    ut_swx_load(so, "diff", rt.dp->n_ports, &pl) != 0)
+	    ut_swx_load(so, "diff", rt.dp->n_ports, 1, &pl) != 0)
 		return -1;
 	ctl = rte_swx_ctl_pipeline_create(pl);
 	if (ctl == NULL)

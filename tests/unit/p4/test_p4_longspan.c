@@ -109,7 +109,7 @@ setup(void **state)
 	ut_swx_tmp(so_path, sizeof(so_path), "longspan.so");
 	if (ut_swx_codegen(spec_path(), c_path) != 0 || ut_swx_compile(c_path, so_path) != 0)
 		return -1;
-	if (ut_swx_load(so_path, "ls", 2, &pl) != 0)
+	if (ut_swx_load(so_path, "ls", 2, 1, &pl) != 0)
 		return -1;
 	ctl = rte_swx_ctl_pipeline_create(pl);
 	if (ctl == NULL)

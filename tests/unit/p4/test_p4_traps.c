@@ -83,7 +83,7 @@ trap_load(const char *name, const char *c_path)
 	if (ut_swx_src_dir() == NULL)
 		return NULL;
 	assert_int_equal(ut_swx_compile(c_path, so), 0);
-	assert_int_equal(ut_swx_load(so, name, 1, &p), 0);
+	assert_int_equal(ut_swx_load(so, name, 1, 1, &p), 0);
 	return p;
 }
 
@@ -254,7 +254,7 @@ test_instruction_groups_max(void **state)
 	}
 	ut_swx_tmp(so, sizeof(so), "groups.so");
 	assert_int_equal(ut_swx_compile(c_path, so), 0);
-	if (ut_swx_load(so, "groups", 1, &p) == 0) {
+	if (ut_swx_load(so, "groups", 1, 1, &p) == 0) {
 		rte_swx_pipeline_free(p);
 		fail_msg("trap gone: %d instruction groups loaded", groups);
 	}

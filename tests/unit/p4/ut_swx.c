@@ -95,14 +95,20 @@ ut_swx_compile(const char *c_path, const char *so_path)
 	char cmd[4 * PATH_MAX];
 	int rc;
 
+	const char *opt = getenv("LS_SWX_OPT");
+
 	if (src == NULL)
 		return -ENOENT;
-	/* -O1: the test checks behaviour, not speed, and -O3 of a large
-	 * generated file costs the shared machine seconds per build. */
+	/* -O1 unless told (-O0 .. -O3): the tests check behaviour, not speed,
+	 * and -O3 of a large generated file costs the shared machine seconds
+	 * per build; the benchmark asks for -O3. */
+	if (opt == NULL || strlen(opt) != 3 || strncmp(opt, "-O", 2) != 0 || opt[2] < '0' ||
+	    opt[2] > '3')
+		opt = "-O1";
 	snprintf(cmd, sizeof(cmd),
-		 "gcc -O1 -fpic -shared -Wno-deprecated-declarations -DALLOW_EXPERIMENTAL_API "
+		 "gcc %s -fpic -shared -Wno-deprecated-declarations -DALLOW_EXPERIMENTAL_API "
 		 "-I '%s/lib/pipeline' $(pkg-config --cflags libdpdk) -o '%s' '%s'",
-		 src, so_path, c_path);
+		 opt, src, so_path, c_path);
 	rc = system(cmd);
 	return rc == 0 ? 0 : -EIO;
 }
@@ -119,12 +125,12 @@ ut_swx_ring(const char *name, int i)
 		snprintf(rname, sizeof(rname), "%s_in%d", name, i);
 	r = rte_ring_lookup(rname);
 	if (r == NULL)
-		r = rte_ring_create(rname, 64, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		r = rte_ring_create(rname, 256, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	return r;
 }
 
 int
-ut_swx_load(const char *so_path, const char *name, unsigned int n_in,
+ut_swx_load(const char *so_path, const char *name, unsigned int n_in, unsigned int bsz,
 	    struct rte_swx_pipeline **p)
 {
 	char io_path[PATH_MAX], fname[64];
@@ -142,13 +148,13 @@ ut_swx_load(const char *so_path, const char *name, unsigned int n_in,
 			fclose(io);
 			return -ENOMEM;
 		}
-		fprintf(io, "port in %u ring %s_in%u bsz 1\n", i, name, i);
+		fprintf(io, "port in %u ring %s_in%u bsz %u\n", i, name, i, bsz);
 	}
 	if (ut_swx_ring(name, -1) == NULL) {
 		fclose(io);
 		return -ENOMEM;
 	}
-	fprintf(io, "port out 0 ring %s_out bsz 1\n", name);
+	fprintf(io, "port out 0 ring %s_out bsz %u\n", name, bsz);
 	fclose(io);
 	io = fopen(io_path, "r");
 	if (io == NULL)

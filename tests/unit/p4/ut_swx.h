@@ -41,9 +41,10 @@ int ut_swx_compile(const char *c_path, const char *so_path);
 /*
  * Build pipeline NAME from so_path with n_in ring input ports
  * (rings NAME_in0 ..) and one ring output port (NAME_out), the rings
- * created here. Returns build_from_lib's status.
+ * created here, the ports reading and writing bursts of bsz. Returns
+ * build_from_lib's status.
  */
-int ut_swx_load(const char *so_path, const char *name, unsigned int n_in,
+int ut_swx_load(const char *so_path, const char *name, unsigned int n_in, unsigned int bsz,
 		struct rte_swx_pipeline **p);
 
 /* The ring of input port i, or of the output port when i < 0. */
