@@ -785,7 +785,6 @@ control MainControlImpl(inout headers_t hdr, inout main_metadata_t meta,
 		if (meta.verdict == VERDICT_FORWARD && meta.role == ROLE_DC) {
 			/* GENEVE encapsulation (docs/wire-format.md). RFC 6040
 			 * section 4.1, normal mode: the outer DSCP+ECN copy the inner. */
-			hdr.outer_ipv4.ver_ihl_tos = 0x4500 | (bit<16>)meta.ecn_inner;
 			if (hdr.ipv4.isValid()) {
 				hdr.outer_ipv4.ver_ihl_tos = 0x4500 | (hdr.ipv4.ver_ihl_tos & 0xff);
 			} else {
