@@ -191,5 +191,6 @@ main(int argc, char **argv)
 	rte_swx_ctl_pipeline_free(ctl);
 	rte_swx_pipeline_free(pl);
 	ut_eal_fini();
+	ut_swx_cleanup();
 	return 0;
 }

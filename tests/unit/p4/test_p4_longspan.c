@@ -514,5 +514,6 @@ main(int argc, char **argv)
 	rte_swx_pipeline_free(pl);
 	rte_mempool_free(mp);
 	ut_eal_fini();
+	ut_swx_cleanup();
 	return rc;
 }

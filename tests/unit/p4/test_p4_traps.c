@@ -295,5 +295,6 @@ main(int argc, char **argv)
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rte_mempool_free(mp);
 	ut_eal_fini();
+	ut_swx_cleanup();
 	return rc;
 }

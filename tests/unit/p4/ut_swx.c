@@ -2,6 +2,7 @@
 #include "ut_swx.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +32,27 @@ ut_swx_src_dir(void)
 	return dir;
 }
 
+static char dir[256];
+
+static int
+remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+void
+ut_swx_cleanup(void)
+{
+	if (dir[0] != '\0')
+		nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 void
 ut_swx_tmp(char *buf, size_t size, const char *name)
 {
-	static char dir[256];
 
 	if (dir[0] == '\0') {
 		const char *t = getenv("TMPDIR");

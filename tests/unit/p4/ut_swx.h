@@ -53,4 +53,7 @@ struct rte_ring *ut_swx_ring(const char *name, int i);
 /* A scratch file name under the test's temporary directory. */
 void ut_swx_tmp(char *buf, size_t size, const char *name);
 
+/* Remove the temporary directory and what is in it. */
+void ut_swx_cleanup(void);
+
 #endif /* LONGSPAN_UT_SWX_H */
