@@ -190,7 +190,8 @@ idle_wait(struct idle *d, uint64_t now_tsc, uint64_t due_tsc)
 {
 	uint64_t wait_ns = UINT64_MAX;
 
-	if (d->mode == IDLE_POLL || ++d->polls < d->spin_polls) {
+	if (d->mode == IDLE_POLL ||
+	    ++d->polls < (d->intr ? RTE_MIN(d->spin_polls, IDLE_INTR_SPIN_POLLS) : d->spin_polls)) {
 		rte_pause();
 		return;
 	}
