@@ -272,12 +272,16 @@ def phase_loss(A, B, W):
 
 
 def main():
+    global DELAY_NS
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
     ap.add_argument("--phase", choices=["delay", "cnp", "loss"], required=True)
     ap.add_argument("--link", choices=sorted(LINKS), default="memif")
+    ap.add_argument("--delay-us", type=int, default=DELAY_NS // 1000,
+                    help="wanem's one-way delay (0 measures the two hops' wake-up latency)")
     ap.add_argument("--keep", help="keep logs and JSON here")
     args = ap.parse_args()
+    DELAY_NS = args.delay_us * 1000
     d = tempfile.mkdtemp(prefix="lslab-")  # short: memif socket paths are sun_path
     try:
         A, B, W = run(args, d)
