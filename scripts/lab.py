@@ -369,7 +369,7 @@ def run_near_source(a, run_dir, mech):
             sched[n] = {"cpu": (r1 - r0) / (w1 - w0), "wait": (q1 - q0) / (w1 - w0),
                         "threads": {c: round((v - t0.get(c, 0)) / (w1 - w0), 3)
                                     for c, v in sorted(t1.items())}}
-    return summarize_near_source(a, run_dir, mech, tm, flows, series, sched)
+    return summarize_near_source(a, run_dir, mech, tm, flows, series, sched, stats["a"])
 
 
 def tm_port(tm, name):
@@ -427,7 +427,25 @@ def health_check(ha, wanem, sched):
     return h
 
 
-def summarize_near_source(a, run_dir, mech, tm, flows, series, sched):
+def clock_to_tsc(stats_a, ha):
+    """Functions that turn gateway A's flow times and hostem A's times (ns since
+    its start) back into TSC values, which every process reads alike. Their
+    ns clocks are TSC extrapolations at DPDK's TSC rate, which can be off (a
+    VM whose TSC counts 2096 MHz where 2100 is assumed: the gateway's clock
+    then falls 1.9 ms behind per second of uptime, more than the loop being
+    measured). None when the gateway does not say its clock."""
+    try:
+        ghz, gtsc, gns = (stats_a["clock_tsc_hz"], stats_a["clock_tsc_base"],
+                          stats_a["clock_ns_base"])
+    except (KeyError, TypeError):
+        return None
+    hhz, htsc = ha["tsc_hz"], ha["tsc0"]
+    return (lambda ns: gtsc + (ns - gns) * ghz / 1e9,
+            lambda ns: htsc + ns * hhz / 1e9,
+            ghz)
+
+
+def summarize_near_source(a, run_dir, mech, tm, flows, series, sched, stats_a=None):
     ha = json.load(open(os.path.join(run_dir, "hostem-a.json")))
     hb = json.load(open(os.path.join(run_dir, "hostem-b.json")))
     try:
@@ -435,6 +453,7 @@ def summarize_near_source(a, run_dir, mech, tm, flows, series, sched):
     except (OSError, ValueError):
         wanem = {}
     real0 = ha["realtime_ns0"]
+    clk = clock_to_tsc(stats_a, ha)
     wan = tm_port(tm, "wan")
     roce = wan_class(wan, 1)
     # Per QP: goodput at the receivers (site B for inter, site A for intra).
@@ -459,8 +478,16 @@ def summarize_near_source(a, run_dir, mech, tm, flows, series, sched):
         good = rx.get("goodput_bps", 0) if rx else 0
         loop_ns = None
         t_sig = sig.get((s.get("local"), s.get("remote")))
-        if is_inter and t_sig:
-            # First CNP to reach the sender after gateway A's first signal.
+        if is_inter and t_sig and clk:
+            # First CNP to reach the sender after gateway A's first signal, in TSC.
+            gw_tsc, h_tsc, hz = clk
+            sig_tsc = gw_tsc(t_sig)
+            after = [h_tsc(t) for t in s.get("cnp_rx_ns", []) if h_tsc(t) >= sig_tsc]
+            if after:
+                loop_ns = (min(after) - sig_tsc) * 1e9 / hz
+                loops.append(loop_ns)
+        elif is_inter and t_sig:
+            # Wall clock: biased by the gateway's clock drift (see clock_to_tsc).
             after = [real0 + t for t in s.get("cnp_rx_ns", []) if real0 + t >= t_sig]
             if after:
                 loop_ns = min(after) - t_sig
