@@ -311,6 +311,17 @@ api_show_stats(struct api_ctx *ctx, int argc, char **argv)
 	fmt_u64(f, "reloads_ok", rt->reloads_ok);
 	fmt_u64(f, "reloads_failed", rt->reloads_failed);
 	fmt_u64(f, "n_workers", rt->n_workers);
+	/*
+	 * Worker 0's clock, in which flow times are: ns = clock_ns_base +
+	 * (tsc - clock_tsc_base) / clock_tsc_hz. DPDK's TSC rate can be off
+	 * (2100 MHz assumed where a VM's TSC counts 2096), so these times drift
+	 * from the wall clock with uptime; this lets a reader get the TSC back.
+	 */
+	if (rt->n_workers > 0 && rt->workers[0] != NULL) {
+		fmt_u64(f, "clock_tsc_hz", rt->workers[0]->tsc_hz);
+		fmt_u64(f, "clock_tsc_base", rt->workers[0]->tsc_base);
+		fmt_u64(f, "clock_ns_base", rt->workers[0]->ns_base);
+	}
 	fmt_u64(f, "rx_pkts", rx_pkts);
 	fmt_u64(f, "rx_bytes", rx_bytes);
 	fmt_u64(f, "tx_pkts", tx_pkts);
