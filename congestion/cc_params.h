@@ -60,7 +60,7 @@
  *   the receiver already has (16 per buffer), and on a timer so that a
  *   lost grant is repaired within a quarter RTT.
  *
- * Why (numbers from ../shared/notes/congestion.md):
+ * Why (numbers from docs/congestion-notes.md):
  * - Kmin: DCTCP's analysis gives full throughput when the marking threshold
  *   K exceeds C x RTT / 7, where RTT is the delay of the feedback loop;
  *   DCQCN reuses DCTCP's marking and has the same blind window. Production
@@ -180,8 +180,9 @@ int cc_params_derive(const struct cc_link *link, struct cc_derived *out);
  * replacing the derived value; values derived from an overridden one follow
  * it (Kmax from Kmin, target from Kmin, buffer from Kmax). Then validates
  * the whole set: Kmin < Kmax, Kmax - Kmin <= 2^32, Pmax and ratio <= 100%,
- * buffer >= Kmax, PFC XON < XOFF <= buffer, credit buffer >= MTU. On error returns -EINVAL, sets *why (if not NULL) to a
- * message naming the key ("kmin_bytes must be below kmax_bytes") and leaves
+ * buffer >= Kmax, PFC XON < XOFF <= buffer, credit buffer >= MTU. On
+ * error returns -EINVAL, sets *why (if not NULL) to a message naming the
+ * key ("kmin must be below kmax") and leaves
  * OUT untouched.
  */
 int cc_params_resolve(const struct cc_link *link, const struct cc_overrides *ov,
