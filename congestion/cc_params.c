@@ -19,6 +19,12 @@
 #define NIC_CUT_PERIOD_NS UINT64_C(4000) /* ConnectX rate_reduce_monitor_period */
 #define FLOW_IDLE_MIN_NS UINT64_C(100000000) /* 100 ms */
 #define FLOW_IDLE_RTTS 64
+#define PFC_HEADROOM_MTUS 3
+#define PFC_QUANTA 0xffff
+#define PFC_QUANTUM_BITS 512
+#define CREDIT_UPDATES_PER_BUFFER 16
+#define CREDIT_UPDATE_MIN_NS UINT64_C(10000)
+#define CREDIT_UPDATES_PER_RTT 4
 
 #define MAX_RATE_BPS (UINT64_C(1) << 44) /* 17.6 Tb/s */
 #define MAX_RTT_NS (10 * CC_NS_PER_SEC)
@@ -111,6 +117,33 @@ cc_params_resolve(const struct cc_link *link, const struct cc_overrides *ov,
 	d.flow_idle_ns = ov->flow_idle_ns != 0 ? ov->flow_idle_ns :
 			max_u64(FLOW_IDLE_MIN_NS, FLOW_IDLE_RTTS * d.rtt_ns);
 
+	/* Mechanism B: PFC watermarks of the WAN queue, the credit buffer. */
+	d.dc_rate_bps = link->dc_rate_bps != 0 ? link->dc_rate_bps : d.rate_bps;
+	if (d.dc_rate_bps > MAX_RATE_BPS)
+		return fail(why, "dc_rate_bps must be at most 2^44");
+	d.pfc_headroom_bytes = cc_mul_div_ceil(d.dc_rate_bps, d.dc_rtt_ns, BITS_NS_PER_BYTE_S) +
+			PFC_HEADROOM_MTUS * (uint64_t)d.mtu_bytes;
+	d.pfc_xoff_bytes = ov->pfc_xoff_bytes;
+	if (d.pfc_xoff_bytes == 0)
+		d.pfc_xoff_bytes = d.buffer_bytes >= 2 * d.pfc_headroom_bytes ?
+				d.buffer_bytes - d.pfc_headroom_bytes : d.buffer_bytes / 2;
+	d.pfc_xon_bytes = ov->pfc_xon_bytes != 0 ? ov->pfc_xon_bytes :
+			d.pfc_xoff_bytes - (d.pfc_headroom_bytes < d.pfc_xoff_bytes / 2 ?
+			d.pfc_headroom_bytes : d.pfc_xoff_bytes / 2);
+	d.pfc_lossless = d.pfc_xoff_bytes <= d.buffer_bytes &&
+			d.buffer_bytes - d.pfc_xoff_bytes >= d.pfc_headroom_bytes;
+	d.pfc_quanta = PFC_QUANTA;
+	d.pfc_pause_ns = cc_mul_div_ceil((uint64_t)PFC_QUANTA * PFC_QUANTUM_BITS, CC_NS_PER_SEC,
+			d.dc_rate_bps);
+	d.credit_buffer_bytes = ov->credit_buffer_bytes != 0 ? ov->credit_buffer_bytes :
+			round_up(d.bdp_bytes + cc_mul_div_ceil(d.rate_bps, d.pfc_pause_ns,
+			BITS_NS_PER_BYTE_S), d.mtu_bytes);
+	d.credit_update_bytes = max_u64(d.mtu_bytes,
+			d.credit_buffer_bytes / CREDIT_UPDATES_PER_BUFFER);
+	if (d.credit_update_bytes > d.credit_buffer_bytes)
+		d.credit_update_bytes = d.credit_buffer_bytes;
+	d.credit_update_ns = max_u64(CREDIT_UPDATE_MIN_NS, d.rtt_ns / CREDIT_UPDATES_PER_RTT);
+
 	/* Cross-field checks, on the final values. */
 	/* An override may meet a derived value here (kmax set, kmin derived). */
 	red = (struct ecn_red_params){ .kmin_bytes = d.kmin_bytes, .kmax_bytes = d.kmax_bytes,
@@ -119,6 +152,12 @@ cc_params_resolve(const struct cc_link *link, const struct cc_overrides *ov,
 		return -EINVAL;
 	if (d.buffer_bytes < d.kmax_bytes)
 		return fail(why, "buffer_bytes must be at least kmax_bytes");
+	if (d.pfc_xoff_bytes > d.buffer_bytes)
+		return fail(why, "pfc_xoff_bytes must be at most buffer_bytes");
+	if (d.pfc_xon_bytes >= d.pfc_xoff_bytes)
+		return fail(why, "pfc_xon_bytes must be below pfc_xoff_bytes");
+	if (d.credit_buffer_bytes < d.mtu_bytes)
+		return fail(why, "credit_buffer_bytes must be at least one MTU");
 	if (2 * d.phantom_threshold_bytes > ECN_PHANTOM_MAX_CAP_BYTES)
 		return fail(why, "phantom threshold above 512 MiB: lower the RTT or rate");
 
@@ -220,5 +259,20 @@ cc_params_explain(const struct cc_derived *d, char *buf, size_t size)
 	text_line(&t, "hold_ns = %" PRIu64 "  (rtt + dc_rtt: a CNP's way out and the cut "
 			"traffic's way back)\n", d->hold_ns);
 	text_line(&t, "flow_idle_ns = %" PRIu64 "  (max(100 ms, 64 x rtt))\n", d->flow_idle_ns);
+	text_line(&t, "dc_rate_bps = %" PRIu64 "  (DC port rate, PFC)\n", d->dc_rate_bps);
+	text_line(&t, "pfc_headroom_bytes = %" PRIu64 "  (dc_rate x dc_rtt / 8 + 3 MTU)\n",
+			d->pfc_headroom_bytes);
+	text_line(&t, "pfc_xoff_bytes = %" PRIu64 "  (buffer - headroom%s)\n", d->pfc_xoff_bytes,
+			d->pfc_lossless ? "" : "; buffer under 2 headrooms: NOT lossless");
+	text_line(&t, "pfc_xon_bytes = %" PRIu64 "  (xoff - min(headroom, xoff / 2))\n",
+			d->pfc_xon_bytes);
+	text_line(&t, "pfc_pause_ns = %" PRIu64 "  (%u quanta of 512 bit times, refreshed at "
+			"half)\n", d->pfc_pause_ns, (unsigned int)d->pfc_quanta);
+	text_line(&t, "credit_buffer_bytes = %" PRIu64 "  (BDP + rate x pause, in MTUs = "
+			"%.2f MB)\n", d->credit_buffer_bytes, d->credit_buffer_bytes / 1e6);
+	text_line(&t, "credit_update_bytes = %" PRIu64 "  (max(MTU, credit buffer / 16))\n",
+			d->credit_update_bytes);
+	text_line(&t, "credit_update_ns = %" PRIu64 "  (max(10 us, rtt / 4))\n",
+			d->credit_update_ns);
 	return t.len;
 }

@@ -28,6 +28,38 @@
  *   hold       = RTT + DC RTT                                [1.01 ms]
  *   flow idle  = max(100 ms, 64 x RTT)                       [100 ms]
  *
+ * Mechanism B (PFC at the DC port, credits on the WAN hop), with D = the DC
+ * port's rate (the WAN rate unless given) and MTU the L3 MTU:
+ *
+ *   headroom   = D x DC RTT + 3 MTU                          [137 KB]
+ *   XOFF       = buffer - headroom (buffer / 2 when the buffer
+ *                is under 2 headrooms: then not lossless)    [14.1 MB]
+ *   XON        = XOFF - min(headroom, XOFF / 2)              [14.0 MB]
+ *   pause      = 65535 quanta of 512 bit times at D          [336 us]
+ *   credit buf = BDP + C x pause, in MTUs                    [16.7 MB]
+ *   credit upd = max(MTU, credit buf / 16) or every
+ *                max(10 us, RTT / 4)                         [1.05 MB; 250 us]
+ *
+ * - Headroom: what still arrives after the gateway decides to pause: one
+ *   DC round trip at the DC rate (the pause travels to the sender, the
+ *   sender's last bytes travel back), one MTU the sender had started when
+ *   the pause reached it, one MTU ahead of the pause on the gateway's own
+ *   transmit side and one for the sender's reaction time (802.1Qbb allows
+ *   a PFC response delay of a few thousand bit times, under one 4 KB MTU
+ *   at any rate). The PFC frame itself is 64 bytes and is neglected.
+ * - XON a headroom below XOFF: after a resume the queue must not run dry
+ *   before new data arrives one DC round trip later, which needs more than
+ *   C x DC RTT queued; a headroom of hysteresis covers that whenever
+ *   D >= C, and keeps the pause rate to about one per DC round trip.
+ * - The longest pause (65535 quanta) is sent and refreshed at half its
+ *   length, so a lost pause frame never releases the senders.
+ * - Credit buffer: at least one WAN BDP keeps the WAN busy (credit returns
+ *   one RTT after the bytes it frees were sent), plus what the WAN keeps
+ *   delivering while the DC port is paused for one full pause.
+ * - Credit updates: often enough that the sender never waits for credit
+ *   the receiver already has (16 per buffer), and on a timer so that a
+ *   lost grant is repaired within a quarter RTT.
+ *
  * Why (numbers from docs/congestion-notes.md):
  * - Kmin: DCTCP's analysis gives full throughput when the marking threshold
  *   K exceeds C x RTT / 7, where RTT is the delay of the feedback loop;
@@ -82,6 +114,7 @@ struct cc_link {
 	uint32_t mtu_bytes; /* L3 MTU; 0 = CC_DEFAULT_MTU_BYTES */
 	uint64_t dc_rtt_ns; /* base RTT inside a DC; 0 = CC_DEFAULT_DC_RTT_NS */
 	bool near_source_cnp; /* mechanism A answers this queue's marks */
+	uint64_t dc_rate_bps; /* the DC port's rate (PFC); 0 = rate_bps */
 };
 
 /* Explicit settings; 0 = derive. Fields match struct ls_congestion_conf. */
@@ -95,6 +128,9 @@ struct cc_overrides {
 	uint64_t cnp_interval_ns;
 	uint64_t hold_ns;
 	uint64_t flow_idle_ns;
+	uint64_t pfc_xoff_bytes;
+	uint64_t pfc_xon_bytes;
+	uint64_t credit_buffer_bytes;
 };
 
 struct cc_derived {
@@ -116,6 +152,17 @@ struct cc_derived {
 	uint64_t hold_ns;
 	uint64_t flow_idle_ns;
 	bool near_source_cnp; /* as in the link: loop_rtt_ns is the DC RTT */
+	/* Mechanism B. */
+	uint64_t dc_rate_bps;
+	uint64_t pfc_headroom_bytes;
+	uint64_t pfc_xoff_bytes; /* of the WAN queue (buffer_bytes) */
+	uint64_t pfc_xon_bytes;
+	uint16_t pfc_quanta; /* in each pause sent */
+	uint64_t pfc_pause_ns; /* pfc_quanta at dc_rate_bps */
+	bool pfc_lossless; /* pfc_xoff_bytes + pfc_headroom_bytes <= buffer_bytes */
+	uint64_t credit_buffer_bytes; /* receiver buffer per peer and priority */
+	uint64_t credit_update_bytes;
+	uint64_t credit_update_ns;
 };
 
 /* One-way fibre delay x 2 for distance_m metres of fibre. */
@@ -133,8 +180,9 @@ int cc_params_derive(const struct cc_link *link, struct cc_derived *out);
  * replacing the derived value; values derived from an overridden one follow
  * it (Kmax from Kmin, target from Kmin, buffer from Kmax). Then validates
  * the whole set: Kmin < Kmax, Kmax - Kmin <= 2^32, Pmax and ratio <= 100%,
- * buffer >= Kmax. On error returns -EINVAL, sets *why (if not NULL) to a
- * message naming the key ("kmin must be below kmax") and leaves
+ * buffer >= Kmax, PFC XON < XOFF <= buffer, credit buffer >= MTU. On
+ * error returns -EINVAL, sets *why (if not NULL) to a message naming the
+ * key ("kmin must be below kmax") and leaves
  * OUT untouched.
  */
 int cc_params_resolve(const struct cc_link *link, const struct cc_overrides *ov,

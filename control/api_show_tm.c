@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * show tm (and its alias show queues): the WAN traffic manager's queues,
- * the marker and parameters they use, and mechanisms A and C.
+ * the marker and parameters they use, and mechanisms A, B and C.
  */
 
 #include <assert.h>
@@ -265,6 +265,39 @@ api_mech_emit(struct fmt *f, const struct dp_mech_conf *m, const struct dp_mech_
 	fmt_close(f);
 }
 
+/* Mechanism B at the DC port: settings in use and counters over every worker. */
+static void
+api_lossless_emit(struct fmt *f, const struct dp_lossless_conf *l, const struct dp_pfc_counters *c)
+{
+	unsigned int i;
+
+	fmt_open(f, "mechanism_b", FMT_OBJ);
+	fmt_bool(f, "enabled", l->enabled);
+	fmt_u64(f, "data_priority", l->data_priority);
+	fmt_u64(f, "xoff_bytes", l->pfc.xoff_bytes);
+	fmt_u64(f, "xon_bytes", l->pfc.xon_bytes);
+	fmt_u64(f, "pause_quanta", l->pfc.pause_quanta);
+	fmt_u64(f, "rx_frames", c->rx_frames);
+	fmt_u64(f, "held", c->held);
+	fmt_u64(f, "released", c->released);
+	fmt_u64(f, "queued", c->queued);
+	fmt_u64(f, "tx_failed", c->tx_failed);
+	for (i = 0; i < PFC_PRIORITIES; i++) {
+		static const char *const names[PFC_PRIORITIES] = { "priority_0", "priority_1",
+			"priority_2", "priority_3", "priority_4", "priority_5", "priority_6",
+			"priority_7" };
+
+		fmt_open(f, names[i], FMT_OBJ);
+		fmt_u64(f, "rx_pauses", c->rx_pauses[i]);
+		fmt_u64(f, "rx_paused_ns", c->rx_paused_ns[i]);
+		fmt_u64(f, "tx_pauses", c->tx_pauses[i]);
+		fmt_u64(f, "tx_resumes", c->tx_resumes[i]);
+		fmt_u64(f, "tx_paused_ns", c->tx_paused_ns[i]);
+		fmt_close(f);
+	}
+	fmt_close(f);
+}
+
 int
 api_show_tm(struct api_ctx *ctx, int argc, char **argv)
 {
@@ -307,5 +340,6 @@ api_show_tm(struct api_ctx *ctx, int argc, char **argv)
 	if (n_pos == 0)
 		api_page_emit(ctx, &pg, n_wan, "WAN ports");
 	api_mech_emit(ctx->fmt, &ctx->rt->dp->mech, &sum.mech);
+	api_lossless_emit(ctx->fmt, &ctx->rt->dp->lossless, &sum.pfc);
 	return 0;
 }

@@ -94,6 +94,13 @@ enum ls_source_check {
 	LS_SOURCE_LOOSE, /* any but martians and the DC port's subnet */
 };
 
+/* Mechanism B for a peer's traffic ([peer] lossless). */
+enum ls_lossless {
+	LS_LOSSLESS_OFF = 0,
+	LS_LOSSLESS_PFC, /* PFC terminates at the DC port */
+	LS_LOSSLESS_CREDIT, /* PFC + credits on the WAN hop */
+};
+
 struct ls_peer_conf {
 	char name[LS_NAME_MAX];
 	char port[LS_NAME_MAX]; /* WAN port name */
@@ -108,6 +115,7 @@ struct ls_peer_conf {
 	enum ls_source_check source_check;
 	enum ls_udp_checksum udp_checksum;
 	enum ls_zero_checksum6 ipv6_zero_checksum;
+	enum ls_lossless lossless;
 	unsigned int line;
 
 };
@@ -135,6 +143,10 @@ struct ls_congestion_conf {
 	bool ce_clear; /* clear CE on packets that triggered a gateway CNP */
 	uint64_t hold_ns; /* mechanism C hold time; 0 = one WAN RTT */
 	uint64_t flow_idle_ns; /* per-QP flow entry aging */
+	/* Mechanism B ([peer] lossless); 0 = derive (cc_params). */
+	uint64_t pfc_xoff_bytes; /* WAN RoCE queue at which the DC fabric is paused */
+	uint64_t pfc_xon_bytes; /* and resumed */
+	uint8_t data_dscp; /* DSCP of RoCE data: the paused priority 3 */
 };
 
 struct ls_gateway_conf {

@@ -426,6 +426,13 @@ config_check_congestion(struct config_parser *p)
 	const struct ls_congestion_conf *c = &p->cfg->cong;
 	char a[UNITS_TEXT_MAX], b[UNITS_TEXT_MAX];
 
+	if (c->pfc_xon_bytes != 0 && c->pfc_xoff_bytes != 0 && c->pfc_xon_bytes >= c->pfc_xoff_bytes &&
+	    config_valid(in, "pfc_xon") && config_valid(in, "pfc_xoff")) {
+		units_format(UNITS_SIZE, c->pfc_xon_bytes, a, sizeof(a));
+		units_format(UNITS_SIZE, c->pfc_xoff_bytes, b, sizeof(b));
+		config_error(p, config_line(in, "pfc_xon"), in, "pfc_xon",
+			     "%s must be below pfc_xoff (%s)", a, b);
+	}
 	if (!config_valid(in, "kmin") || !config_valid(in, "kmax"))
 		return;
 	units_format(UNITS_SIZE, c->kmin_bytes, a, sizeof(a));

@@ -55,6 +55,13 @@ static const struct conf_enum_name config_udp_checksum_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct conf_enum_name config_lossless_names[] = {
+	{ "off", LS_LOSSLESS_OFF },
+	{ "pfc", LS_LOSSLESS_PFC },
+	{ "credit", LS_LOSSLESS_CREDIT },
+	{ NULL, 0 },
+};
+
 static const struct conf_enum_name config_zero_checksum6_names[] = {
 	{ "drop", LS_ZERO_CSUM6_DROP },
 	{ "accept", LS_ZERO_CSUM6_ACCEPT },
@@ -379,6 +386,19 @@ const struct conf_key config_keys[] = {
 			"a peer known to send them (RFC 6935 zero-checksum mode, enabled "
 			"per tunnel). Longspan itself always sends the checksum over IPv6.",
 	},
+	{
+		.section = CONFIG_SEC_PEER, .name = "lossless", .type = CONFIG_T_ENUM,
+		.names = config_lossless_names, .def = "off", PEER(lossless),
+		.help = "Mechanism B for this peer's traffic (docs/congestion-core.md). off: the "
+			"WAN queue tail-drops at its buffer. pfc: PFC terminates at the DC "
+			"port: the gateway obeys the DC fabric's PFC frames (held packets "
+			"wait in its memory) and pauses the RoCE data priority of the DC "
+			"fabric when the WAN RoCE queue crosses XOFF, resuming at XON "
+			"(derived from the DC port rate and DC RTT). credit: pfc plus "
+			"credit-based flow control on the WAN hop (wire format in "
+			"docs/wire-format.md; the dataplane does not carry credits yet and "
+			"runs it as pfc).",
+	},
 
 
 
@@ -449,6 +469,27 @@ const struct conf_key config_keys[] = {
 		.section = CONFIG_SEC_CONGESTION, .name = "cnp_dscp", .type = CONFIG_T_UINT,
 		.units = UNITS_COUNT, .min = 0, .max = 63, .def = "48", CONG(cnp_dscp),
 		.help = "DSCP of the CNPs the gateway sends.",
+	},
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "pfc_xoff", .type = CONFIG_T_UINT,
+		.units = UNITS_SIZE, .flags = CONF_F_ZERO, .min = 4096,
+		.max = UINT64_C(4000000000), .def = "0", CONG(pfc_xoff_bytes),
+		.help = "Mechanism B ([peer] lossless): WAN RoCE queue size at which the "
+			"gateway pauses the RoCE data priority of its DC fabric. 0 is the "
+			"buffer less the PFC headroom (DC port rate x DC RTT + 3 MTU).",
+	},
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "pfc_xon", .type = CONFIG_T_UINT,
+		.units = UNITS_SIZE, .flags = CONF_F_ZERO, .min = 4096,
+		.max = UINT64_C(4000000000), .def = "0", CONG(pfc_xon_bytes),
+		.help = "Mechanism B: queue size at which the paused priority resumes; "
+			"below pfc_xoff. 0 is pfc_xoff less one headroom.",
+	},
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "data_dscp", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .min = 0, .max = 63, .def = "26", CONG(data_dscp),
+		.help = "Mechanism B: DSCP of RoCE data, mapped to PFC priority 3 (the "
+			"paused one); cnp_dscp maps to priority 6, any other DSCP to 0.",
 	},
 	{
 		.section = CONFIG_SEC_CONGESTION, .name = "ce_clear", .type = CONFIG_T_BOOL,

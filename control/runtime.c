@@ -24,6 +24,7 @@
 #include <rte_ring.h>
 
 #include "l2.h"
+#include "lossless_conf.h"
 #include "congestion/cc_params.h"
 #include "dataplane/neigh.h"
 
@@ -100,6 +101,8 @@ runtime_tm_build(const struct ls_config *cfg, unsigned int port, struct dp_tm_co
 		.cnp_interval_ns = cg->cnp_interval_ns,
 		.hold_ns = cg->hold_ns,
 		.flow_idle_ns = cg->flow_idle_ns,
+		.pfc_xoff_bytes = cg->pfc_xoff_bytes,
+		.pfc_xon_bytes = cg->pfc_xon_bytes,
 	};
 	const char *why = NULL;
 	uint64_t burst;
@@ -110,6 +113,7 @@ runtime_tm_build(const struct ls_config *cfg, unsigned int port, struct dp_tm_co
 	link.rate_bps = pc->link_rate_bps;
 	link.mtu_bytes = pc->mtu;
 	link.near_source_cnp = (cg->mechanisms & LS_MECH_A) != 0;
+	link.dc_rate_bps = cfg->ports[cfg->dc_port].link_rate_bps;
 	for (i = 0; i < cfg->n_peers; i++)
 		if (cfg->peers[i].port_index == (int)port && cfg->peers[i].rtt_ns > link.rtt_ns)
 			link.rtt_ns = cfg->peers[i].rtt_ns;
@@ -296,6 +300,9 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 			goto fail;
 	}
 	rc = runtime_mech_build(cfg, c, &c->mech, err);
+	if (rc != 0)
+		goto fail;
+	rc = lossless_conf_build(cfg, c, &c->lossless, err);
 	if (rc != 0)
 		goto fail;
 
@@ -536,6 +543,11 @@ runtime_worker_state_alloc(const struct ls_config *cfg, struct dp_worker *w, FIL
 	if (mem == NULL)
 		goto nomem;
 	hold_init(&w->hold, mem);
+	mem = rte_zmalloc_socket("ls_dc_pfc", sizeof(struct rte_mbuf *) * PFC_PRIORITIES * DC_PFC_QUEUE,
+				 RTE_CACHE_LINE_SIZE, socket);
+	if (mem == NULL)
+		goto nomem;
+	dc_pfc_init(&w->dc_pfc, mem);
 	for (p = 0; p < cfg->n_ports; p++) {
 		if (cfg->ports[p].role != LS_PORT_WAN)
 			continue;
@@ -581,6 +593,9 @@ runtime_worker_state_free(struct dp_worker *w)
 	}
 	rte_free(w->hold.e[0].ring);
 	w->hold.e[0].ring = NULL;
+	dc_pfc_flush(&w->dc_pfc);
+	rte_free(w->dc_pfc.q[0].ring);
+	memset(w->dc_pfc.q, 0, sizeof(w->dc_pfc.q));
 	rte_free(w->flows.e);
 	w->flows.e = NULL;
 	rte_free(w->learn_src.slots);

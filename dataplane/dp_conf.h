@@ -25,6 +25,7 @@
 #include "drop_reason.h"
 #include "congestion/cc_params.h"
 #include "congestion/ecn_marker.h"
+#include "congestion/pfc.h"
 #include "congestion/proxy_cnp.h"
 #include "congestion/qpn_learn.h"
 #include "congestion/token_bucket.h"
@@ -120,6 +121,14 @@ struct dp_mech_conf {
 	uint64_t flow_idle_ns;
 };
 
+/* Mechanism B at the DC port (dataplane/dc_pfc.h). */
+struct dp_lossless_conf {
+	bool enabled; /* some peer has [peer] lossless = pfc or credit */
+	struct pfc_params pfc; /* hz 0: each worker sets its TSC rate */
+	uint8_t data_priority; /* priority paused when the WAN RoCE class crosses XOFF */
+	uint8_t dscp_priority[64]; /* DSCP -> 802.1p priority of packets toward the DC */
+};
+
 struct dp_conf {
 	uint64_t generation;
 	uint16_t n_ports;
@@ -133,6 +142,7 @@ struct dp_conf {
 	struct rte_lpm6 *lpm6;
 	struct dp_tm_conf tm[LS_MAX_PORTS]; /* WAN ports only */
 	struct dp_mech_conf mech;
+	struct dp_lossless_conf lossless;
 };
 
 /*
@@ -214,13 +224,30 @@ struct dp_mech_counters {
 	uint64_t trp_upstream_ce; /* C: CNP ignored, its data arrived CE-marked */
 };
 
+/* Mechanism B at the DC port, per priority where it says so. */
+struct dp_pfc_counters {
+	uint64_t rx_frames; /* PFC or PAUSE frames obeyed */
+	uint64_t rx_pauses[PFC_PRIORITIES]; /* non-zero times received */
+	uint64_t rx_paused_ns[PFC_PRIORITIES]; /* gauge: time the fabric paused us, total */
+	uint64_t tx_pauses[PFC_PRIORITIES]; /* pause frames sent, refreshes included */
+	uint64_t tx_resumes[PFC_PRIORITIES]; /* zero-quanta frames sent */
+	uint64_t tx_paused_ns[PFC_PRIORITIES]; /* gauge: time we paused the fabric, total */
+	uint64_t tx_failed; /* a pause or resume not built (no mbuf or transmit room) */
+	uint64_t held; /* packets that waited for a paused priority */
+	uint64_t released; /* held packets sent on */
+	uint64_t queued; /* gauge: held now */
+};
+
 /*
  * Every received packet is counted exactly once: the ports' rx_pkts add up
- * to forwarded + drops[] + punted + what waits in the traffic managers and
- * mechanism C hold queues. The ports' tx_pkts add up to forwarded + own_tx:
- * packets the gateway builds itself (mechanism A CNPs, the control
+ * to forwarded + drops[] + punted + what waits in the traffic managers,
+ * mechanism C hold queues and mechanism B's DC pause queues (pfc.queued;
+ * a PFC frame received is a drop named pfc_consumed). The ports' tx_pkts
+ * add up to forwarded + own_tx: packets the gateway builds itself
+ * (mechanism A CNPs, mechanism B PFC frames, the control
  * thread's injects) are counted apart from forwarded ones and never as
- * drops; cnp_sent + injected = own_tx + own_tx_failed.
+ * drops; cnp_sent + pfc tx_pauses + tx_resumes + injected = own_tx +
+ * own_tx_failed.
  */
 struct dp_counters {
 	struct dp_port_counters port[LS_MAX_PORTS];
@@ -241,6 +268,7 @@ struct dp_counters {
 	uint64_t flows_full; /* no free flow slot in the probe window */
 	struct dp_tm_counters tm[LS_MAX_PORTS][DP_TM_CLASS_MAX];
 	struct dp_mech_counters mech;
+	struct dp_pfc_counters pfc;
 } __rte_cache_aligned;
 
 #endif /* LONGSPAN_DP_CONF_H */

@@ -58,7 +58,10 @@
 	X(MARTIAN_DST, "martian_destination", "loopback, link-local, multicast, class E or network 0 destination") \
 	X(INNER_SRC_SPOOF, "inner_source_spoofed", "decapsulated source not the peer's ([peer] source_check) or in the DC subnet") \
 	X(UDP_CSUM, "udp_bad_checksum", "outer UDP checksum wrong ([peer] udp_checksum = verify)") \
-	X(UDP_ZERO_CSUM6, "udp_zero_checksum6", "zero outer UDP checksum over IPv6 ([peer] ipv6_zero_checksum)")
+	X(UDP_ZERO_CSUM6, "udp_zero_checksum6", "zero outer UDP checksum over IPv6 ([peer] ipv6_zero_checksum)") \
+	X(PFC_CONSUMED, "pfc_consumed", "PFC or PAUSE frame from the DC fabric, obeyed (MAC control is never forwarded)") \
+	X(MAC_CONTROL, "mac_control", "MAC control frame not obeyed: lossless off, not the DC port, other opcode or cut short") \
+	X(DC_PAUSE_FULL, "dc_pause_queue_full", "priority paused by the DC fabric and its gateway queue full")
 
 
 

@@ -6,6 +6,8 @@
 
 #include "cnp.h"
 #include "congestion/gw_mech.h"
+#include "dc_pfc.h"
+#include "eth.h"
 #include "neigh.h"
 
 /* Send a gateway CNP to the local sender of flow fe (mechanism A); false if none left. */
@@ -222,6 +224,28 @@ dp_roce_wan(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 	return NULL;
 }
 
+/*
+ * A packet mechanism C releases meets mechanism B: it waits again if the
+ * DC fabric paused its priority. True when it was queued or dropped.
+ */
+static bool
+dp_hold_pfc(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
+	    const struct dp_clock *clk)
+{
+	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *) +
+			    eth_hdr_size(c->ports[c->dc_port].vlan);
+	enum ls_drop_reason r;
+
+	if (dc_pfc_hold(&w->dc_pfc, &w->counters.pfc, m, dc_pfc_priority(&c->lossless, l3),
+			clk->tsc, &r))
+		return true;
+	if (r != LS_DROP_NONE) {
+		dp_drop(w, m, r);
+		return true;
+	}
+	return false;
+}
+
 void
 dp_hold_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
 	    struct dp_tx *tx)
@@ -253,6 +277,8 @@ dp_hold_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock 
 			he->head++;
 			mc->trp_released++;
 			mc->trp_queued--;
+			if (unlikely(w->dc_pfc.enabled) && dp_hold_pfc(w, c, m, clk))
+				continue;
 			dp_tx_add(tx, c->dc_port, m);
 		}
 		if (trp_active(&c->mech.trp, &he->trp, clk->ns))

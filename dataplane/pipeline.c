@@ -28,6 +28,10 @@
  *   ingress per QP: flow table, learners       dp_roce_wan()           mech.c
  *   egress: Ethernet for the DC port           dp_dc_rewrite()         decap.h
  *   mechanism C: hold queue, release           hold_push(), dp_hold_out()  hold.c, mech.c
+ *   mechanism B: a paused priority waits       dc_pfc_hold()           dc_pfc.c
+ *
+ * DC port MAC control (PFC): obeyed in dp_parse() (dc_pfc_rx()); pauses
+ * and resumes sent and held packets released by dp_pipeline_dc_pfc().
  *
  * Small helpers every stage uses (drop, punt, prefixes, ECN field, flow
  * keys) are static inline in dp_helpers.h; the FIFOs under the traffic
@@ -49,8 +53,10 @@
 #include <rte_ring.h>
 
 #include "csum.h"
+#include "dc_pfc.h"
 #include "decap.h"
 #include "dp_helpers.h"
+#include "eth.h"
 #include "martian.h"
 #include "mech.h"
 #include "neigh.h"
@@ -144,6 +150,11 @@ dp_parse(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct rte
 		   (!pt->has_ip4 ||
 		    ((const struct rte_ipv4_hdr *)(p + 14))->dst_addr != pt->ip4)))
 		return LS_DROP_NONE;
+	/* MAC control (PFC) ends here: obeyed on the DC port, never forwarded. */
+	if (unlikely(m->data_len >= 14 && p[12] == 0x88 && p[13] == 0x08))
+		return pt->role == LS_PORT_DC ?
+			dc_pfc_rx(&w->dc_pfc, &w->counters.pfc, p, m->data_len, w->dc_pfc.now_tsc) :
+			LS_DROP_MAC_CONTROL;
 	r = parse_l2(p, m->data_len, pt->vlan, meta, &et);
 	if (unlikely(r != LS_DROP_NONE))
 		return r;
@@ -353,6 +364,22 @@ dp_pipeline_hold(struct dp_worker *w, const struct dp_conf *c, const struct dp_c
 }
 
 void
+dp_pipeline_dc_pfc(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
+		   struct dp_tx *tx)
+{
+	uint64_t roce_bytes = 0;
+	uint16_t p;
+
+	if (likely(!w->dc_pfc.enabled))
+		return;
+	for (p = 0; p < c->n_ports; p++)
+		if (c->ports[p].role == LS_PORT_WAN)
+			roce_bytes += w->tm[p].q[DP_TM_CLASS_ROCE].bytes;
+	dc_pfc_poll(&w->dc_pfc, &c->lossless, &w->counters.pfc, &c->ports[c->dc_port], c->dc_port,
+		    w->pool, roce_bytes, clk->tsc, tx, &w->next_due_tsc);
+}
+
+void
 dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 		struct rte_mbuf **pkts, uint16_t n, const struct dp_clock *clk, struct dp_tx *tx)
 {
@@ -463,6 +490,17 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 			}
 			ctr->mech.trp_delayed++;
 			ctr->mech.trp_queued++;
+			continue;
+		}
+		/* Mechanism B: a priority the DC fabric paused waits in gateway memory. */
+		if (unlikely(w->dc_pfc.enabled) &&
+		    dc_pfc_hold(&w->dc_pfc, &ctr->pfc, m,
+				dc_pfc_priority(&c->lossless, rte_pktmbuf_mtod(m, const uint8_t *) +
+							      eth_hdr_size(dc->vlan)),
+				clk->tsc, &r))
+			continue;
+		if (unlikely(r != LS_DROP_NONE)) {
+			dp_drop(w, m, r);
 			continue;
 		}
 		dp_tx_add(tx, c->dc_port, m);

@@ -86,5 +86,8 @@ void dp_pipeline_tm(struct dp_worker *w, const struct dp_conf *c, const struct d
 		    struct dp_tx *tx);
 void dp_pipeline_hold(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
 		      struct dp_tx *tx);
+/* Mechanism B at the DC port: released held packets, PFC pauses and resumes (dc_pfc.h). */
+void dp_pipeline_dc_pfc(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
+			struct dp_tx *tx);
 
 #endif /* LONGSPAN_PIPELINE_H */

@@ -99,6 +99,7 @@ dp_worker_sync(struct dp_worker *w, const struct dp_conf *c, const struct dp_clo
 	w->flows.idle_ns = c->mech.flow_idle_ns;
 	w->learn_src.idle_ns = c->mech.learn.idle_ns;
 	w->learn_dst.idle_ns = c->mech.learn.idle_ns;
+	dc_pfc_sync(&w->dc_pfc, &c->lossless, c->generation, w->tsc_hz);
 	w->generation = c->generation;
 }
 
@@ -116,6 +117,7 @@ dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk)
 		return 0;
 	if (unlikely(c->generation != w->generation))
 		dp_worker_sync(w, c, clk);
+	w->dc_pfc.now_tsc = clk->tsc;
 	memset(tx.n, 0, sizeof(tx.n));
 	memset(tx.own, 0, sizeof(tx.own));
 	w->next_due_tsc = UINT64_MAX;
@@ -135,6 +137,7 @@ dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk)
 	/* Queued packets whose time has come: WAN shapers, mechanism C holds. */
 	dp_pipeline_tm(w, c, clk, &tx);
 	dp_pipeline_hold(w, c, clk, &tx);
+	dp_pipeline_dc_pfc(w, c, clk, &tx);
 	dp_tx_flush(w, c, &tx);
 
 	/* Packets the control thread built (ARP/ND replies and requests, echo). */

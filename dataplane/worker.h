@@ -18,6 +18,7 @@
 #include <rte_common.h>
 
 #include "congestion/qpn_learn.h"
+#include "dc_pfc.h"
 #include "dp_conf.h"
 #include "flow.h"
 #include "hold.h"
@@ -64,6 +65,7 @@ struct dp_worker {
 	struct qpn_learn learn_src; /* mechanism A: local senders' QPNs */
 	struct qpn_learn learn_dst; /* mechanism C: remote senders' QPNs */
 	struct hold_table hold; /* mechanism C */
+	struct dc_pfc dc_pfc; /* mechanism B at the DC port */
 	struct dp_counters counters;
 } __rte_cache_aligned;
 

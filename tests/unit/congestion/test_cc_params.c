@@ -220,6 +220,68 @@ test_explain(void **state)
 	assert_int_equal(cc_params_explain(&d, NULL, 0), n);
 }
 
+static void
+test_mechanism_b(void **state)
+{
+	struct cc_link l = { .rate_bps = 100 * G, .rtt_ns = 1 * MS };
+	struct cc_overrides ov;
+	struct cc_derived d;
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(cc_params_derive(&l, &d), 0);
+	assert_int_equal(d.dc_rate_bps, 100 * G);
+	/* 100 Gb/s x 10 us = 125 KB, plus 3 x 4 KB. */
+	assert_int_equal(d.pfc_headroom_bytes, 125000 + 3 * 4096);
+	assert_int_equal(d.pfc_xoff_bytes, d.buffer_bytes - d.pfc_headroom_bytes);
+	assert_int_equal(d.pfc_xon_bytes, d.pfc_xoff_bytes - d.pfc_headroom_bytes);
+	assert_true(d.pfc_lossless);
+	assert_int_equal(d.pfc_quanta, 0xffff);
+	assert_int_equal(d.pfc_pause_ns, 335540); /* 65535 x 5.12 ns, rounded up */
+	/* BDP 12.5 MB + 100 Gb/s x 335.54 us = 4.19 MB, in 4 KB units. */
+	assert_int_equal(d.credit_buffer_bytes, (12500000 + 4194250 + 4095) / 4096 * 4096);
+	assert_int_equal(d.credit_update_bytes, d.credit_buffer_bytes / 16);
+	assert_int_equal(d.credit_update_ns, 250 * US);
+
+	/* A slower DC port: the pause is longer, the headroom smaller. */
+	l.dc_rate_bps = 25 * G;
+	assert_int_equal(cc_params_derive(&l, &d), 0);
+	assert_int_equal(d.pfc_headroom_bytes, 31250 + 3 * 4096);
+	assert_int_equal(d.pfc_pause_ns, 1342157); /* 65535 x 20.48 ns */
+
+	/* A buffer under two headrooms: XOFF at half, flagged as not lossless. */
+	l.dc_rate_bps = 0;
+	memset(&ov, 0, sizeof(ov));
+	ov.buffer_bytes = 200000;
+	ov.kmin_bytes = 20000;
+	ov.kmax_bytes = 80000;
+	assert_int_equal(cc_params_resolve(&l, &ov, &d, &why), 0);
+	assert_int_equal(d.pfc_xoff_bytes, 100000);
+	assert_int_equal(d.pfc_xon_bytes, 50000);
+	assert_false(d.pfc_lossless);
+
+	/* Overrides, and their cross-field checks. */
+	memset(&ov, 0, sizeof(ov));
+	ov.pfc_xoff_bytes = 1000000;
+	ov.pfc_xon_bytes = 900000;
+	ov.credit_buffer_bytes = 20000000;
+	assert_int_equal(cc_params_resolve(&l, &ov, &d, &why), 0);
+	assert_int_equal(d.pfc_xoff_bytes, 1000000);
+	assert_int_equal(d.pfc_xon_bytes, 900000);
+	assert_int_equal(d.credit_buffer_bytes, 20000000);
+	ov.pfc_xon_bytes = 1000000;
+	assert_int_equal(cc_params_resolve(&l, &ov, &d, &why), -EINVAL);
+	assert_string_equal(why, "pfc_xon_bytes must be below pfc_xoff_bytes");
+	ov.pfc_xon_bytes = 0;
+	ov.pfc_xoff_bytes = 1ull << 40;
+	assert_int_equal(cc_params_resolve(&l, &ov, &d, &why), -EINVAL);
+	assert_string_equal(why, "pfc_xoff_bytes must be at most buffer_bytes");
+	ov.pfc_xoff_bytes = 0;
+	ov.credit_buffer_bytes = 100;
+	assert_int_equal(cc_params_resolve(&l, &ov, &d, &why), -EINVAL);
+	assert_string_equal(why, "credit_buffer_bytes must be at least one MTU");
+}
+
 int
 main(void)
 {
@@ -231,6 +293,7 @@ main(void)
 		cmocka_unit_test(test_overrides_and_errors),
 		cmocka_unit_test(test_markers_from_derived),
 		cmocka_unit_test(test_explain),
+		cmocka_unit_test(test_mechanism_b),
 	};
 
 	return cmocka_run_group_tests_name("cc_params", tests, NULL, NULL);
