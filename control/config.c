@@ -38,11 +38,12 @@
 /* Longest line read; inih's own limit (its reader argument) is lower. */
 #define CONFIG_LINE_MAX 1024
 
-/* Section instances: the three singletons, then ports, then peers. */
+/* Section instances: the singletons, then ports, then peers. */
 enum {
 	CONFIG_INST_GATEWAY = 0,
 	CONFIG_INST_EAL,
 	CONFIG_INST_CONGESTION,
+	CONFIG_INST_PEERING, /* the only singleton with required keys: keep it last */
 	CONFIG_INST_PORT0,
 	CONFIG_INST_PEER0 = CONFIG_INST_PORT0 + LS_MAX_PORTS,
 	CONFIG_INST_MAX = CONFIG_INST_PEER0 + LS_MAX_PEERS,
@@ -639,7 +640,8 @@ config_set(struct config_parser *p, struct config_inst *in, const struct config_
 			CONFIG_FAIL("'%s' is not an %s address", value,
 				    family == AF_INET ? "IPv4" : family == AF_INET6 ? "IPv6" : "IP");
 		why = config_addr_not_unicast(&a);
-		if (why != NULL)
+		/* A kernel socket address (peering) may be loopback: the lab's is. */
+		if (why != NULL && !((k->flags & CONFIG_F_LOOPBACK) && strstr(why, "loopback")))
 			CONFIG_FAIL("%s is %s", value, why);
 		memcpy(field, &a, sizeof(a));
 		break;
@@ -779,7 +781,7 @@ config_section_header(struct config_parser *p, char *s)
 		else
 			config_error(p, p->line, NULL, NULL,
 				     "unknown section [%s] (known: [gateway], [eal], [port NAME], "
-				     "[peer NAME], [congestion])",
+				     "[peer NAME], [congestion], [peering])",
 				     type);
 		return;
 	}
@@ -840,9 +842,10 @@ config_section_header(struct config_parser *p, char *s)
 		snprintf(in->label, sizeof(in->label), "[%s %s]", type, name);
 		config_apply_defaults(p, in);
 	} else {
-		in = &p->inst[sec == CONFIG_SEC_GATEWAY ? CONFIG_INST_GATEWAY
-			      : sec == CONFIG_SEC_EAL   ? CONFIG_INST_EAL
-							: CONFIG_INST_CONGESTION];
+		in = &p->inst[sec == CONFIG_SEC_GATEWAY	   ? CONFIG_INST_GATEWAY
+			      : sec == CONFIG_SEC_EAL	   ? CONFIG_INST_EAL
+			      : sec == CONFIG_SEC_PEERING ? CONFIG_INST_PEERING
+							   : CONFIG_INST_CONGESTION];
 		if (*name != '\0') {
 			config_error(p, p->line, NULL, NULL, "[%s %.40s]: [%s] takes no name", type,
 				     name, type);
@@ -1289,6 +1292,12 @@ config_check_peer(struct config_parser *p, unsigned int i)
 	char text[INET6_ADDRSTRLEN + 8], net[INET6_ADDRSTRLEN + 8];
 	bool rtt = config_given(in, "rtt"), dist = config_given(in, "distance");
 
+	/* Without config prefixes a peer's routes come from its session alone. */
+	if (in->key_line[config_index(in, "prefix")] == 0 &&
+	    !(p->inst[CONFIG_INST_PEERING].line != 0 && pc->peering))
+		config_error(p, in->line, in, "prefix",
+			     "missing required key (or learn it: a [peering] section)");
+
 	if (config_given(in, "port")) {
 		int idx = config_port_index(cfg, pc->port);
 
@@ -1424,10 +1433,91 @@ config_check_congestion(struct config_parser *p)
 	}
 }
 
+/* A peering site id is a DNS label (it is matched against a certificate's SAN). */
+static bool
+config_dns_label_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 63 || s[0] == '-' || s[n - 1] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '-')
+			return false;
+	return true;
+}
+
+/* [peering] and the peering keys of each [peer]: cross-field rules. */
+static void
+config_check_peering(struct config_parser *p)
+{
+	struct ls_config *cfg = p->cfg;
+	struct ls_peering_conf *pg = &cfg->peering;
+	struct config_inst *in = &p->inst[CONFIG_INST_PEERING];
+	unsigned int i, j;
+
+	pg->enabled = in->line != 0;
+	if (!pg->enabled)
+		return;
+	if (!config_dns_label_ok(cfg->gw.name))
+		config_error(p, config_line(&p->inst[CONFIG_INST_GATEWAY], "name"),
+			     &p->inst[CONFIG_INST_GATEWAY], "name",
+			     "'%s' must be a DNS label (letters, digits, '-') to peer: "
+			     "certificates name it",
+			     cfg->gw.name);
+	if (pg->hold_time_ns % 1000000u != 0 && config_valid(in, "hold_time"))
+		config_error(p, config_line(in, "hold_time"), in, "hold_time",
+			     "must be whole milliseconds");
+	if (pg->backoff_min_ns > pg->backoff_max_ns && config_valid(in, "backoff_min") &&
+	    config_valid(in, "backoff_max"))
+		config_error(p, config_line(in, "backoff_min"), in, "backoff_min",
+			     "exceeds backoff_max");
+	if (pg->n_prefixes == 0 && cfg->dc_port >= 0) {
+		const struct ls_port_conf *dc = &cfg->ports[cfg->dc_port];
+
+		if (dc->ipv4.addr.family == AF_INET) {
+			pg->prefixes[pg->n_prefixes] = dc->ipv4;
+			config_clear_host_bits(&pg->prefixes[pg->n_prefixes].addr, dc->ipv4.len);
+			pg->n_prefixes++;
+		}
+		if (dc->ipv6.addr.family == AF_INET6) {
+			pg->prefixes[pg->n_prefixes] = dc->ipv6;
+			config_clear_host_bits(&pg->prefixes[pg->n_prefixes].addr, dc->ipv6.len);
+			pg->n_prefixes++;
+		}
+	}
+	for (i = 0; i < cfg->n_peers; i++) {
+		struct config_inst *pin = &p->inst[CONFIG_INST_PEER0 + i];
+		struct ls_peer_conf *pc = &cfg->peers[i];
+
+		if (!pc->peering)
+			continue;
+		if (!config_dns_label_ok(pc->name))
+			config_error(p, pin->line, pin, NULL,
+				     "peering: the name must be a DNS label (letters, digits, "
+				     "'-'): the peer's certificate names it");
+		if (pc->peering_address.family == 0)
+			pc->peering_address = pc->remote;
+		if (pc->peering_port == 0)
+			pc->peering_port = pg->port;
+		for (j = 0; j < i; j++) {
+			const struct ls_peer_conf *o = &cfg->peers[j];
+
+			if (o->peering && o->peering_address.family == pc->peering_address.family &&
+			    memcmp(o->peering_address.a, pc->peering_address.a, 16) == 0)
+				config_error(p, config_line(pin, "peering_address"), pin,
+					     "peering_address",
+					     "the same as [peer %s]'s: inbound connections are "
+					     "matched on it",
+					     o->name);
+		}
+	}
+}
+
 static void
 config_check_required(struct config_parser *p)
 {
-	for (unsigned int i = CONFIG_INST_PORT0; i < CONFIG_INST_MAX; i++) {
+	for (unsigned int i = CONFIG_INST_PEERING; i < CONFIG_INST_MAX; i++) {
 		struct config_inst *in = &p->inst[i];
 
 		if (in->line == 0)
@@ -1447,8 +1537,8 @@ config_parser_init(struct config_parser *p, const char *text, size_t size, const
 		   FILE *err, struct ls_config *cfg)
 {
 	static const enum config_section singles[] = { CONFIG_SEC_GATEWAY, CONFIG_SEC_EAL,
-						       CONFIG_SEC_CONGESTION };
-	void *bases[] = { &cfg->gw, &cfg->eal, &cfg->cong };
+						       CONFIG_SEC_CONGESTION, CONFIG_SEC_PEERING };
+	void *bases[] = { &cfg->gw, &cfg->eal, &cfg->cong, &cfg->peering };
 
 	memset(p, 0, sizeof(*p));
 	memset(cfg, 0, sizeof(*cfg));
@@ -1458,7 +1548,7 @@ config_parser_init(struct config_parser *p, const char *text, size_t size, const
 	p->err = err;
 	p->cfg = cfg;
 	cfg->dc_port = -1;
-	for (unsigned int i = 0; i < 3; i++) {
+	for (unsigned int i = 0; i < sizeof(singles) / sizeof(singles[0]); i++) {
 		struct config_inst *inst = &p->inst[i];
 
 		inst->section = singles[i];
@@ -1539,6 +1629,7 @@ config_load_buffer(const char *text, size_t size, const char *name, struct ls_co
 		for (unsigned int i = 0; i < tmp->n_peers; i++)
 			config_check_peer(p, i);
 		config_check_congestion(p);
+		config_check_peering(p);
 	}
 
 	if (p->n_errors > 0) {
@@ -1868,4 +1959,6 @@ config_dump(const struct ls_config *cfg, FILE *out)
 	for (unsigned int i = 0; i < cfg->n_peers; i++)
 		config_dump_section(out, CONFIG_SEC_PEER, cfg->peers[i].name, &cfg->peers[i]);
 	config_dump_section(out, CONFIG_SEC_CONGESTION, NULL, &cfg->cong);
+	if (cfg->peering.enabled)
+		config_dump_section(out, CONFIG_SEC_PEERING, NULL, &cfg->peering);
 }

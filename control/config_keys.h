@@ -21,6 +21,7 @@ enum config_section {
 	CONFIG_SEC_PORT,
 	CONFIG_SEC_PEER,
 	CONFIG_SEC_CONGESTION,
+	CONFIG_SEC_PEERING,
 	CONFIG_SEC_MAX,
 };
 
@@ -46,12 +47,13 @@ enum config_type {
 #define CONFIG_F_ZERO (1u << 2) /* 0 is accepted besides min..max ("derive") */
 #define CONFIG_F_POW2 (1u << 3) /* must be a power of two */
 #define CONFIG_F_NAMECHARS (1u << 4) /* string of [A-Za-z0-9_.-] */
+#define CONFIG_F_LOOPBACK (1u << 5) /* address: loopback accepted */
 
 #define CONFIG_NO_OFFSET UINT16_MAX
 
 /* Bounds of the per-instance bookkeeping in config.c (static_asserts in
  * config_keys.c keep the table within them). */
-#define CONFIG_KEYS_MAX 64 /* rows in config_keys[] */
+#define CONFIG_KEYS_MAX 96 /* rows in config_keys[] */
 #define CONFIG_ELEMS_MAX 64 /* elements of one repeatable key */
 
 struct config_enum_name {
