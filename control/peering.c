@@ -343,7 +343,8 @@ peering_start(struct ls_runtime *rt, FILE *err)
 	mc.backoff.max_ns = c->backoff_max_ns;
 	mc.route_hold_ns = c->route_hold_ns;
 	mc.max_pending = c->max_pending;
-	snprintf(mc.software, sizeof(mc.software), "longspan %s", LONGSPAN_VERSION);
+	/* Printable without blanks (docs/wire-format.md, hello). */
+	snprintf(mc.software, sizeof(mc.software), "longspan/%s", LONGSPAN_VERSION);
 	mc.capabilities = PEER_MSG_CAP_ROUTES;
 	rc = peer_mgr_init(&pg->mgr, &mc, &peering_ops, pg, stdout, msg, sizeof(msg));
 	if (rc != 0) {
