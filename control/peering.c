@@ -228,8 +228,10 @@ peering_recompute(struct peering *pg, uint64_t now_ns, bool report)
 		free(next);
 		return;
 	}
+	pthread_mutex_lock(&rt->cfg_lock);
 	pg->learned = *next;
 	rt->learned = &pg->learned;
+	pthread_mutex_unlock(&rt->cfg_lock);
 	free(next);
 	runtime_publish_dp(rt, dp);
 	pg->republishes++;
@@ -362,8 +364,10 @@ peering_start(struct ls_runtime *rt, FILE *err)
 			return rc;
 		}
 	}
+	pthread_mutex_lock(&rt->cfg_lock);
 	rt->learned = &pg->learned;
 	rt->peering = pg;
+	pthread_mutex_unlock(&rt->cfg_lock);
 	printf("peering: '%s' with %u peer(s), listening on port %u\n", cfg->gw.name, pg->n_peers,
 	       peer_mgr_listen_port(&pg->mgr));
 	return 0;
@@ -376,9 +380,11 @@ peering_stop(struct ls_runtime *rt)
 
 	if (pg == NULL)
 		return;
-	peer_mgr_fini(&pg->mgr, peering_now_ns());
+	pthread_mutex_lock(&rt->cfg_lock);
 	rt->peering = NULL;
 	rt->learned = NULL;
+	pthread_mutex_unlock(&rt->cfg_lock);
+	peer_mgr_fini(&pg->mgr, peering_now_ns());
 	free(pg);
 }
 
@@ -389,7 +395,14 @@ peering_poll(struct ls_runtime *rt, uint64_t now_ns)
 
 	if (pg == NULL)
 		return;
+	/*
+	 * Sessions change only in this turn; `show peers` on the telemetry
+	 * thread reads them under cfg_lock, so the turn holds it (it never
+	 * waits inside: every socket call is non-blocking).
+	 */
+	pthread_mutex_lock(&rt->cfg_lock);
 	peer_mgr_service(&pg->mgr, now_ns);
+	pthread_mutex_unlock(&rt->cfg_lock);
 	if (pg->routes_dirty) {
 		pg->routes_dirty = false;
 		peering_recompute(pg, now_ns, true);
@@ -434,6 +447,7 @@ peering_reload(struct ls_runtime *rt, FILE *err)
 	uint64_t now = peering_now_ns();
 	char msg[PEERING_ERR_MAX];
 	unsigned int i;
+	int rc;
 
 	if (pg != NULL && (!cfg->peering.enabled || !peering_conf_same(&pg->conf, &cfg->peering))) {
 		peering_stop(rt);
@@ -448,15 +462,21 @@ peering_reload(struct ls_runtime *rt, FILE *err)
 			peering_recompute(rt->peering, now, true);
 		return;
 	}
-	if (peer_mgr_reload_tls(&pg->mgr, now, msg, sizeof(msg)) < 0)
+	pthread_mutex_lock(&rt->cfg_lock);
+	rc = peer_mgr_reload_tls(&pg->mgr, now, msg, sizeof(msg));
+	pthread_mutex_unlock(&rt->cfg_lock);
+	if (rc < 0)
 		fprintf(err, "peering: credentials not reloaded (the old ones stay): %s\n", msg);
 	/* Removed, or no longer peering, or moved: end the session. */
 	for (i = pg->mgr.n_sessions; i-- > 0;) {
 		const struct peer_session *s = pg->mgr.sessions[i];
 		const struct ls_peer_conf *pc = peering_peer_conf(cfg, s->conf.peer_site);
 
-		if (pc == NULL || !pc->peering || !peering_peer_same(s, pc))
+		if (pc == NULL || !pc->peering || !peering_peer_same(s, pc)) {
+			pthread_mutex_lock(&rt->cfg_lock);
 			peering_remove_peer(pg, s->conf.peer_site, now);
+			pthread_mutex_unlock(&rt->cfg_lock);
+		}
 	}
 	pg->conf.n_prefixes = cfg->peering.n_prefixes;
 	memcpy(pg->conf.prefixes, cfg->peering.prefixes, sizeof(pg->conf.prefixes));
@@ -467,10 +487,12 @@ peering_reload(struct ls_runtime *rt, FILE *err)
 		if (!pc->peering)
 			continue;
 		s = peer_mgr_find(&pg->mgr, pc->name);
+		pthread_mutex_lock(&rt->cfg_lock);
 		if (s == NULL)
 			peering_add_peer(pg, pc, now, err);
 		else
 			peer_session_set_prefixes(s, pg->conf.prefixes, pg->conf.n_prefixes);
+		pthread_mutex_unlock(&rt->cfg_lock);
 	}
 	peering_recompute(pg, now, true);
 }

@@ -18,8 +18,11 @@
  * without them is published. Workers never see a session: they forward on
  * the last snapshot.
  *
- * Threads: the control thread only, except peering_show_*() which run in
- * API handlers (also the control thread).
+ * Threads: the control thread runs everything but peering_show*(), which
+ * API handlers run on the control thread or DPDK's telemetry thread under
+ * rt->cfg_lock; the control thread changes sessions, the accepted routes
+ * and rt->peering under that lock too (peering_poll() holds it for its
+ * non-blocking turn).
  */
 
 #include <stdint.h>

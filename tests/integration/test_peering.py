@@ -133,6 +133,22 @@ def wait_for(what, fn, timeout=15.0):
     return None
 
 
+def telemetry(site, cmd, timeout=2.0):
+    """One DPDK telemetry command to SITE's gateway; None on no answer."""
+    path = f"/var/run/dpdk/pr{os.getpid()}{site}/dpdk_telemetry.v2"
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(timeout)
+    try:
+        s.connect(path)
+        s.recv(1024)  # greeting
+        s.send(cmd.encode())
+        return json.loads(s.recv(65536))
+    except (OSError, ValueError):
+        return None
+    finally:
+        s.close()
+
+
 def generation(gw):
     return gw.ctl("show", "config", "--summary")["generation"]
 
@@ -338,6 +354,13 @@ def run(build, pki, port, ga, gb):
     whole = peers(ga)["peering"]
     check("manager counts a republish", whole["route_republishes"] >= 1, f"{whole}")
     ups_before = session(ga, "site-b")["ups"]
+    tel = telemetry("a", "/longspan/peers")
+    try:
+        tsess = tel["/longspan/peers"]["peers"]["site_b"]["session"]
+    except (TypeError, KeyError):
+        tsess = None
+    check("telemetry /longspan/peers shows the session", tsess is not None
+          and tsess["state"] == "up" and tsess["routes_in_use"] == 1, f"{tel}")
 
     # ---- Refusals, each with its reason, while the API is asked ----
     stop = threading.Event()
