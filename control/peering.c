@@ -450,10 +450,16 @@ peering_reload(struct ls_runtime *rt, FILE *err)
 	int rc;
 
 	if (pg != NULL && (!cfg->peering.enabled || !peering_conf_same(&pg->conf, &cfg->peering))) {
+		bool had_routes = pg->learned.n_peers > 0;
+		struct dp_conf *dp = NULL;
+
 		peering_stop(rt);
 		pg = NULL;
 		if (cfg->peering.enabled)
 			fprintf(err, "peering: [peering] changed: every session restarts\n");
+		/* The reload's snapshot still holds the old sessions' routes: drop them. */
+		if (had_routes && runtime_dp_build(rt, cfg, &dp, err) == 0)
+			runtime_publish_dp(rt, dp);
 	}
 	if (pg == NULL) {
 		if (peering_start(rt, err) != 0)

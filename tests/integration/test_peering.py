@@ -424,6 +424,19 @@ def run(build, pki, port, ga, gb):
     if back:
         check("counted as a new up", back["ups"] == ups_before + 1, f"{back}")
 
+    # ---- Reload with a changed [peering]: sessions restart, routes come back ----
+    text = open(ga.path).read().replace("hold_time = 900ms", "hold_time = 1200ms")
+    with open(ga.path, "w") as f:
+        f.write(text)
+    reply, _ = request(ga.sock, "reload\n", timeout=10)
+    check("reload with a changed [peering] applied, sessions restarted", reply is not None
+          and reply.startswith("ok\n") and "every session restarts" in reply, f"{reply!r:.300}")
+    again = wait_for("again", lambda: (lambda s: s if s["state"] == "up" and s["routes_in_use"] == 1
+                                       else None)(session(ga, "site-b")),
+                     timeout=15)
+    check("after the reload the session and its routes are back", again is not None,
+          f"{session(ga, 'site-b')}")
+
 
 if __name__ == "__main__":
     main()
