@@ -583,7 +583,7 @@ def run_longspand(args, pcap, n_mbufs, tag, flows):
             w["idle_poll_pct"] = 100.0 * idle / polls if polls else float("nan")
             w["pkts_per_poll"] = tx / (polls - idle) if polls > idle else float("nan")
             w["tx"] = tx
-            if "flows_full" in b:  # per-QP flow table (issue 4): every flow must fit
+            if "flows_full" in b:  # per-QP flow table: every flow must fit
                 w["flows_full"] = b["flows_full"] - a["flows_full"]
                 w["flows_created"] = b["flows_created"]
             return w
