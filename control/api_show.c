@@ -19,6 +19,7 @@
 #include "api.h"
 #include "api_cmds.h"
 #include "config.h"
+#include "peering.h"
 #include "runtime.h"
 #include "congestion/ecn_marker.h"
 #include "dataplane/drop_reason.h"
@@ -440,6 +441,7 @@ api_peer_emit(struct api_ctx *ctx, const struct ls_config *cfg, unsigned int i,
 	fmt_u64(f, "rx_ce", c->rx_ce);
 	fmt_u64(f, "rx_seq_gaps", c->rx_seq_gaps);
 	fmt_u64(f, "rx_seq_reorder", c->rx_seq_reorder);
+	peering_show_peer(f, ctx->rt, pc->name);
 	fmt_close(f);
 }
 
@@ -481,6 +483,7 @@ api_show_peers(struct api_ctx *ctx, int argc, char **argv)
 	for (i = first; i < end; i++)
 		api_peer_emit(ctx, cfg, i, &sum);
 	fmt_close(ctx->fmt);
+	peering_show(ctx->fmt, ctx->rt);
 	if (n_pos == 0)
 		api_page_emit(ctx, &pg, cfg->n_peers, "peers");
 	return 0;

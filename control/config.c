@@ -140,7 +140,7 @@ config_on_section(void *ctx, unsigned int line, const char *type, const char *na
 		else
 			config_error(p, p->line, NULL, NULL,
 				     "unknown section [%s] (known: [gateway], [eal], [port NAME], "
-				     "[peer NAME], [congestion])",
+				     "[peer NAME], [congestion], [peering])",
 				     type);
 		return -1;
 	}
@@ -201,9 +201,10 @@ config_on_section(void *ctx, unsigned int line, const char *type, const char *na
 		snprintf(in->label, sizeof(in->label), "[%s %s]", type, name);
 		config_apply_defaults(p, in);
 	} else {
-		in = &p->inst[sec == CONFIG_SEC_GATEWAY ? CONFIG_INST_GATEWAY
-			      : sec == CONFIG_SEC_EAL   ? CONFIG_INST_EAL
-							: CONFIG_INST_CONGESTION];
+		in = &p->inst[sec == CONFIG_SEC_GATEWAY	   ? CONFIG_INST_GATEWAY
+			      : sec == CONFIG_SEC_EAL	   ? CONFIG_INST_EAL
+			      : sec == CONFIG_SEC_PEERING ? CONFIG_INST_PEERING
+							   : CONFIG_INST_CONGESTION];
 		if (*name != '\0') {
 			config_error(p, p->line, NULL, NULL, "[%s %.40s]: [%s] takes no name", type,
 				     name, type);
@@ -291,8 +292,8 @@ static void
 config_parser_init(struct config_parser *p, const char *name, FILE *err, struct ls_config *cfg)
 {
 	static const enum config_section singles[] = { CONFIG_SEC_GATEWAY, CONFIG_SEC_EAL,
-						       CONFIG_SEC_CONGESTION };
-	void *bases[] = { &cfg->gw, &cfg->eal, &cfg->cong };
+						       CONFIG_SEC_CONGESTION, CONFIG_SEC_PEERING };
+	void *bases[] = { &cfg->gw, &cfg->eal, &cfg->cong, &cfg->peering };
 
 	memset(p, 0, sizeof(*p));
 	memset(cfg, 0, sizeof(*cfg));
@@ -300,7 +301,7 @@ config_parser_init(struct config_parser *p, const char *name, FILE *err, struct 
 	p->err = err;
 	p->cfg = cfg;
 	cfg->dc_port = -1;
-	for (unsigned int i = 0; i < 3; i++) {
+	for (unsigned int i = 0; i < sizeof(singles) / sizeof(singles[0]); i++) {
 		struct config_inst *inst = &p->inst[i];
 
 		inst->section = singles[i];
@@ -526,5 +527,7 @@ config_dump(const struct ls_config *cfg, FILE *out)
 	for (unsigned int i = 0; i < cfg->n_peers; i++)
 		config_dump_section(out, CONFIG_SEC_PEER, cfg->peers[i].name, &cfg->peers[i]);
 	config_dump_section(out, CONFIG_SEC_CONGESTION, NULL, &cfg->cong);
+	if (cfg->peering.enabled)
+		config_dump_section(out, CONFIG_SEC_PEERING, NULL, &cfg->peering);
 }
 

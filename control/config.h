@@ -116,8 +116,39 @@ struct ls_peer_conf {
 	enum ls_udp_checksum udp_checksum;
 	enum ls_zero_checksum6 ipv6_zero_checksum;
 	enum ls_lossless lossless;
+	/* Peering (docs/peering.md): used only when the file has a [peering] section. */
+	bool peering; /* run a session with this peer */
+	struct ls_addr peering_address; /* unset = remote */
+	uint16_t peering_port; /* 0 = [peering] port */
+	bool peering_connect; /* open connections (no = accept only) */
 	unsigned int line;
+};
 
+#define LS_PEERING_PATH_MAX 256 /* = PEER_TLS_PATH_MAX (control/peer_tls.h) */
+#define LS_PEERING_PORT 7481
+
+/*
+ * [peering]: the TLS sessions between gateways (docs/peering.md). Absent
+ * (enabled false): no session, every peer from config alone.
+ */
+struct ls_peering_conf {
+	bool enabled; /* the file has a [peering] section */
+	struct ls_addr listen; /* the kernel address sessions use (required) */
+	uint16_t port; /* listening port, and the peers' unless peering_port */
+	bool accept; /* listen for inbound connections */
+	char ca[LS_PEERING_PATH_MAX];
+	char cert[LS_PEERING_PATH_MAX];
+	char key[LS_PEERING_PATH_MAX];
+	char crl[LS_PEERING_PATH_MAX]; /* "" = no CRL */
+	uint64_t handshake_timeout_ns;
+	uint64_t hold_time_ns;
+	uint64_t backoff_min_ns;
+	uint64_t backoff_max_ns;
+	uint64_t route_hold_ns; /* learned routes outlive a lost session by this */
+	uint32_t max_pending; /* inbound handshakes in progress, all peers */
+	/* Prefixes this gateway announces; none given = the dc port's subnets. */
+	unsigned int n_prefixes;
+	struct ls_prefix prefixes[LS_MAX_PREFIXES];
 };
 
 
@@ -181,6 +212,7 @@ struct ls_config {
 	struct ls_gateway_conf gw;
 	struct ls_eal_conf eal;
 	struct ls_congestion_conf cong;
+	struct ls_peering_conf peering;
 	unsigned int n_ports;
 	struct ls_port_conf ports[LS_MAX_PORTS];
 	unsigned int n_peers;

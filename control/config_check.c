@@ -311,6 +311,12 @@ config_check_peer(struct config_parser *p, unsigned int i)
 	char text[INET6_ADDRSTRLEN + 8], net[INET6_ADDRSTRLEN + 8];
 	bool rtt = config_given(in, "rtt"), dist = config_given(in, "distance");
 
+	/* Without config prefixes a peer's routes come from its session alone. */
+	if (in->key_line[config_index(in, "prefix")] == 0 &&
+	    !(p->inst[CONFIG_INST_PEERING].line != 0 && pc->peering))
+		config_error(p, in->line, in, "prefix",
+			     "missing required key (or learn it: a [peering] section)");
+
 	if (config_given(in, "port")) {
 		int idx = config_port_index(cfg, pc->port);
 
@@ -460,10 +466,91 @@ config_check_congestion(struct config_parser *p)
 	}
 }
 
+/* A peering site id is a DNS label (it is matched against a certificate's SAN). */
+static bool
+config_dns_label_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 63 || s[0] == '-' || s[n - 1] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '-')
+			return false;
+	return true;
+}
+
+/* [peering] and the peering keys of each [peer]: cross-field rules. */
+static void
+config_check_peering(struct config_parser *p)
+{
+	struct ls_config *cfg = p->cfg;
+	struct ls_peering_conf *pg = &cfg->peering;
+	struct config_inst *in = &p->inst[CONFIG_INST_PEERING];
+	unsigned int i, j;
+
+	pg->enabled = in->line != 0;
+	if (!pg->enabled)
+		return;
+	if (!config_dns_label_ok(cfg->gw.name))
+		config_error(p, config_line(&p->inst[CONFIG_INST_GATEWAY], "name"),
+			     &p->inst[CONFIG_INST_GATEWAY], "name",
+			     "'%s' must be a DNS label (letters, digits, '-') to peer: "
+			     "certificates name it",
+			     cfg->gw.name);
+	if (pg->hold_time_ns % 1000000u != 0 && config_valid(in, "hold_time"))
+		config_error(p, config_line(in, "hold_time"), in, "hold_time",
+			     "must be whole milliseconds");
+	if (pg->backoff_min_ns > pg->backoff_max_ns && config_valid(in, "backoff_min") &&
+	    config_valid(in, "backoff_max"))
+		config_error(p, config_line(in, "backoff_min"), in, "backoff_min",
+			     "exceeds backoff_max");
+	if (pg->n_prefixes == 0 && cfg->dc_port >= 0) {
+		const struct ls_port_conf *dc = &cfg->ports[cfg->dc_port];
+
+		if (dc->ipv4.addr.family == AF_INET) {
+			pg->prefixes[pg->n_prefixes] = dc->ipv4;
+			config_clear_host_bits(&pg->prefixes[pg->n_prefixes].addr, dc->ipv4.len);
+			pg->n_prefixes++;
+		}
+		if (dc->ipv6.addr.family == AF_INET6) {
+			pg->prefixes[pg->n_prefixes] = dc->ipv6;
+			config_clear_host_bits(&pg->prefixes[pg->n_prefixes].addr, dc->ipv6.len);
+			pg->n_prefixes++;
+		}
+	}
+	for (i = 0; i < cfg->n_peers; i++) {
+		struct config_inst *pin = &p->inst[CONFIG_INST_PEER0 + i];
+		struct ls_peer_conf *pc = &cfg->peers[i];
+
+		if (!pc->peering)
+			continue;
+		if (!config_dns_label_ok(pc->name))
+			config_error(p, pin->line, pin, NULL,
+				     "peering: the name must be a DNS label (letters, digits, "
+				     "'-'): the peer's certificate names it");
+		if (pc->peering_address.family == 0)
+			pc->peering_address = pc->remote;
+		if (pc->peering_port == 0)
+			pc->peering_port = pg->port;
+		for (j = 0; j < i; j++) {
+			const struct ls_peer_conf *o = &cfg->peers[j];
+
+			if (o->peering && o->peering_address.family == pc->peering_address.family &&
+			    memcmp(o->peering_address.a, pc->peering_address.a, 16) == 0)
+				config_error(p, config_line(pin, "peering_address"), pin,
+					     "peering_address",
+					     "the same as [peer %s]'s: inbound connections are "
+					     "matched on it",
+					     o->name);
+		}
+	}
+}
+
 static void
 config_check_required(struct config_parser *p)
 {
-	for (unsigned int i = CONFIG_INST_PORT0; i < CONFIG_INST_MAX; i++) {
+	for (unsigned int i = CONFIG_INST_PEERING; i < CONFIG_INST_MAX; i++) {
 		struct config_inst *in = &p->inst[i];
 
 		if (in->line == 0)
@@ -489,4 +576,5 @@ config_check(struct config_parser *p)
 	for (unsigned int i = 0; i < p->cfg->n_peers; i++)
 		config_check_peer(p, i);
 	config_check_congestion(p);
+	config_check_peering(p);
 }

@@ -35,7 +35,7 @@ static const char config_doc_syntax[] =
 	"- `[section]` and `[section NAME]` start sections; `key = value` sets a key.\n"
 	"- `;` or `#` at the start of a line starts a comment, and so does ` ;` (a\n"
 	"  semicolon after a blank) inside a line. Leading and trailing blanks are ignored.\n"
-	"- `[gateway]`, `[eal]` and `[congestion]` appear at most once. `[port NAME]` and\n"
+	"- `[gateway]`, `[eal]`, `[congestion]` and `[peering]` appear at most once. `[port NAME]` and\n"
 	"  `[peer NAME]` repeat, one per port and per peer site; NAME is 1 to 31 letters,\n"
 	"  digits, `.`, `_` or `-`, unique among ports (or peers).\n"
 	"- A key appears at most once per section, except the repeatable ones (`neighbor`,\n"
@@ -127,6 +127,7 @@ config_doc_section(FILE *out, enum config_section sec)
 		[CONFIG_SEC_PORT] = "[port NAME]",
 		[CONFIG_SEC_PEER] = "[peer NAME]",
 		[CONFIG_SEC_CONGESTION] = "[congestion]",
+		[CONFIG_SEC_PEERING] = "[peering]",
 	};
 	static const char *const intros[CONFIG_SEC_MAX] = {
 		[CONFIG_SEC_GATEWAY] = "The daemon itself.",
@@ -136,6 +137,10 @@ config_doc_section(FILE *out, enum config_section sec)
 		[CONFIG_SEC_PEER] = "One section per remote site: its gateway and its prefixes. "
 				    "A config without any loads with a warning: nothing routes, "
 				    "every packet from the DC port is a no_route drop.",
+		[CONFIG_SEC_PEERING] =
+			"Mutually authenticated TLS 1.3 sessions with the peers (docs/peering.md): "
+			"hello, keepalives, routes. Absent: no session, routes from config only. "
+			"Each [peer]'s peering keys apply only with this section.",
 		[CONFIG_SEC_CONGESTION] =
 			"ECN marking on the WAN egress queue and the gateway mechanisms "
 			"(docs/congestion.md). Keys whose default is 0 derive their value from "
@@ -192,4 +197,5 @@ config_doc_markdown(FILE *out)
 	config_doc_section(out, CONFIG_SEC_PORT);
 	config_doc_section(out, CONFIG_SEC_PEER);
 	config_doc_section(out, CONFIG_SEC_CONGESTION);
+	config_doc_section(out, CONFIG_SEC_PEERING);
 }

@@ -20,6 +20,7 @@ const char *const config_section_names[CONFIG_SEC_MAX] = {
 	[CONFIG_SEC_PORT] = "port",
 	[CONFIG_SEC_PEER] = "peer",
 	[CONFIG_SEC_CONGESTION] = "congestion",
+	[CONFIG_SEC_PEERING] = "peering",
 };
 
 static const struct conf_enum_name config_role_names[] = {
@@ -78,6 +79,7 @@ static const struct conf_enum_name config_zero_checksum6_names[] = {
 #define PORT(f) FIELD(struct ls_port_conf, f)
 #define PEER(f) FIELD(struct ls_peer_conf, f)
 #define CONG(f) FIELD(struct ls_congestion_conf, f)
+#define PEERING(f) FIELD(struct ls_peering_conf, f)
 
 #define NS_US UINT64_C(1000)
 #define NS_MS UINT64_C(1000000)
@@ -351,12 +353,13 @@ const struct conf_key config_keys[] = {
 	},
 	{
 		.section = CONFIG_SEC_PEER, .name = "prefix", .type = CONFIG_T_PREFIX,
-		.flags = CONF_F_REQUIRED | CONF_F_REPEAT,
+		.flags = CONF_F_REPEAT,
 		FIELD_LIST(struct ls_peer_conf, prefixes, n_prefixes),
 		.help = "A destination prefix of the peer's site (10.2.0.0/16, "
 			"fd00:2::/64), host bits zero; repeat the key for more. The same "
 			"prefix in two peers is an error; nested prefixes are allowed and "
-			"the longest match wins.",
+			"the longest match wins. Required, unless the peer's session "
+			"([peering]) announces them.",
 	},
 	{
 		.section = CONFIG_SEC_PEER, .name = "source_check", .type = CONFIG_T_ENUM,
@@ -398,6 +401,34 @@ const struct conf_key config_keys[] = {
 			"credit-based flow control on the WAN hop (wire format in "
 			"docs/wire-format.md; the dataplane does not carry credits yet and "
 			"runs it as pfc).",
+	},
+	{
+		.section = CONFIG_SEC_PEER, .name = "peering", .type = CONFIG_T_BOOL,
+		.def = "yes", PEER(peering),
+		.help = "With a [peering] section: keep an authenticated session with "
+			"this peer (docs/peering.md). The peer's certificate must name "
+			"this section's NAME in a DNS subjectAltName. Without [peering]: "
+			"ignored.",
+	},
+	{
+		.section = CONFIG_SEC_PEER, .name = "peering_address", .type = CONFIG_T_ADDR,
+		.flags = CONFIG_F_LOOPBACK, PEER(peering_address),
+		.help = "Address of the peer's peering listener, where this gateway "
+			"connects; inbound connections from this address are the peer's. "
+			"Unset: remote (which needs the kernel to reach the WAN address).",
+	},
+	{
+		.section = CONFIG_SEC_PEER, .name = "peering_port", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .flags = CONF_F_ZERO, .min = 1, .max = 65535,
+		.def = "0", PEER(peering_port),
+		.help = "TCP port of the peer's peering listener. 0: [peering] port.",
+	},
+	{
+		.section = CONFIG_SEC_PEER, .name = "peering_connect", .type = CONFIG_T_BOOL,
+		.def = "yes", PEER(peering_connect),
+		.help = "Open connections to the peer while the session is down. no: "
+			"only accept the peer's (both sides may connect; one connection "
+			"survives the tie-break).",
 	},
 
 
@@ -511,6 +542,103 @@ const struct conf_key config_keys[] = {
 		CONG(flow_idle_ns),
 		.help = "A per-QP flow entry (and a learned QPN pairing) unused for this "
 			"long is removed.",
+	},
+
+	/* [peering] */
+	{
+		.section = CONFIG_SEC_PEERING, .name = "listen", .type = CONFIG_T_ADDR,
+		.flags = CONF_F_REQUIRED | CONFIG_F_LOOPBACK, PEERING(listen),
+		.help = "Address the kernel owns that the sessions use: the listener "
+			"binds it and outbound connections leave from it (peers match "
+			"inbound connections on it). A WAN port's address belongs to DPDK, "
+			"so this is a management address (docs/peering.md).",
+	},
+	{
+		.section = CONFIG_SEC_PEERING, .name = "port", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .min = 1, .max = 65535, .def = "7481", PEERING(port),
+		.help = "TCP port of the listener, and of every peer's unless its "
+			"peering_port says otherwise.",
+	},
+	{
+		.section = CONFIG_SEC_PEERING, .name = "accept", .type = CONFIG_T_BOOL,
+		.def = "yes", PEERING(accept),
+		.help = "Listen for peers' connections. no: only connect out.",
+	},
+	{
+		.section = CONFIG_SEC_PEERING, .name = "ca", .type = CONFIG_T_STRING,
+		.flags = CONF_F_REQUIRED, .min = 1, .max = LS_PEERING_PATH_MAX - 1,
+		PEERING(ca),
+		.help = "PEM file of the CA every peer's certificate must chain to; "
+			"the system store is not used.",
+	},
+	{
+		.section = CONFIG_SEC_PEERING, .name = "cert", .type = CONFIG_T_STRING,
+		.flags = CONF_F_REQUIRED, .min = 1, .max = LS_PEERING_PATH_MAX - 1,
+		PEERING(cert),
+		.help = "PEM file of this gateway's certificate (intermediates may "
+			"follow). It must name [gateway] name in a DNS subjectAltName.",
+	},
+	{
+		.section = CONFIG_SEC_PEERING, .name = "key", .type = CONFIG_T_STRING,
+		.flags = CONF_F_REQUIRED, .min = 1, .max = LS_PEERING_PATH_MAX - 1,
+		PEERING(key),
+		.help = "PEM file of the certificate's private key, unencrypted.",
+	},
+	{
+		.section = CONFIG_SEC_PEERING, .name = "crl", .type = CONFIG_T_STRING,
+		.min = 1, .max = LS_PEERING_PATH_MAX - 1, PEERING(crl),
+		.help = "PEM file of the CA's CRL; a peer whose certificate it lists is "
+			"refused. Unset: no revocation check.",
+	},
+	{
+		.section = CONFIG_SEC_PEERING, .name = "handshake_timeout", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = 100 * NS_MS, .max = 60 * NS_S, .def = "5s",
+		PEERING(handshake_timeout_ns),
+		.help = "Deadline for TCP, the TLS handshake and the hello of a new "
+			"connection; a slower one is dropped (handshake_timeout).",
+	},
+	{
+		.section = CONFIG_SEC_PEERING, .name = "hold_time", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = 300 * NS_MS, .max = 600 * NS_S, .def = "3s",
+		PEERING(hold_time_ns),
+		.help = "Hold time announced in the hello: a session from which nothing "
+			"arrives this long ends (hold_timeout). Keepalives go every third "
+			"of the smaller of the two sides' hold times. Whole milliseconds.",
+	},
+	{
+		.section = CONFIG_SEC_PEERING, .name = "backoff_min", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = 10 * NS_MS, .max = 600 * NS_S, .def = "500ms",
+		PEERING(backoff_min_ns),
+		.help = "Reconnect back-off ceiling after the first failure; it doubles "
+			"per failure up to backoff_max, each delay drawn from half the "
+			"ceiling to the ceiling.",
+	},
+	{
+		.section = CONFIG_SEC_PEERING, .name = "backoff_max", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = 10 * NS_MS, .max = 3600 * NS_S, .def = "30s",
+		PEERING(backoff_max_ns),
+		.help = "Largest reconnect back-off ceiling; at least backoff_min.",
+	},
+	{
+		.section = CONFIG_SEC_PEERING, .name = "route_hold", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = 0, .max = 86400 * NS_S, .def = "60s",
+		PEERING(route_hold_ns),
+		.help = "Routes learned from a peer stay in the forwarding tables this "
+			"long after its session went down, then expire.",
+	},
+	{
+		.section = CONFIG_SEC_PEERING, .name = "max_pending", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .min = 1, .max = 1024, .def = "16",
+		PEERING(max_pending),
+		.help = "Inbound connections in their handshake at a time, across all "
+			"peers; more are closed (too_many_pending).",
+	},
+	{
+		.section = CONFIG_SEC_PEERING, .name = "prefix", .type = CONFIG_T_PREFIX,
+		.flags = CONF_F_REPEAT,
+		FIELD_LIST(struct ls_peering_conf, prefixes, n_prefixes),
+		.help = "A prefix of this site that peers learn from the session; repeat "
+			"for more. None given: the dc port's ipv4 and ipv6 subnets.",
 	},
 };
 

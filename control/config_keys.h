@@ -22,6 +22,7 @@ enum config_section {
 	CONFIG_SEC_PORT,
 	CONFIG_SEC_PEER,
 	CONFIG_SEC_CONGESTION,
+	CONFIG_SEC_PEERING,
 	CONFIG_SEC_MAX,
 };
 
@@ -44,9 +45,12 @@ enum config_type {
 	CONFIG_T_MAX,
 };
 
+/* longspand's own key flags, above conf_key.h's CONF_F_*. */
+#define CONFIG_F_LOOPBACK (1u << 16) /* CONFIG_T_ADDR*: loopback accepted */
+
 /* Bounds of the per-instance bookkeeping in config.c (static_asserts in
  * config_keys.c keep the table within them). */
-#define CONFIG_KEYS_MAX 64 /* rows in config_keys[] */
+#define CONFIG_KEYS_MAX 96 /* rows in config_keys[] */
 #define CONFIG_ELEMS_MAX 64 /* elements of one repeatable key */
 
 /* The setter and dumper of each type (config_types.c). */

@@ -35,6 +35,7 @@
 #include "config.h"
 #include "eal_args.h"
 #include "l2.h"
+#include "peering.h"
 #include "ports.h"
 #include "runtime.h"
 #include "telemetry.h"
@@ -201,10 +202,7 @@ main_stats_line(const struct ls_runtime *rt, FILE *out)
 static uint64_t
 main_mono_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return peering_now_ns();
 }
 
 static void
@@ -221,8 +219,11 @@ main_control_loop(struct ls_runtime *rt, int api_fd, bool stats)
 				api_poll(rt, api_fd);
 			next_api = now + MAIN_API_PERIOD_NS;
 		}
+		/* Zero-timeout polls of its own sockets: never waits. */
+		peering_poll(rt, now);
 		if (now >= next_sec) {
 			l2_maintain(rt, runtime_now_ns());
+			peering_tick(rt, now);
 			next_sec = now + 1000000000u;
 		}
 		if (stats && now >= next_stats) {
@@ -330,6 +331,9 @@ main_run(struct ls_config *cfg, int eal_argc, char **eal_argv, bool stats)
 		fprintf(stderr, "telemetry: cannot register /longspan/ commands: %s\n", strerror(-rc));
 		goto out;
 	}
+	rc = peering_start(&rt, stderr);
+	if (rc != 0)
+		goto out;
 
 	i = 0;
 	RTE_LCORE_FOREACH_WORKER(lcore) {
@@ -346,6 +350,7 @@ main_run(struct ls_config *cfg, int eal_argc, char **eal_argv, bool stats)
 	config_warn(rt.cfg, stderr);
 
 	main_control_loop(&rt, api_fd, stats);
+	peering_stop(&rt);
 	/* No telemetry callback may run once workers and snapshots are freed. */
 	telemetry_unregister();
 
@@ -358,6 +363,7 @@ main_run(struct ls_config *cfg, int eal_argc, char **eal_argv, bool stats)
 	rc = 0;
 
 out:
+	peering_stop(&rt);
 	if (api_fd >= 0)
 		api_close(api_fd, rt.cfg->gw.socket_path);
 	if (ports_up)
@@ -442,6 +448,10 @@ main(int argc, char **argv)
 		case 'C':
 			if (main_load(val, &cfg) != 0)
 				return 1;
+			if (peering_check_files(cfg, stderr) != 0) {
+				free(cfg);
+				return 1;
+			}
 			config_warn(cfg, stderr);
 			printf("%s: OK\n", val);
 			free(cfg);

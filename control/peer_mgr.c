@@ -27,6 +27,14 @@ peer_mgr_init(struct peer_mgr *m, const struct peer_mgr_conf *conf,
 			     conf->local_site);
 		return -EINVAL;
 	}
+	/* Checked here: a hello that cannot be encoded would time out every connection. */
+	if (conf->software[0] != '\0' && !peer_msg_software_ok(conf->software)) {
+		peer_err_printf(err, err_size,
+				"peering: software version '%s' is not 1 to %u printable characters "
+				"without blanks",
+				conf->software, PEER_MSG_SOFTWARE_MAX);
+		return -EINVAL;
+	}
 	m->conf = *conf;
 	m->ops = ops;
 	m->arg = arg;

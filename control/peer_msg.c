@@ -106,6 +106,12 @@ peer_msg_printable(const char *s, char lo, size_t min, size_t max)
 	return n >= min && n <= max;
 }
 
+bool
+peer_msg_software_ok(const char *s)
+{
+	return peer_msg_printable(s, '!', 1, PEER_MSG_SOFTWARE_MAX);
+}
+
 /* --- semantic validation, shared by encoder and decoder --- */
 
 static enum peer_msg_err

@@ -234,4 +234,7 @@ enum peer_msg_err peer_msg_prefixes_check(const struct ls_prefix *p, unsigned in
 /* True when S is a valid site id (what the decoder accepts). */
 bool peer_msg_site_ok(const char *s);
 
+/* Can a hello carry S as its software version (1..31 printable, no blank)? */
+bool peer_msg_software_ok(const char *s);
+
 #endif /* LONGSPAN_PEER_MSG_H */

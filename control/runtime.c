@@ -25,6 +25,7 @@
 
 #include "l2.h"
 #include "lossless_conf.h"
+#include "peering.h"
 #include "congestion/cc_params.h"
 #include "dataplane/neigh.h"
 
@@ -192,11 +193,35 @@ runtime_dp_free(struct dp_conf *c)
 	rte_free(c);
 }
 
+static const struct runtime_learned_peer *
+runtime_learned_of(const struct ls_runtime *rt, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; rt->learned != NULL && i < rt->learned->n_peers; i++)
+		if (strcmp(rt->learned->peers[i].name, name) == 0)
+			return &rt->learned->peers[i];
+	return NULL;
+}
+
+static int
+runtime_route_add(struct dp_conf *c, const struct ls_prefix *pf, unsigned int peer)
+{
+	uint32_t a;
+
+	if (pf->addr.family == AF_INET) {
+		memcpy(&a, pf->addr.a, 4);
+		return rte_lpm_add(c->lpm4, rte_be_to_cpu_32(a), pf->len, peer);
+	}
+	return rte_lpm6_add(c->lpm6, pf->addr.a, pf->len, peer);
+}
+
 int
 runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_conf **out,
 		 FILE *err)
 {
 	static uint64_t generation;
+	const struct runtime_learned_peer *learned;
 	unsigned int i, j, n4 = 0, n6 = 0;
 	struct dp_conf *c;
 	char name[RTE_LPM_NAMESIZE];
@@ -289,6 +314,13 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 			else
 				n6++;
 		}
+		learned = runtime_learned_of(rt, pc->name);
+		for (j = 0; learned != NULL && j < learned->n; j++) {
+			if (learned->p[j].addr.family == AF_INET)
+				n4++;
+			else
+				n6++;
+		}
 	}
 	if (rc != 0)
 		goto fail;
@@ -334,6 +366,17 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 				rte_strerror(rte_errno));
 			rc = -rte_errno;
 			goto fail;
+		}
+	}
+	for (i = 0; i < cfg->n_peers; i++) {
+		learned = runtime_learned_of(rt, cfg->peers[i].name);
+		for (j = 0; learned != NULL && j < learned->n; j++) {
+			rc = runtime_route_add(c, &learned->p[j], i);
+			if (rc != 0) {
+				fprintf(err, "peer '%s': cannot add a learned route: %s\n",
+					cfg->peers[i].name, rte_strerror(-rc));
+				goto fail;
+			}
 		}
 	}
 	for (i = 0; i < cfg->n_peers; i++) {
@@ -412,6 +455,19 @@ runtime_publish(struct ls_runtime *rt, struct ls_config *cfg, struct dp_conf *dp
 	free(old_cfg);
 }
 
+void
+runtime_publish_dp(struct ls_runtime *rt, struct dp_conf *dp)
+{
+	struct dp_conf *old_dp = rt->dp;
+
+	pthread_mutex_lock(&rt->cfg_lock);
+	__atomic_store_n(&rt->dp, dp, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&rt->cfg_lock);
+	if (old_dp != NULL && rt->rcu != NULL)
+		rte_rcu_qsbr_synchronize(rt->rcu, RTE_QSBR_THRID_INVALID);
+	runtime_dp_free(old_dp);
+}
+
 /* Keys that need a restart: compare and name the first one that changed. */
 static const char *
 runtime_restart_key(const struct ls_config *a, const struct ls_config *b, char *buf, size_t size)
@@ -484,6 +540,8 @@ runtime_reload(struct ls_runtime *rt, const char *path, FILE *err)
 	runtime_publish(rt, cfg, dp);
 	rt->reloads_ok++;
 	config_warn(cfg, err);
+	/* Peers added or removed, credentials rotated, learned routes checked again. */
+	peering_reload(rt, err);
 	return 0;
 
 fail:

@@ -22,6 +22,24 @@
 #include "dataplane/worker.h"
 
 struct rte_mempool;
+struct peering;
+
+/*
+ * Routes learned from peering sessions and accepted against the config
+ * (control/peering.c writes it, runtime_dp_build() reads it; both on the
+ * control thread). Keyed by peer name, so a reload that reorders peers
+ * keeps them with their peer.
+ */
+struct runtime_learned_peer {
+	char name[LS_NAME_MAX];
+	unsigned int n;
+	struct ls_prefix p[LS_MAX_PREFIXES];
+};
+
+struct runtime_learned {
+	unsigned int n_peers;
+	struct runtime_learned_peer peers[LS_MAX_PEERS];
+};
 
 /* Control-thread layer 2 counters (written by the control thread only). */
 struct l2_stats {
@@ -51,6 +69,8 @@ struct ls_runtime {
 	uint64_t start_tsc;
 	uint64_t reloads_ok, reloads_failed;
 	struct l2_stats l2;
+	struct peering *peering; /* NULL = no [peering] (control/peering.h) */
+	const struct runtime_learned *learned; /* NULL = none */
 	bool stop; /* set by signal handler (relaxed), read by control loop */
 };
 
@@ -59,7 +79,9 @@ uint64_t runtime_now_ns(void);
 
 /*
  * Build a dataplane snapshot for cfg: port addresses and MACs, peers with
- * their outer addresses and next hops, LPM tables. Does not publish.
+ * their outer addresses and next hops, LPM tables (rt->learned's routes
+ * first, then the config's, so a configured prefix always wins). Does not
+ * publish.
  */
 int runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_conf **out,
 		     FILE *err);
@@ -71,6 +93,12 @@ void runtime_dp_free(struct dp_conf *c);
  * ownership of cfg (malloc'ed) and dp.
  */
 void runtime_publish(struct ls_runtime *rt, struct ls_config *cfg, struct dp_conf *dp);
+
+/*
+ * Publish DP, built from the running config (learned routes changed):
+ * swap, wait for a grace period, free the previous snapshot.
+ */
+void runtime_publish_dp(struct ls_runtime *rt, struct dp_conf *dp);
 
 /*
  * Per-worker flow table, QPN learners, mechanism C hold queues and WAN

@@ -37,6 +37,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import lab_peering  # noqa: E402
 
 PY = "/usr/bin/python3"
 RUN = "/run/longspan"
@@ -221,9 +222,11 @@ class Lab:
 
     # -- configs ----------------------------------------------------------
     def gateway_configs(self):
+        pki = lab_peering.make_certs(self.a.out)
         for s, o in (("a", "b"), ("b", "a")):
             t = open(os.path.join(ROOT, "config", f"site-{s}.conf")).read()
-            t = ini_set(t, "gateway", "name", f"lab-{s}")
+            # The peers' certificates and hellos name the sites: keep site-a, site-b.
+            t = lab_peering.configure(t, s, o, pki, ini_set)
             t = ini_set(t, "gateway", "socket", f"{RUN}/lab-{s}.sock")
             t = ini_set(t, "eal", "file_prefix", f"lab-gw-{s}")
             t = ini_set(t, "port wan", "link_rate", self.a.wan_rate)

@@ -85,7 +85,8 @@ build() {
 			-o "$out/fuzz_hook_ctx"
 		;;
 	api)
-		# The ctl tests' fixture runtime; the API needs DPDK's libraries.
+		# The ctl tests' fixture runtime; the API needs DPDK's libraries, show
+		# peers the peering library (OpenSSL).
 		# The version header meson generates, from meson.build's project().
 		mkdir -p "$out/gen/control"
 		version=$(sed -n "s/^[[:space:]]*version: '\([^']*\)',\$/\1/p" meson.build | head -n 1)
@@ -93,9 +94,9 @@ build() {
 		"$cc" "${common[@]}" -I"$out/gen" $(pkg-config --cflags libdpdk) \
 			tests/fuzz/fuzz_api.c tests/unit/ctl/ctl_fixture.c tests/unit/ctl/ctl_doubles.c \
 			control/api_*.c control/fmt.c control/telemetry.c control/runtime_counters.c \
-			"${config_src[@]}" \
+			control/peering_show.c control/peer_*.c "${config_src[@]}" \
 			dataplane/drop_reason.c $(ls congestion/*.c | grep -v '/ecn_red.c$') \
-			$(pkg-config --libs libdpdk) -lm -o "$out/fuzz_api"
+			$(pkg-config --libs libdpdk libssl libcrypto) -lm -o "$out/fuzz_api"
 		;;
 	*)
 		echo "unknown target $1: add its build rule to tests/fuzz/run.sh" >&2

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "control/config.h"
+#include "control/peering_files.h"
 
 static int
 config_tool_usage(const char *prog)
@@ -33,7 +34,7 @@ main(int argc, char **argv)
 	if (argc != 3)
 		return config_tool_usage(argv[0]);
 	if (strcmp(argv[1], "--check-config") == 0) {
-		if (config_load(argv[2], &cfg, stderr) < 0)
+		if (config_load(argv[2], &cfg, stderr) < 0 || peering_check_files(&cfg, stderr) < 0)
 			return 1;
 		config_warn(&cfg, stderr);
 		printf("%s: configuration OK\n", argv[2]);

@@ -646,7 +646,7 @@ test_all_errors_reported(void **state)
 		"t.conf:16: [peer b] vni: 16777216 out of range (0 .. 16777215)\n",
 		"t.conf:18: [peer b] distance: set rtt or distance, not both\n",
 		"t.conf:20: unknown section [whatever] (known: [gateway], [eal], [port NAME], "
-		"[peer NAME], [congestion])\n",
+		"[peer NAME], [congestion], [peering])\n",
 		"t.conf:23: [congestion] kmin: 2MB, kmax 1MB: kmin must be below kmax\n",
 	};
 	struct load_result r = load_text(text, &cfg);
@@ -1034,6 +1034,7 @@ check_bad_file(const char *dir, const char *name)
 	unsigned int n_want = 0, n_lines;
 	int errors = -1, rc;
 	size_t size = 0;
+	bool files_only = false;
 	FILE *err;
 
 	assert_non_null(f);
@@ -1043,12 +1044,20 @@ check_bad_file(const char *dir, const char *name)
 			snprintf(want[n_want++], sizeof(want[0]), "%s%s", name, line + 10);
 		else if (strncmp(line, "; errors: ", 10) == 0)
 			errors = atoi(line + 10);
+		else if (strcmp(line, "; stage: files") == 0)
+			files_only = true;
 		else
 			break;
 	}
 	fclose(f);
 	if (n_want == 0)
 		fail_msg("%s: no '; expect:' line at the top", path);
+	/* The file parses; --check-config refuses it when it loads the files it names. */
+	if (files_only) {
+		assert_int_equal(config_load(path, &cfg, NULL), 0);
+		free(path);
+		return;
+	}
 
 	err = open_memstream(&msg, &size);
 	assert_non_null(err);

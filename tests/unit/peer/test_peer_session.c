@@ -379,6 +379,23 @@ rtt_sampled(void *arg)
 	return sess(&p->a)->session_rtt_ns != 0 && sess(&p->b)->peer_measured_rtt_ns == 1234567;
 }
 
+/* A software version the hello cannot carry is refused at init, not at every hello. */
+static void
+test_bad_software(void **state)
+{
+	struct peer_mgr_conf conf;
+	struct peer_mgr m;
+	char err[256] = "";
+
+	(void)state;
+	memset(&conf, 0, sizeof(conf));
+	snprintf(conf.local_site, sizeof(conf.local_site), "site-a");
+	conf.max_pending = 1;
+	snprintf(conf.software, sizeof(conf.software), "longspan 0.1.0");
+	assert_int_equal(peer_mgr_init(&m, &conf, NULL, NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "software version"));
+}
+
 static void
 test_up_and_exchange(void **state)
 {
@@ -1449,6 +1466,7 @@ main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_credentials),
+		cmocka_unit_test(test_bad_software),
 		cmocka_unit_test(test_up_and_exchange),
 		{ "test_refused_other_ca", test_refused, NULL, NULL, &refused_other_ca },
 		{ "test_refused_expired", test_refused, NULL, NULL, &refused_expired },
