@@ -38,14 +38,16 @@
 /* Longest line read; inih's own limit (its reader argument) is lower. */
 #define CONFIG_LINE_MAX 1024
 
-/* Section instances: the three singletons, then ports, then peers. */
+/* Section instances: the singletons, then ports, peers and hooks. */
 enum {
 	CONFIG_INST_GATEWAY = 0,
 	CONFIG_INST_EAL,
 	CONFIG_INST_CONGESTION,
+	CONFIG_INST_TELEMETRY,
 	CONFIG_INST_PORT0,
 	CONFIG_INST_PEER0 = CONFIG_INST_PORT0 + LS_MAX_PORTS,
-	CONFIG_INST_MAX = CONFIG_INST_PEER0 + LS_MAX_PEERS,
+	CONFIG_INST_HOOK0 = CONFIG_INST_PEER0 + LS_MAX_PEERS,
+	CONFIG_INST_MAX = CONFIG_INST_HOOK0 + LS_MAX_HOOKS,
 };
 
 /* What the parser knows about one section of the file. */
@@ -779,16 +781,17 @@ config_section_header(struct config_parser *p, char *s)
 		else
 			config_error(p, p->line, NULL, NULL,
 				     "unknown section [%s] (known: [gateway], [eal], [port NAME], "
-				     "[peer NAME], [congestion])",
+				     "[peer NAME], [congestion], [hook NAME], [telemetry])",
 				     type);
 		return;
 	}
 
-	if (sec == CONFIG_SEC_PORT || sec == CONFIG_SEC_PEER) {
-		bool port = sec == CONFIG_SEC_PORT;
-		unsigned int *n = port ? &p->cfg->n_ports : &p->cfg->n_peers;
-		unsigned int max = port ? LS_MAX_PORTS : LS_MAX_PEERS;
-		unsigned int first = port ? CONFIG_INST_PORT0 : CONFIG_INST_PEER0;
+	if (sec == CONFIG_SEC_PORT || sec == CONFIG_SEC_PEER || sec == CONFIG_SEC_HOOK) {
+		bool port = sec == CONFIG_SEC_PORT, hook = sec == CONFIG_SEC_HOOK;
+		unsigned int *n = port ? &p->cfg->n_ports : hook ? &p->cfg->n_hooks : &p->cfg->n_peers;
+		unsigned int max = port ? LS_MAX_PORTS : hook ? LS_MAX_HOOKS : LS_MAX_PEERS;
+		unsigned int first = port ? CONFIG_INST_PORT0 : hook ? CONFIG_INST_HOOK0
+								     : CONFIG_INST_PEER0;
 
 		if (*name == '\0') {
 			config_error(p, p->line, NULL, NULL, "[%s]: needs a name: [%s NAME]", type,
@@ -804,7 +807,8 @@ config_section_header(struct config_parser *p, char *s)
 			return;
 		}
 		for (i = 0; i < *n; i++) {
-			const char *other = port ? p->cfg->ports[i].name : p->cfg->peers[i].name;
+			const char *other = port ? p->cfg->ports[i].name
+					   : hook ? p->cfg->hooks[i].name : p->cfg->peers[i].name;
 
 			if (strcmp(other, name) == 0) {
 				config_error(p, p->line, NULL, NULL,
@@ -820,7 +824,13 @@ config_section_header(struct config_parser *p, char *s)
 			return;
 		}
 		in = &p->inst[first + *n];
-		if (port) {
+		if (hook) {
+			struct ls_hook_conf *hc = &p->cfg->hooks[*n];
+
+			memcpy(hc->name, name, strlen(name) + 1);
+			hc->line = p->line;
+			in->base = hc;
+		} else if (port) {
 			struct ls_port_conf *pc = &p->cfg->ports[*n];
 
 			memcpy(pc->name, name, strlen(name) + 1);
@@ -840,9 +850,10 @@ config_section_header(struct config_parser *p, char *s)
 		snprintf(in->label, sizeof(in->label), "[%s %s]", type, name);
 		config_apply_defaults(p, in);
 	} else {
-		in = &p->inst[sec == CONFIG_SEC_GATEWAY ? CONFIG_INST_GATEWAY
-			      : sec == CONFIG_SEC_EAL   ? CONFIG_INST_EAL
-							: CONFIG_INST_CONGESTION];
+		in = &p->inst[sec == CONFIG_SEC_GATEWAY	     ? CONFIG_INST_GATEWAY
+			      : sec == CONFIG_SEC_EAL	     ? CONFIG_INST_EAL
+			      : sec == CONFIG_SEC_TELEMETRY ? CONFIG_INST_TELEMETRY
+							     : CONFIG_INST_CONGESTION];
 		if (*name != '\0') {
 			config_error(p, p->line, NULL, NULL, "[%s %.40s]: [%s] takes no name", type,
 				     name, type);
@@ -946,7 +957,8 @@ config_on_key(struct config_parser *p, const char *name, const char *value)
 		if (!p->skip_section)
 			config_error(p, p->line, NULL, name,
 				     "key outside any section (put it under [gateway], [eal], "
-				     "[port NAME], [peer NAME] or [congestion])");
+				     "[port NAME], [peer NAME], [congestion], [hook NAME] or "
+				     "[telemetry])");
 		return 1;
 	}
 	if (name[0] == '\0') {
@@ -1424,6 +1436,17 @@ config_check_congestion(struct config_parser *p)
 	}
 }
 
+/* config_hooks_check()'s errors, at the key's line of its section. */
+static void
+config_hooks_error(void *arg, unsigned int hook, const char *key, const char *msg)
+{
+	struct config_parser *p = arg;
+	struct config_inst *in =
+		&p->inst[hook == UINT32_MAX ? CONFIG_INST_TELEMETRY : CONFIG_INST_HOOK0 + hook];
+
+	config_error(p, key != NULL ? config_line(in, key) : in->line, in, key, "%s", msg);
+}
+
 static void
 config_check_required(struct config_parser *p)
 {
@@ -1447,8 +1470,8 @@ config_parser_init(struct config_parser *p, const char *text, size_t size, const
 		   FILE *err, struct ls_config *cfg)
 {
 	static const enum config_section singles[] = { CONFIG_SEC_GATEWAY, CONFIG_SEC_EAL,
-						       CONFIG_SEC_CONGESTION };
-	void *bases[] = { &cfg->gw, &cfg->eal, &cfg->cong };
+						       CONFIG_SEC_CONGESTION, CONFIG_SEC_TELEMETRY };
+	void *bases[] = { &cfg->gw, &cfg->eal, &cfg->cong, &cfg->tel };
 
 	memset(p, 0, sizeof(*p));
 	memset(cfg, 0, sizeof(*cfg));
@@ -1458,7 +1481,7 @@ config_parser_init(struct config_parser *p, const char *text, size_t size, const
 	p->err = err;
 	p->cfg = cfg;
 	cfg->dc_port = -1;
-	for (unsigned int i = 0; i < 3; i++) {
+	for (unsigned int i = 0; i < 4; i++) {
 		struct config_inst *inst = &p->inst[i];
 
 		inst->section = singles[i];
@@ -1539,6 +1562,7 @@ config_load_buffer(const char *text, size_t size, const char *name, struct ls_co
 		for (unsigned int i = 0; i < tmp->n_peers; i++)
 			config_check_peer(p, i);
 		config_check_congestion(p);
+		config_hooks_check(p->cfg, config_hooks_error, p);
 	}
 
 	if (p->n_errors > 0) {
@@ -1868,4 +1892,7 @@ config_dump(const struct ls_config *cfg, FILE *out)
 	for (unsigned int i = 0; i < cfg->n_peers; i++)
 		config_dump_section(out, CONFIG_SEC_PEER, cfg->peers[i].name, &cfg->peers[i]);
 	config_dump_section(out, CONFIG_SEC_CONGESTION, NULL, &cfg->cong);
+	for (unsigned int i = 0; i < cfg->n_hooks; i++)
+		config_dump_section(out, CONFIG_SEC_HOOK, cfg->hooks[i].name, &cfg->hooks[i]);
+	config_dump_section(out, CONFIG_SEC_TELEMETRY, NULL, &cfg->tel);
 }

@@ -22,6 +22,7 @@
 #include "csum.h"
 #include "eth.h"
 #include "geneve.h"
+#include "hook_pipe.h"
 #include "martian.h"
 #include "mbuf_meta.h"
 #include "neigh.h"
@@ -776,13 +777,18 @@ dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m, bool
 {
 	uint8_t *ip = rte_pktmbuf_mtod(m, uint8_t *);
 	uint8_t ecn = dp_ip_ecn(ip);
+	uint64_t cnps = tmc->cnp_sent;
+	bool clear;
 
 	if (mark)
 		tmc->mark_decisions++;
 	else if (ecn != ECN_CE)
 		return;
-	if ((c->mech.mechanisms & LS_MECH_A) && fe != NULL &&
-	    dp_mech_a_answer(w, c, fe, tmc, clk, tx)) {
+	clear = (c->mech.mechanisms & LS_MECH_A) && fe != NULL &&
+		dp_mech_a_answer(w, c, fe, tmc, clk, tx);
+	if (tmc->cnp_sent != cnps)
+		dp_mbuf_meta(m)->tm.flags |= DP_TM_F_CNP;
+	if (clear) {
 		if (ecn == ECN_CE) {
 			/* RoCE NICs send ECT(0). */
 			dp_ip_set_ecn(ip, ECN_ECT0);
@@ -793,6 +799,7 @@ dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m, bool
 	}
 	if (mark && (ecn == ECN_ECT0 || ecn == ECN_ECT1)) {
 		dp_ip_set_ecn(ip, ECN_CE);
+		dp_mbuf_meta(m)->tm.flags |= DP_TM_F_MARKED;
 		w->counters.ecn_marked++;
 		tmc->ce_written++;
 		if (fe != NULL) {
@@ -886,8 +893,16 @@ dp_tm_queue(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready 
 		 * instead of from a NAK a WAN round trip later. Nothing is
 		 * written into the packet: it does not leave.
 		 */
+		uint64_t cnps = tmc->cnp_sent;
+		const struct dp_hooks *hk = dp_hook_set(w, c);
+
 		if ((c->mech.mechanisms & LS_MECH_A) && r->fe != NULL)
 			dp_mech_a_answer(w, c, r->fe, tmc, clk, tx);
+		if (unlikely(dp_hooks_at(hk, LS_HOOK_WAN_TX)))
+			dp_hook_pipe_tx(w, hk, LS_HOOK_WAN_TX, clk, r->port, dp_mbuf_meta(r->m)->tm.peer,
+					r->frame, r->m, 0,
+					tmc->cnp_sent != cnps ? LS_HOOK_V_CNP_GENERATED : 0,
+					LS_DROP_TM_QUEUE_FULL, 0);
 		dp_drop(w, r->m, LS_DROP_TM_QUEUE_FULL);
 		return;
 	}
@@ -945,6 +960,10 @@ dp_tm_pass(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready *
 				      dp_ip_ecn(rte_pktmbuf_mtod(r->m, uint8_t *)) == ECN_CE)))
 			dp_signal(w, c, r->m, mark, r->fe, cc, clk, tx);
 	}
+	if (unlikely(dp_hooks_at(dp_hook_set(w, c), LS_HOOK_WAN_TX)))
+		dp_hook_pipe_tx(w, dp_hook_set(w, c), LS_HOOK_WAN_TX, clk, r->port,
+				dp_mbuf_meta(r->m)->tm.peer, r->frame, r->m, 0,
+				dp_hook_tm_verdict(dp_mbuf_meta(r->m)->tm.flags), 0, 0);
 	dp_encap(w, c, r->m, clk);
 	dp_tx_add(tx, r->port, r->m);
 }
@@ -1027,6 +1046,8 @@ static void
 dp_tm_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
 	  struct dp_tx *tx)
 {
+	const struct dp_hooks *hk = dp_hook_set(w, c);
+	bool htx = dp_hooks_at(hk, LS_HOOK_WAN_TX);
 	uint16_t p;
 
 	for (p = 0; p < c->n_ports; p++) {
@@ -1057,6 +1078,10 @@ dp_tm_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *c
 					fe = dp_tm_flow(w, m, clk);
 				dp_signal(w, c, m, mark, fe, &w->counters.tm[p][cls[i]], clk, tx);
 			}
+			if (unlikely(htx))
+				dp_hook_pipe_tx(w, hk, LS_HOOK_WAN_TX, clk, p, dp_mbuf_meta(m)->tm.peer,
+						dp_mbuf_meta(m)->tm.frame_bytes, m, 0,
+						dp_hook_tm_verdict(dp_mbuf_meta(m)->tm.flags), 0, soj[i]);
 			dp_encap(w, c, m, clk);
 			dp_tx_add(tx, p, m);
 		}
@@ -1064,6 +1089,8 @@ dp_tm_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *c
 		if (due != UINT64_MAX && clk->tsc + due < w->next_due_tsc)
 			w->next_due_tsc = clk->tsc + due;
 	}
+	if (unlikely(htx))
+		dp_hook_flush(&w->hook, hk, LS_HOOK_WAN_TX);
 }
 
 /* Mechanism C, DC -> WAN: a local receiver's CNP starts shaping its QP. */
@@ -1172,10 +1199,12 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 	struct dp_counters *ctr = &w->counters;
 	struct dp_ready ready[DP_MAX_BURST];
 	struct dp_dc_pkt st[DP_MAX_BURST];
+	const struct dp_hooks *hk;
 	struct rte_ether_addr dmac;
 	uint32_t dmac_peer = UINT32_MAX; /* the peer whose next hop dmac holds */
 	uint64_t rx_bytes = 0;
 	unsigned int nready = 0, nst = 0, j;
+	bool hrx;
 	uint16_t i;
 
 	/*
@@ -1250,6 +1279,8 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 	ctr->port[port].rx_bytes += rx_bytes;
 
 	/* Second pass. */
+	hk = dp_hook_set(w, c);
+	hrx = dp_hooks_at(hk, LS_HOOK_DC_RX);
 	for (j = 0; j < nst; j++) {
 		struct dp_dc_pkt *s = &st[j];
 		enum ls_drop_reason r;
@@ -1258,15 +1289,26 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 		ready[nready].fe = s->meta.bth_off != 0 ?
 			dp_roce_dc(w, c, &s->meta, s->peer, clk, &s->key, s->hash, s->learn_hash) :
 			NULL;
+		if (unlikely(hrx))
+			dp_hook_pipe_rx(w, hk, LS_HOOK_DC_RX, clk, port, s->peer, s->m->pkt_len,
+					rte_pktmbuf_mtod_offset(s->m, const uint8_t *, s->meta.l3_off),
+					s->meta.ip_len, s->meta.bth_off != 0 ? s->hash : 0,
+					ready[nready].fe);
 
 		/* Traffic manager, enqueue side: size, headroom, encapsulation plan. */
 		r = dp_tm_prepare(c, s->peer, s->m, &s->meta, &s->dmac, &ready[nready]);
 		if (unlikely(r != LS_DROP_NONE)) {
+			if (unlikely(dp_hooks_at(hk, LS_HOOK_WAN_TX)))
+				dp_hook_pipe_tx(w, hk, LS_HOOK_WAN_TX, clk, c->peers[s->peer].port,
+						s->peer, s->m->pkt_len, s->m, s->meta.l3_off, 0,
+						(uint16_t)r, 0);
 			dp_drop(w, s->m, r);
 			continue;
 		}
 		nready++;
 	}
+	if (unlikely(hrx))
+		dp_hook_flush(&w->hook, hk, LS_HOOK_DC_RX);
 
 	/* Traffic manager: WAN queues, ECN marking, gateway CNPs. */
 	dp_tm_burst(w, c, ready, nready, clk, tx);
@@ -1516,6 +1558,12 @@ dp_hold_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock 
 			he->head++;
 			mc->trp_released++;
 			mc->trp_queued--;
+			if (unlikely(dp_hooks_at(dp_hook_set(w, c), LS_HOOK_DC_TX)))
+				dp_hook_pipe_tx(w, dp_hook_set(w, c), LS_HOOK_DC_TX, clk, c->dc_port,
+						LS_HOOK_NO_PEER, m->pkt_len, m, m->l2_len,
+						LS_HOOK_V_FORWARDED | LS_HOOK_V_HELD, 0,
+						(clk->tsc - dp_mbuf_meta(m)->tm.enq_tsc) * 1000000000u /
+							w->tsc_hz);
 			dp_tx_add(tx, c->dc_port, m);
 		}
 		if (trp_active(&c->mech.trp, &he->trp, clk->ns))
@@ -1530,7 +1578,11 @@ void
 dp_pipeline_hold(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
 		 struct dp_tx *tx)
 {
+	const struct dp_hooks *hk = dp_hook_set(w, c);
+
 	dp_hold_out(w, c, clk, tx);
+	if (unlikely(dp_hooks_at(hk, LS_HOOK_DC_TX)))
+		dp_hook_flush(&w->hook, hk, LS_HOOK_DC_TX);
 }
 
 void
@@ -1540,10 +1592,13 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 	const struct dp_port *pt = &c->ports[port];
 	const struct dp_port *dc = &c->ports[c->dc_port];
 	struct dp_counters *ctr = &w->counters;
+	const struct dp_hooks *hk = dp_hook_set(w, c);
+	bool hrx = dp_hooks_at(hk, LS_HOOK_WAN_RX), htx = dp_hooks_at(hk, LS_HOOK_DC_TX);
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
+		uint32_t frame = m->pkt_len;
 		struct pkt_meta meta, imeta;
 		struct rte_ether_addr dmac;
 		struct hold_entry *he = NULL;
@@ -1626,10 +1681,16 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 		/* Ingress match-action: the per-QP flow table, mechanisms A and C. */
 		if (imeta.bth_off != 0)
 			he = dp_roce_wan(w, c, m, &imeta, peer, clk);
+		if (unlikely(hrx))
+			dp_hook_pipe_rx(w, hk, LS_HOOK_WAN_RX, clk, port, peer, frame,
+					rte_pktmbuf_mtod(m, const uint8_t *), imeta.ip_len, 0, NULL);
 
 		/* Egress / deparser. */
 		r = dp_dc_rewrite(dc, m, imeta.l3, &dmac);
 		if (unlikely(r != LS_DROP_NONE)) {
+			if (unlikely(htx))
+				dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer, m->pkt_len,
+						m, 0, 0, (uint16_t)r, 0);
 			dp_drop(w, m, r);
 			continue;
 		}
@@ -1638,7 +1699,13 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 		if (unlikely(he != NULL) &&
 		    (hold_count(he) != 0 ||
 		     trp_allow(&c->mech.trp, &he->trp, m->pkt_len, clk->ns).action != TRP_SEND)) {
+			if (unlikely(htx))
+				dp_mbuf_meta(m)->tm.enq_tsc = clk->tsc; /* its sojourn at dc_tx */
 			if (!hold_push(he, m)) {
+				if (unlikely(htx))
+					dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer,
+							m->pkt_len, m, m->l2_len, 0,
+							LS_DROP_TRP_QUEUE_FULL, 0);
 				dp_drop(w, m, LS_DROP_TRP_QUEUE_FULL);
 				continue;
 			}
@@ -1646,7 +1713,14 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 			ctr->mech.trp_queued++;
 			continue;
 		}
+		if (unlikely(htx))
+			dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer, m->pkt_len, m,
+					m->l2_len, LS_HOOK_V_FORWARDED, 0, 0);
 		dp_tx_add(tx, c->dc_port, m);
 	}
+	if (unlikely(hrx))
+		dp_hook_flush(&w->hook, hk, LS_HOOK_WAN_RX);
 	dp_hold_out(w, c, clk, tx);
+	if (unlikely(htx))
+		dp_hook_flush(&w->hook, hk, LS_HOOK_DC_TX);
 }

@@ -21,6 +21,7 @@
 #include "dp_conf.h"
 #include "flow.h"
 #include "hold.h"
+#include "hook.h"
 #include "idle.h"
 #include "tm.h"
 
@@ -65,6 +66,7 @@ struct dp_worker {
 	struct qpn_learn learn_dst; /* mechanism C: remote senders' QPNs */
 	struct hold_table hold; /* mechanism C */
 	struct dp_counters counters;
+	struct dp_hook_io hook; /* hook contexts of this poll, per-hook counters */
 } __rte_cache_aligned;
 
 /* lcore entry point (rte_eal_remote_launch); returns when stop is set. */

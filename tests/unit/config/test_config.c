@@ -646,7 +646,7 @@ test_all_errors_reported(void **state)
 		"t.conf:16: [peer b] vni: 16777216 out of range (0 .. 16777215)\n",
 		"t.conf:18: [peer b] distance: set rtt or distance, not both\n",
 		"t.conf:20: unknown section [whatever] (known: [gateway], [eal], [port NAME], "
-		"[peer NAME], [congestion])\n",
+		"[peer NAME], [congestion], [hook NAME], [telemetry])\n",
 		"t.conf:23: [congestion] kmin: 2MB must be below kmax (1MB)\n",
 	};
 	struct load_result r = load_text(text, &cfg);
