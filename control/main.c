@@ -37,6 +37,8 @@
 #include "l2.h"
 #include "ports.h"
 #include "runtime.h"
+#include "hook_api.h"
+#include "hook_set.h"
 #include "telemetry.h"
 #include "dataplane/mbuf_meta.h"
 #include "dataplane/neigh.h"
@@ -210,11 +212,14 @@ main_mono_ns(void)
 static void
 main_control_loop(struct ls_runtime *rt, int api_fd, bool stats)
 {
-	uint64_t next_api = 0, next_sec = 0, next_stats = 0;
+	uint64_t next_api = 0, next_sec = 0, next_stats = 0, last = main_mono_ns();
 
 	while (!main_stop) {
 		uint64_t now = main_mono_ns();
 		unsigned int n = runtime_drain_punts(rt);
+
+		hook_set_step(rt->hooks, runtime_workers_ns(rt), now - last);
+		last = now;
 
 		if (now >= next_api) {
 			if (api_fd >= 0)
@@ -314,12 +319,22 @@ main_run(struct ls_config *cfg, int eal_argc, char **eal_argv, bool stats)
 	rc = runtime_dp_build(&rt, rt.cfg, &dp, stderr);
 	if (rc != 0)
 		goto out;
+	rc = runtime_hooks_prepare(&rt, rt.cfg, dp, stderr);
+	if (rc != 0) {
+		runtime_dp_free(dp);
+		goto out;
+	}
 	/* runtime_publish frees the previous config: hand it over, not keep it twice. */
 	cfg = rt.cfg;
 	rt.cfg = NULL;
 	runtime_publish(&rt, cfg, dp);
 	cfg = NULL;
 
+	rc = hook_api_register();
+	if (rc != 0) {
+		fprintf(stderr, "api: cannot register the hook commands: %s\n", strerror(-rc));
+		goto out;
+	}
 	api_fd = api_listen(rt.cfg->gw.socket_path, stderr);
 	if (api_fd < 0) {
 		rc = api_fd;
@@ -362,6 +377,9 @@ out:
 		api_close(api_fd, rt.cfg->gw.socket_path);
 	if (ports_up)
 		ports_close(rt.port_ids, rt.cfg->n_ports);
+	/* Workers stopped: the last IPFIX records, then the pins go. */
+	hook_set_free(rt.hooks, runtime_workers_ns(&rt));
+	rt.hooks = NULL;
 	main_workers_free(&rt);
 	if (rt.pool != NULL) {
 		unsigned int in_use = rte_mempool_in_use_count(rt.pool);
