@@ -6,7 +6,7 @@
  * Hooks, the workers' side: running the JIT'd hook programs of a hook point
  * over a burst's contexts, and filling those contexts (dataplane/hook_abi.h)
  * from packets. Loading, maps and export are the control thread's
- * (control/hook_*.c); docs/telemetry.md has the integration plan.
+ * (control/hook_*.c); docs/telemetry.md says how the pipeline calls it.
  *
  * Publication: a struct dp_hooks is immutable once published. The control
  * thread builds one per worker (each instance bound to that worker's maps),
