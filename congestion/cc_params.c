@@ -57,6 +57,7 @@ cc_params_resolve(const struct cc_link *link, const struct cc_overrides *ov,
 {
 	static const struct cc_overrides none;
 	struct cc_derived d;
+	struct ecn_red_params red;
 	uint64_t loop_bdp;
 
 	if (ov == NULL)
@@ -111,12 +112,11 @@ cc_params_resolve(const struct cc_link *link, const struct cc_overrides *ov,
 			max_u64(FLOW_IDLE_MIN_NS, FLOW_IDLE_RTTS * d.rtt_ns);
 
 	/* Cross-field checks, on the final values. */
-	if (d.kmin_bytes >= d.kmax_bytes)
-		return fail(why, "kmin_bytes must be below kmax_bytes");
-	if (d.kmax_bytes - d.kmin_bytes > ECN_RED_MAX_RANGE_BYTES)
-		return fail(why, "kmax_bytes - kmin_bytes must be at most 4 GiB");
-	if (d.pmax_ppm > CC_PPM_ONE)
-		return fail(why, "pmax_ppm must be at most 1000000");
+	/* An override may meet a derived value here (kmax set, kmin derived). */
+	red = (struct ecn_red_params){ .kmin_bytes = d.kmin_bytes, .kmax_bytes = d.kmax_bytes,
+				       .pmax_ppm = d.pmax_ppm };
+	if (ecn_red_params_check(&red, why) < 0)
+		return -EINVAL;
 	if (d.buffer_bytes < d.kmax_bytes)
 		return fail(why, "buffer_bytes must be at least kmax_bytes");
 	if (2 * d.phantom_threshold_bytes > ECN_PHANTOM_MAX_CAP_BYTES)

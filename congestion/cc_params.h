@@ -28,7 +28,7 @@
  *   hold       = RTT + DC RTT                                [1.01 ms]
  *   flow idle  = max(100 ms, 64 x RTT)                       [100 ms]
  *
- * Why (numbers from ../shared/notes/congestion.md):
+ * Why (numbers from docs/congestion-notes.md):
  * - Kmin: DCTCP's analysis gives full throughput when the marking threshold
  *   K exceeds C x RTT / 7, where RTT is the delay of the feedback loop;
  *   DCQCN reuses DCTCP's marking and has the same blind window. Production
@@ -134,7 +134,7 @@ int cc_params_derive(const struct cc_link *link, struct cc_derived *out);
  * it (Kmax from Kmin, target from Kmin, buffer from Kmax). Then validates
  * the whole set: Kmin < Kmax, Kmax - Kmin <= 2^32, Pmax and ratio <= 100%,
  * buffer >= Kmax. On error returns -EINVAL, sets *why (if not NULL) to a
- * message naming the key ("kmin_bytes must be below kmax_bytes") and leaves
+ * message naming the key ("kmin must be below kmax") and leaves
  * OUT untouched.
  */
 int cc_params_resolve(const struct cc_link *link, const struct cc_overrides *ov,

@@ -81,6 +81,19 @@ enum ecn_verdict ecn_marker_decide(struct ecn_marker *m, uint64_t queue_bytes,
 		uint64_t sojourn_ns, uint32_t pkt_bytes, uint64_t now_ns);
 
 /* "none", "red", "sojourn", "phantom"; "?" for an invalid kind. */
+/*
+ * True when a marker built from p cannot mark a packet that finds at most
+ * queue_bytes queued ahead of it and no sojourn: RED below or at its Kmin.
+ * The markers that judge something else (sojourn time, the phantom queue's
+ * own depth) and NONE say true; callers that skip the queue for such a
+ * packet must still ask the phantom marker about every arrival.
+ */
+static inline bool
+ecn_marker_depth_quiet(const struct ecn_marker_params *p, uint64_t queue_bytes)
+{
+	return p->kind != ECN_MARKER_RED || queue_bytes <= p->red.kmin_bytes;
+}
+
 const char *ecn_marker_kind_name(enum ecn_marker_kind kind);
 
 #endif /* LONGSPAN_ECN_MARKER_H */

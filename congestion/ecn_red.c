@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <assert.h>
 #include <errno.h>
+#include <stddef.h>
 
 #include "cc_math.h"
 #include "ecn_red.h"
@@ -18,18 +19,34 @@
  * is bounded by it. */
 static_assert(CC_Q32_SHIFT + ECN_RED_SLOPE_SHIFT <= 63, "RED slope overflows");
 
+static int
+ecn_red_fail(const char **why, const char *msg)
+{
+	if (why != NULL)
+		*why = msg;
+	return -EINVAL;
+}
+
+int
+ecn_red_params_check(const struct ecn_red_params *p, const char **why)
+{
+	if (p->kmax_bytes <= p->kmin_bytes)
+		return ecn_red_fail(why, "kmin must be below kmax");
+	if (p->kmax_bytes - p->kmin_bytes > ECN_RED_MAX_RANGE_BYTES)
+		return ecn_red_fail(why, "kmax - kmin must be at most 4 GiB");
+	if (p->pmax_ppm == 0 || p->pmax_ppm > CC_PPM_ONE)
+		return ecn_red_fail(why, "pmax must be above 0 and at most 100%");
+	return 0;
+}
+
 int
 ecn_red_config_init(struct ecn_red_config *c, const struct ecn_red_params *p)
 {
 	uint64_t range;
 
-	if (p->kmax_bytes <= p->kmin_bytes)
+	if (ecn_red_params_check(p, NULL) < 0)
 		return -EINVAL;
 	range = p->kmax_bytes - p->kmin_bytes;
-	if (range > ECN_RED_MAX_RANGE_BYTES)
-		return -EINVAL;
-	if (p->pmax_ppm == 0 || p->pmax_ppm > CC_PPM_ONE)
-		return -EINVAL;
 
 	c->kmin_bytes = p->kmin_bytes;
 	c->kmax_bytes = p->kmax_bytes;

@@ -48,9 +48,19 @@ struct ecn_red {
 };
 
 /*
- * Validate P and precompute C. Returns 0, or -EINVAL when kmax <= kmin,
- * Kmax - Kmin > ECN_RED_MAX_RANGE_BYTES, or pmax_ppm is 0 or > 1000000.
- * C is untouched on error.
+ * The one statement of RED's invariants: kmin < kmax, Kmax - Kmin at most
+ * ECN_RED_MAX_RANGE_BYTES, pmax_ppm in 1..1000000. Returns 0, or -EINVAL
+ * with *why (if WHY is not NULL) set to a static message that names the
+ * fields. Whoever reads the user's values calls it there and prefixes the
+ * message with the place (the gateway's config with FILE:LINE, the
+ * simulator's topology/config.txt, cc_params_resolve() for values that mix
+ * overrides with derived ones), so every copy of the check is this one.
+ */
+int ecn_red_params_check(const struct ecn_red_params *p, const char **why);
+
+/*
+ * Validate P (ecn_red_params_check()) and precompute C. Returns 0 or
+ * -EINVAL; C is untouched on error.
  */
 int ecn_red_config_init(struct ecn_red_config *c, const struct ecn_red_params *p);
 

@@ -13,21 +13,19 @@
  * Units are in the field names: _bps bits per second, _bytes, _ns, _m metres.
  */
 
+#include "dataplane/dp_limits.h"
 #include "dataplane/idle_mode.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#define LS_NAME_MAX 32
+/* LS_NAME_MAX, LS_MAX_PORTS, LS_MAX_PEERS, LS_MAX_WORKERS, LS_MAX_BURST, the port
+ * role and the LS_MECH_* bits: dataplane/dp_limits.h. */
 #define LS_DEVARGS_MAX 256
 #define LS_PATH_MAX 108 /* sun_path */
-#define LS_MAX_PORTS 8
-#define LS_MAX_PEERS 32
 #define LS_MAX_PREFIXES 64 /* per peer */
 #define LS_MAX_STATIC_NEIGH 64 /* per port */
 #define LS_MAX_EAL_ARGS 64
-#define LS_MAX_WORKERS 16 /* = DP_MAX_WORKERS (dataplane/dp_conf.h) */
-#define LS_MAX_BURST 64 /* = DP_MAX_BURST */
 /* = RTE_PKTMBUF_HEADROOM (checked in runtime.c): the mempool adds it to mbuf_data_size. */
 #define LS_MBUF_HEADROOM_BYTES 128
 
@@ -56,11 +54,6 @@ struct ls_prefix {
 struct ls_static_neigh {
 	struct ls_addr ip;
 	uint8_t mac[6];
-};
-
-enum ls_port_role {
-	LS_PORT_DC = 0,
-	LS_PORT_WAN = 1,
 };
 
 struct ls_port_conf {
@@ -126,10 +119,6 @@ enum ls_marker_kind {
 	LS_MARKER_SOJOURN,
 	LS_MARKER_PHANTOM,
 };
-
-/* Mechanism bits (../shared/notes/congestion.md). */
-#define LS_MECH_A (1u << 0) /* near-source CNP */
-#define LS_MECH_C (1u << 2) /* destination-side temporary reaction point */
 
 struct ls_congestion_conf {
 	enum ls_marker_kind marker;

@@ -40,8 +40,9 @@ static const char config_doc_syntax[] =
 	"  digits, `.`, `_` or `-`, unique among ports (or peers).\n"
 	"- A key appears at most once per section, except the repeatable ones (`neighbor`,\n"
 	"  `prefix`), which add one entry per line.\n"
-	"- Lines are limited by libinih's line buffer (198 characters in Debian's build);\n"
-	"  a longer line is an error, never silently cut.\n"
+	"- Lines are at most 198 characters (the limit of libinih, which read them before);\n"
+	"  a longer line is an error, never silently cut. Comments start a line with `;`\n"
+	"  or `#`, or follow a blank with `;` inside a line.\n"
 	"- Booleans: `yes`, `no`, `true`, `false`, `on`, `off`, `1`, `0`.\n"
 	"\n"
 	"## Units\n"
@@ -157,14 +158,14 @@ config_doc_section(FILE *out, enum config_section sec)
 	fprintf(out, "| Key | Type | Default | Accepted | Description |\n");
 	fprintf(out, "|---|---|---|---|---|\n");
 	for (unsigned int i = 0; i < config_n_keys; i++) {
-		const struct config_key *k = &config_keys[i];
+		const struct conf_key *k = &config_keys[i];
 		char range[128];
 
 		if (k->section != sec)
 			continue;
 		fprintf(out, "| `%s` | %s%s | ", k->name, config_key_type_text(k),
-			(k->flags & CONFIG_F_REPEAT) ? ", repeatable" : "");
-		if (k->flags & CONFIG_F_REQUIRED)
+			(k->flags & CONF_F_REPEAT) ? ", repeatable" : "");
+		if (k->flags & CONF_F_REQUIRED)
 			fputs("required", out);
 		else if (k->def != NULL)
 			fprintf(out, "`%s`", k->def);
@@ -172,14 +173,14 @@ config_doc_section(FILE *out, enum config_section sec)
 			fputs("unset", out);
 		fputs(" | ", out);
 		if (k->type == CONFIG_T_ENUM) {
-			for (const struct config_enum_name *e = k->names; e->name != NULL; e++)
+			for (const struct conf_enum_name *e = k->names; e->name != NULL; e++)
 				fprintf(out, "%s`%s`", e == k->names ? "" : ", ", e->name);
 		} else if (k->type == CONFIG_T_MECH) {
 			fputs("`none`, `A`, `C`, `A,C`", out);
 		} else {
-			config_key_range_text(k, range, sizeof(range));
+			conf_key_range_text(k, range, sizeof(range));
 			config_doc_cell(out, range);
-			if (k->flags & CONFIG_F_POW2)
+			if (k->flags & CONF_F_POW2)
 				fputs(", power of two", out);
 		}
 		fputs(" | ", out);

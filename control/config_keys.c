@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Every config key Longspan knows, in one table (config_keys.h). Adding a
- * key is adding a row here and, when it is not a plain range check, a
- * cross-field rule in config.c's validation. The order of rows is the order
+ * Every config key longspand knows, in one table (config_keys.h). Adding a
+ * key of an existing type is adding a row here (its field in config.h, and
+ * docs/config.md regenerated); when it is not a plain range check, a
+ * cross-field rule in config_check.c. The order of rows is the order
  * of config_dump() and of docs/config.md.
  */
 
@@ -23,20 +24,20 @@ const char *const config_section_names[CONFIG_SEC_MAX] = {
 	[CONFIG_SEC_TELEMETRY] = "telemetry",
 };
 
-static const struct config_enum_name config_role_names[] = {
+static const struct conf_enum_name config_role_names[] = {
 	{ "dc", LS_PORT_DC },
 	{ "wan", LS_PORT_WAN },
 	{ NULL, 0 },
 };
 
-static const struct config_enum_name config_idle_names[] = {
+static const struct conf_enum_name config_idle_names[] = {
 	{ "interrupt", IDLE_INTERRUPT },
 	{ "sleep", IDLE_SLEEP },
 	{ "poll", IDLE_POLL },
 	{ NULL, 0 },
 };
 
-static const struct config_enum_name config_marker_names[] = {
+static const struct conf_enum_name config_marker_names[] = {
 	{ "none", LS_MARKER_NONE },
 	{ "red", LS_MARKER_RED },
 	{ "sojourn", LS_MARKER_SOJOURN },
@@ -44,39 +45,28 @@ static const struct config_enum_name config_marker_names[] = {
 	{ NULL, 0 },
 };
 
-static const struct config_enum_name config_source_check_names[] = {
+static const struct conf_enum_name config_source_check_names[] = {
 	{ "strict", LS_SOURCE_STRICT },
 	{ "loose", LS_SOURCE_LOOSE },
 	{ NULL, 0 },
 };
 
-static const struct config_enum_name config_udp_checksum_names[] = {
+static const struct conf_enum_name config_udp_checksum_names[] = {
 	{ "verify", LS_UDP_CSUM_VERIFY },
 	{ "ignore", LS_UDP_CSUM_IGNORE },
 	{ NULL, 0 },
 };
 
-static const struct config_enum_name config_zero_checksum6_names[] = {
+static const struct conf_enum_name config_zero_checksum6_names[] = {
 	{ "drop", LS_ZERO_CSUM6_DROP },
 	{ "accept", LS_ZERO_CSUM6_ACCEPT },
 	{ NULL, 0 },
 };
 
-#define CONFIG_SIZEOF(type, f) sizeof(((type *)0)->f)
-
-/* A scalar field. */
-#define FIELD(type, f)                                                           \
-	.offset = offsetof(type, f), .size = CONFIG_SIZEOF(type, f),               \
-	.set_offset = CONFIG_NO_OFFSET, .count_offset = CONFIG_NO_OFFSET
-/* A scalar field with a bool that records whether the key was given. */
-#define FIELD_SET(type, f, setf)                                                 \
-	.offset = offsetof(type, f), .size = CONFIG_SIZEOF(type, f),               \
-	.set_offset = offsetof(type, setf), .count_offset = CONFIG_NO_OFFSET
-/* An array field filled by a repeatable key, with its element count. */
-#define FIELD_LIST(type, arr, count)                                             \
-	.offset = offsetof(type, arr), .size = CONFIG_SIZEOF(type, arr[0]),        \
-	.set_offset = CONFIG_NO_OFFSET, .count_offset = offsetof(type, count),     \
-	.max_count = CONFIG_SIZEOF(type, arr) / CONFIG_SIZEOF(type, arr[0])
+#define CONFIG_SIZEOF(type, f) CONF_SIZEOF(type, f)
+#define FIELD(type, f) CONF_FIELD(type, f)
+#define FIELD_SET(type, f, setf) CONF_FIELD_SET(type, f, setf)
+#define FIELD_LIST(type, arr, count) CONF_FIELD_LIST(type, arr, count)
 
 #define GW(f) FIELD(struct ls_gateway_conf, f)
 #define EAL(f) FIELD(struct ls_eal_conf, f)
@@ -90,11 +80,11 @@ static const struct config_enum_name config_zero_checksum6_names[] = {
 #define NS_MS UINT64_C(1000000)
 #define NS_S UINT64_C(1000000000)
 
-const struct config_key config_keys[] = {
+const struct conf_key config_keys[] = {
 	/* [gateway] */
 	{
 		.section = CONFIG_SEC_GATEWAY, .name = "name", .type = CONFIG_T_STRING,
-		.flags = CONFIG_F_NAMECHARS, .min = 1, .max = LS_NAME_MAX - 1,
+		.flags = CONF_F_NAMECHARS, .min = 1, .max = LS_NAME_MAX - 1,
 		.def = "longspan", GW(name),
 		.help = "Name of this gateway, used in logs, telemetry and the default "
 			"socket path. Letters, digits, '.', '_' and '-'.",
@@ -120,7 +110,7 @@ const struct config_key config_keys[] = {
 	},
 	{
 		.section = CONFIG_SEC_GATEWAY, .name = "mbufs", .type = CONFIG_T_UINT,
-		.units = UNITS_COUNT, .flags = CONFIG_F_ZERO, .min = 1024,
+		.units = UNITS_COUNT, .flags = CONF_F_ZERO, .min = 1024,
 		.max = UINT64_C(1) << 26, .def = "0", GW(mbufs),
 		.help = "Packet buffers in the mempool. 0 sizes the pool so that every "
 			"WAN port can hold one bandwidth-delay product (link_rate x the "
@@ -206,7 +196,7 @@ const struct config_key config_keys[] = {
 	},
 	{
 		.section = CONFIG_SEC_EAL, .name = "file_prefix", .type = CONFIG_T_STRING,
-		.flags = CONFIG_F_NAMECHARS, .min = 1,
+		.flags = CONF_F_NAMECHARS, .min = 1,
 		.max = CONFIG_SIZEOF(struct ls_eal_conf, file_prefix) - 1, EAL(file_prefix),
 		.help = "EAL --file-prefix, needed when several DPDK processes share a "
 			"machine. Unset: EAL's default.",
@@ -237,13 +227,13 @@ const struct config_key config_keys[] = {
 	/* [port NAME] */
 	{
 		.section = CONFIG_SEC_PORT, .name = "role", .type = CONFIG_T_ENUM,
-		.flags = CONFIG_F_REQUIRED, .names = config_role_names, PORT(role),
+		.flags = CONF_F_REQUIRED, .names = config_role_names, PORT(role),
 		.help = "dc: the port toward the local data centre (exactly one); wan: a "
 			"port toward peer gateways (at least one).",
 	},
 	{
 		.section = CONFIG_SEC_PORT, .name = "dev", .type = CONFIG_T_STRING,
-		.flags = CONFIG_F_REQUIRED, .min = 1, .max = LS_DEVARGS_MAX - 1, PORT(dev),
+		.flags = CONF_F_REQUIRED, .min = 1, .max = LS_DEVARGS_MAX - 1, PORT(dev),
 		.help = "The DPDK device: a PCI address with optional devargs "
 			"(0000:03:00.0 or 0000:03:00.0,arg=1, passed as -a) or a virtual "
 			"device (net_ring0, net_memif0,role=server,..., passed as --vdev). "
@@ -291,26 +281,26 @@ const struct config_key config_keys[] = {
 	},
 	{
 		.section = CONFIG_SEC_PORT, .name = "link_rate", .type = CONFIG_T_UINT,
-		.units = UNITS_RATE, .flags = CONFIG_F_ZERO, .min = UINT64_C(1000000),
+		.units = UNITS_RATE, .flags = CONF_F_ZERO, .min = UINT64_C(1000000),
 		.max = UINT64_C(1600000000000), .def = "0", PORT(link_rate_bps),
 		.help = "Rate the WAN traffic manager shapes to, and the rate the "
 			"congestion parameters derive from. 0 takes the device's link speed.",
 	},
 	{
 		.section = CONFIG_SEC_PORT, .name = "rx_desc", .type = CONFIG_T_UINT,
-		.units = UNITS_COUNT, .flags = CONFIG_F_POW2, .min = 64, .max = 8192,
+		.units = UNITS_COUNT, .flags = CONF_F_POW2, .min = 64, .max = 8192,
 		.def = "1024", PORT(rx_desc),
 		.help = "Receive descriptors per queue (a power of two).",
 	},
 	{
 		.section = CONFIG_SEC_PORT, .name = "tx_desc", .type = CONFIG_T_UINT,
-		.units = UNITS_COUNT, .flags = CONFIG_F_POW2, .min = 64, .max = 8192,
+		.units = UNITS_COUNT, .flags = CONF_F_POW2, .min = 64, .max = 8192,
 		.def = "1024", PORT(tx_desc),
 		.help = "Transmit descriptors per queue (a power of two).",
 	},
 	{
 		.section = CONFIG_SEC_PORT, .name = "neighbor", .type = CONFIG_T_NEIGH,
-		.flags = CONFIG_F_REPEAT,
+		.flags = CONF_F_REPEAT,
 		FIELD_LIST(struct ls_port_conf, neigh, n_neigh),
 		.help = "A static neighbor, IP MAC (192.0.2.2 02:00:00:00:0b:02), "
 			"never resolved nor expired. Repeat the key for more. The IP must "
@@ -320,13 +310,13 @@ const struct config_key config_keys[] = {
 	/* [peer NAME] */
 	{
 		.section = CONFIG_SEC_PEER, .name = "port", .type = CONFIG_T_STRING,
-		.flags = CONFIG_F_REQUIRED | CONFIG_F_NAMECHARS, .min = 1,
+		.flags = CONF_F_REQUIRED | CONF_F_NAMECHARS, .min = 1,
 		.max = LS_NAME_MAX - 1, PEER(port),
 		.help = "Name of the WAN port that leads to this peer.",
 	},
 	{
 		.section = CONFIG_SEC_PEER, .name = "remote", .type = CONFIG_T_ADDR,
-		.flags = CONFIG_F_REQUIRED, PEER(remote),
+		.flags = CONF_F_REQUIRED, PEER(remote),
 		.help = "Outer (tunnel) address of the peer gateway, IPv4 or IPv6. The "
 			"WAN port needs an address of the same family, unless local is set.",
 	},
@@ -338,7 +328,7 @@ const struct config_key config_keys[] = {
 	},
 	{
 		.section = CONFIG_SEC_PEER, .name = "vni", .type = CONFIG_T_UINT,
-		.units = UNITS_COUNT, .flags = CONFIG_F_REQUIRED, .min = 0,
+		.units = UNITS_COUNT, .flags = CONF_F_REQUIRED, .min = 0,
 		.max = (UINT64_C(1) << 24) - 1, PEER(vni),
 		.help = "GENEVE virtual network identifier (24 bits) used in both "
 			"directions with this peer.",
@@ -358,7 +348,7 @@ const struct config_key config_keys[] = {
 	},
 	{
 		.section = CONFIG_SEC_PEER, .name = "prefix", .type = CONFIG_T_PREFIX,
-		.flags = CONFIG_F_REQUIRED | CONFIG_F_REPEAT,
+		.flags = CONF_F_REQUIRED | CONF_F_REPEAT,
 		FIELD_LIST(struct ls_peer_conf, prefixes, n_prefixes),
 		.help = "A destination prefix of the peer's site (10.2.0.0/16, "
 			"fd00:2::/64), host bits zero; repeat the key for more. The same "
@@ -447,7 +437,7 @@ const struct config_key config_keys[] = {
 	},
 	{
 		.section = CONFIG_SEC_CONGESTION, .name = "buffer", .type = CONFIG_T_UINT,
-		.units = UNITS_SIZE, .flags = CONFIG_F_ZERO, .min = 65536,
+		.units = UNITS_SIZE, .flags = CONF_F_ZERO, .min = 65536,
 		.max = UINT64_C(4000000000), .def = "0", CONG(buffer_bytes),
 		.help = "WAN egress queue limit. 0 is one bandwidth-delay product of the "
 			"link rate and the largest peer RTT (12.5MB at 100G and 1ms).",
@@ -489,7 +479,7 @@ const struct config_key config_keys[] = {
 	/* [hook NAME] */
 	{
 		.section = CONFIG_SEC_HOOK, .name = "object", .type = CONFIG_T_STRING,
-		.flags = CONFIG_F_REQUIRED, .min = 1, .max = LS_HOOK_PATH_MAX - 1, HOOK(object),
+		.flags = CONF_F_REQUIRED, .min = 1, .max = LS_HOOK_PATH_MAX - 1, HOOK(object),
 		.help = "Path of the hook's eBPF object (clang -O2 -target bpf -mcpu=v2, built "
 			"against dataplane/hook_abi.h; the shipped ones are installed in "
 			"share/longspan/hooks/). It is checked and loaded at start and at every "
@@ -498,7 +488,7 @@ const struct config_key config_keys[] = {
 	},
 	{
 		.section = CONFIG_SEC_HOOK, .name = "section", .type = CONFIG_T_STRING,
-		.flags = CONFIG_F_NAMECHARS, .min = 1, .max = 63, HOOK(section),
+		.flags = CONF_F_NAMECHARS, .min = 1, .max = 63, HOOK(section),
 		.help = "ELF section of the hook's program in the object. Default: the "
 			"hook's name.",
 	},
@@ -607,101 +597,29 @@ static_assert(LS_MBUF_HEADROOM_BYTES == 128, "mbuf_data_size's help says 128 byt
 static_assert(LS_MAX_PREFIXES <= CONFIG_ELEMS_MAX && LS_MAX_STATIC_NEIGH <= CONFIG_ELEMS_MAX,
 	      "config.c records a line per element of a repeatable key");
 
-const struct config_key *
+const struct conf_table config_table = {
+	.keys = config_keys,
+	.n_keys = sizeof(config_keys) / sizeof(config_keys[0]),
+	.section_names = config_section_names,
+	.n_sections = CONFIG_SEC_MAX,
+	.types = config_types,
+	.n_types = CONFIG_T_MAX,
+};
+
+const struct conf_key *
 config_key_find(enum config_section section, const char *name)
 {
-	for (unsigned int i = 0; i < config_n_keys; i++)
-		if (config_keys[i].section == section && strcmp(config_keys[i].name, name) == 0)
-			return &config_keys[i];
-	return NULL;
+	return conf_key_find(&config_table, section, name);
 }
 
 unsigned int
-config_key_index(const struct config_key *key)
+config_key_index(const struct conf_key *key)
 {
 	return (unsigned int)(key - config_keys);
 }
 
-void
-config_key_range_text(const struct config_key *key, char *buf, size_t size)
-{
-	char lo[UNITS_TEXT_MAX], hi[UNITS_TEXT_MAX];
-	const char *label = key->unit_label;
-
-	switch (key->type) {
-	case CONFIG_T_UINT:
-		units_format(key->units, key->min, lo, sizeof(lo));
-		units_format(key->units, key->max, hi, sizeof(hi));
-		snprintf(buf, size, "%s%s .. %s%s%s", (key->flags & CONFIG_F_ZERO) ? "0 or " : "",
-			 lo, hi, label != NULL ? " " : "", label != NULL ? label : "");
-		break;
-	case CONFIG_T_STRING:
-		snprintf(buf, size, "up to %llu characters", (unsigned long long)key->max);
-		break;
-	case CONFIG_T_NEIGH:
-	case CONFIG_T_PREFIX:
-		snprintf(buf, size, "up to %u entries", (unsigned int)key->max_count);
-		break;
-	case CONFIG_T_BOOL:
-	case CONFIG_T_ENUM:
-	case CONFIG_T_MECH:
-	case CONFIG_T_IFADDR4:
-	case CONFIG_T_IFADDR6:
-	case CONFIG_T_ADDR:
-	case CONFIG_T_ADDR4:
-	case CONFIG_T_ADDR6:
-	case CONFIG_T_MAC:
-	default:
-		snprintf(buf, size, "%s", "");
-		break;
-	}
-}
-
 const char *
-config_key_type_text(const struct config_key *key)
+config_key_type_text(const struct conf_key *key)
 {
-	switch (key->type) {
-	case CONFIG_T_BOOL:
-		return "bool";
-	case CONFIG_T_UINT:
-		switch (key->units) {
-		case UNITS_RATE:
-			return "rate";
-		case UNITS_SIZE:
-			return "size";
-		case UNITS_TIME:
-			return "time";
-		case UNITS_DISTANCE:
-			return "distance";
-		case UNITS_FRACTION:
-			return "fraction";
-		case UNITS_COUNT:
-		default:
-			return "integer";
-		}
-	case CONFIG_T_ENUM:
-		return "enum";
-	case CONFIG_T_MECH:
-		return "mechanism list";
-	case CONFIG_T_STRING:
-		return (key->flags & CONFIG_F_NAMECHARS) ? "name" : "string";
-	case CONFIG_T_IFADDR4:
-		return "IPv4/len";
-	case CONFIG_T_IFADDR6:
-		return "IPv6/len";
-	case CONFIG_T_ADDR:
-		return "IP address";
-	case CONFIG_T_ADDR4:
-		return "IPv4 address";
-	case CONFIG_T_ADDR6:
-		return "IPv6 address";
-	case CONFIG_T_MAC:
-		return "MAC";
-	case CONFIG_T_NEIGH:
-		return "IP MAC";
-	case CONFIG_T_PREFIX:
-		return "prefix";
-	default:
-		return "?";
-	}
+	return conf_key_type_text(&config_table, key);
 }

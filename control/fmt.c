@@ -5,6 +5,7 @@
  * stays readable without jq.
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -12,8 +13,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config.h"
 #include "fmt.h"
 #include "congestion/cc_params.h"
+
+#define FMT_ADDR_STRLEN (INET6_ADDRSTRLEN + 4) /* address and "/len" */
 
 /* ---- nesting checks shared by every backend ---- */
 
@@ -373,6 +377,43 @@ fmt_cc_derived(struct fmt *f, const struct cc_derived *d)
 	fmt_u64(f, "cnp_interval_ns", d->cnp_interval_ns);
 	fmt_u64(f, "hold_ns", d->hold_ns);
 	fmt_u64(f, "flow_idle_ns", d->flow_idle_ns);
+}
+
+static void
+fmt_addr_format(const struct ls_addr *a, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (a->family == AF_INET || a->family == AF_INET6)
+		inet_ntop(a->family, a->a, buf, size);
+}
+
+void
+fmt_addr(struct fmt *f, const char *key, const struct ls_addr *a)
+{
+	char buf[FMT_ADDR_STRLEN];
+
+	fmt_addr_format(a, buf, sizeof(buf));
+	fmt_str(f, key, buf);
+}
+
+void
+fmt_prefix(struct fmt *f, const char *key, const struct ls_prefix *p)
+{
+	char buf[FMT_ADDR_STRLEN];
+	size_t length;
+
+	fmt_addr_format(&p->addr, buf, sizeof(buf));
+	length = strlen(buf);
+	if (length > 0)
+		snprintf(buf + length, sizeof(buf) - length, "/%u", p->len);
+	fmt_str(f, key, buf);
+}
+
+void
+fmt_mac(struct fmt *f, const char *key, const uint8_t mac[6])
+{
+	fmt_strf(f, key, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
+		 mac[4], mac[5]);
 }
 
 /* ---- JSON (RFC 8259) ---- */

@@ -28,8 +28,6 @@
 #include "congestion/cc_params.h"
 #include "dataplane/neigh.h"
 
-static_assert(sizeof(struct dp_counters) % sizeof(uint64_t) == 0,
-	      "dp_counters must be summable as an array of uint64_t");
 static_assert(LS_MBUF_HEADROOM_BYTES == RTE_PKTMBUF_HEADROOM,
 	      "config's mbuf_data_size range assumes DPDK's headroom");
 static_assert((int)LS_MARKER_NONE == (int)ECN_MARKER_NONE && (int)LS_MARKER_RED == (int)ECN_MARKER_RED &&
@@ -44,35 +42,6 @@ runtime_now_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-void
-runtime_counters_sum(const struct ls_runtime *rt, struct dp_counters *out)
-{
-	uint64_t *dst = (uint64_t *)out;
-	unsigned int w, i;
-
-	memset(out, 0, sizeof(*out));
-	for (w = 0; w < rt->n_workers; w++) {
-		const uint64_t *src = (const uint64_t *)&rt->workers[w]->counters;
-
-		for (i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
-			dst[i] += src[i];
-	}
-	/* Maxima are maxima over workers, not sums. */
-	for (i = 0; i < LS_MAX_PORTS * DP_TM_CLASS_MAX; i++) {
-		struct dp_tm_counters *t = &out->tm[i / DP_TM_CLASS_MAX][i % DP_TM_CLASS_MAX];
-
-		t->depth_max_bytes = 0;
-		t->sojourn_ns_max = 0;
-		for (w = 0; w < rt->n_workers; w++) {
-			const struct dp_tm_counters *s =
-				&rt->workers[w]->counters.tm[i / DP_TM_CLASS_MAX][i % DP_TM_CLASS_MAX];
-
-			t->depth_max_bytes = RTE_MAX(t->depth_max_bytes, s->depth_max_bytes);
-			t->sojourn_ns_max = RTE_MAX(t->sojourn_ns_max, s->sojourn_ns_max);
-		}
-	}
 }
 
 /* fe80::/64 with the modified EUI-64 interface id of mac (RFC 4291 2.5.1). */
@@ -241,7 +210,6 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 	c->n_peers = (uint16_t)cfg->n_peers;
 	c->geneve_port = cfg->gw.geneve_port;
 	c->burst = (uint16_t)RTE_MIN(cfg->gw.burst, (unsigned int)DP_MAX_BURST);
-	c->cong = cfg->cong;
 
 	for (i = 0; i < cfg->n_ports; i++) {
 		const struct ls_port_conf *pc = &cfg->ports[i];

@@ -4,7 +4,7 @@
 
 /*
  * RoCEv2 Congestion Notification Packets the gateway sends itself
- * (mechanism A, ../shared/notes/roce-wire.md): Eth [/ 802.1Q PCP 6] /
+ * (mechanism A, docs/roce-wire.md): Eth [/ 802.1Q PCP 6] /
  * IPv4 or IPv6 (DSCP from config, Not-ECT) / UDP 4791 / BTH opcode 0x81,
  * P_Key 0xFFFF, BECN, DestQP = the sender's QPN, PSN 0 / 16 reserved bytes /
  * ICRC. NICs drop a CNP whose ICRC is wrong.

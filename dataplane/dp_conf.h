@@ -7,7 +7,7 @@
  * state and counters.
  *
  * Publication: the control thread builds a struct dp_conf from a validated
- * struct ls_config, stores it in dp_runtime.conf with a release store, waits
+ * config, stores it in dp_runtime.conf with a release store, waits
  * for an rte_rcu_qsbr grace period (every worker reports quiescent once per
  * loop), then frees the previous snapshot. Workers load the pointer once per
  * burst with an acquire load and never keep it across a quiescent report.
@@ -21,6 +21,7 @@
 #include <rte_common.h>
 #include <rte_ether.h>
 
+#include "dp_limits.h"
 #include "drop_reason.h"
 #include "congestion/cc_params.h"
 #include "congestion/ecn_marker.h"
@@ -28,7 +29,6 @@
 #include "congestion/qpn_learn.h"
 #include "congestion/token_bucket.h"
 #include "congestion/trp.h"
-#include "control/config.h"
 
 struct rte_lpm;
 struct rte_lpm6;
@@ -111,7 +111,7 @@ struct dp_tm_conf {
 	struct cc_derived derived; /* what cc_params_resolve() made of the link */
 };
 
-/* Mechanisms A and C (../shared/notes/congestion.md), shared by all workers. */
+/* Mechanisms A and C (docs/congestion-core.md), shared by all workers. */
 struct dp_mech_conf {
 	unsigned int mechanisms; /* LS_MECH_* */
 	struct proxy_cnp_config cnp; /* mechanism A rate limit and CE policy */
@@ -132,7 +132,6 @@ struct dp_conf {
 	struct dp_peer peers[LS_MAX_PEERS];
 	struct rte_lpm *lpm4; /* next hop = peer index */
 	struct rte_lpm6 *lpm6;
-	struct ls_congestion_conf cong;
 	struct dp_tm_conf tm[LS_MAX_PORTS]; /* WAN ports only */
 	struct dp_mech_conf mech;
 	/*

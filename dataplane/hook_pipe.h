@@ -7,7 +7,9 @@
  * a point is. A stage loads its worker's struct dp_hooks once per burst
  * (dp_hook_set()) and tests dp_hooks_at() once; only with hooks at the
  * point does it call these (cold, out of line), so a gateway without hooks
- * pays one load and a branch per burst and point.
+ * pays one load and a branch per burst and point. The stages live in several
+ * files (pipeline.c, tm.c, mech.c), each using some of the calls: hence
+ * __rte_unused.
  */
 
 #include <rte_mbuf.h>
@@ -40,7 +42,7 @@ dp_hook_here(const struct dp_worker *w, const struct dp_clock *clk, uint16_t por
 }
 
 /* A packet at rx point p: inner IP at ip, flow table hash h (0: none), entry fe. */
-static __rte_noinline void
+static __rte_noinline __rte_unused void
 dp_hook_pipe_rx(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_point p,
 		const struct dp_clock *clk, uint16_t port, uint32_t peer, uint32_t frame_bytes,
 		const uint8_t *ip, uint32_t len, uint32_t hash, const struct flow_entry *fe)
@@ -55,7 +57,7 @@ dp_hook_pipe_rx(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_poin
  * Packet m at tx point p, its IP header ip_off bytes into the mbuf; verdict
  * LS_HOOK_V_*, or a drop (reason drop) after its rx point.
  */
-static __rte_noinline void
+static __rte_noinline __rte_unused void
 dp_hook_pipe_tx(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_point p,
 		const struct dp_clock *clk, uint16_t port, uint32_t peer, uint32_t frame_bytes,
 		struct rte_mbuf *m, uint32_t ip_off, uint8_t verdict, uint16_t drop,

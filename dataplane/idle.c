@@ -3,8 +3,11 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/timerfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
@@ -26,6 +29,7 @@ idle_init(struct idle *d, enum idle_mode mode, unsigned int spin_polls, uint64_t
 	d->max_ns = max_ns < min_ns ? min_ns : max_ns;
 	d->sleep_ns = d->min_ns;
 	d->intr = mode == IDLE_INTERRUPT;
+	d->timer_fd = -1;
 }
 
 void
@@ -33,6 +37,36 @@ idle_start(struct idle *d)
 {
 	if (d->mode != IDLE_POLL)
 		prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+}
+
+/* Clear the timer's expiry count (epoll calls this on the waiting thread). */
+static void
+idle_timer_read(int fd, void *arg __rte_unused)
+{
+	uint64_t n;
+
+	if (read(fd, &n, sizeof(n)) < 0)
+		return; /* EAGAIN: nothing expired */
+}
+
+/* The due-time timer, in this thread's epoll set next to the rx queues. */
+static int
+idle_timer_open(struct idle *d)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	memset(&d->timer_ev, 0, sizeof(d->timer_ev));
+	d->timer_ev.epdata.event = EPOLLIN;
+	d->timer_ev.epdata.cb_fun = idle_timer_read;
+	if (rte_epoll_ctl(RTE_EPOLL_PER_THREAD, EPOLL_CTL_ADD, fd, &d->timer_ev) != 0) {
+		close(fd);
+		return -EIO;
+	}
+	d->timer_fd = fd;
+	d->timer_tsc = 0;
+	return 0;
 }
 
 int
@@ -46,6 +80,13 @@ idle_add_queue(struct idle *d, uint16_t port, uint16_t q)
 		d->intr = false;
 		return -ENOSPC;
 	}
+	if (d->timer_fd < 0) {
+		rc = idle_timer_open(d);
+		if (rc != 0) {
+			d->intr = false;
+			return rc;
+		}
+	}
 	rc = rte_eth_dev_rx_intr_ctl_q(port, q, RTE_EPOLL_PER_THREAD, RTE_INTR_EVENT_ADD, NULL);
 	if (rc != 0) {
 		d->intr = false;
@@ -54,6 +95,7 @@ idle_add_queue(struct idle *d, uint16_t port, uint16_t q)
 	d->port[d->n_queues] = port;
 	d->queue[d->n_queues] = q;
 	d->n_queues++;
+	d->intr_used = d->intr;
 	return 0;
 }
 
@@ -64,6 +106,11 @@ idle_fini(struct idle *d)
 	for (uint16_t i = 0; i < d->n_queues; i++)
 		rte_eth_dev_rx_intr_ctl_q(d->port[i], d->queue[i], RTE_EPOLL_PER_THREAD,
 					  RTE_INTR_EVENT_DEL, NULL);
+	if (d->timer_fd >= 0) {
+		rte_epoll_ctl(RTE_EPOLL_PER_THREAD, EPOLL_CTL_DEL, d->timer_fd, &d->timer_ev);
+		close(d->timer_fd);
+		d->timer_fd = -1;
+	}
 	d->n_queues = 0;
 	d->intr = false;
 }
@@ -89,12 +136,62 @@ idle_sleep_ns(struct idle *d, uint64_t ns)
 	d->slept_ns += ns;
 }
 
+/*
+ * Block until a packet or the due time. The timer is armed only when the due
+ * time changed: arming traps to the hypervisor on a VM (~20 us of CPU), and a
+ * timer that fires for a due time already past costs one more empty poll.
+ */
+static void
+idle_intr_wait(struct idle *d, uint64_t due_tsc, uint64_t wait_ns)
+{
+	struct rte_epoll_event ev[IDLE_EVENTS];
+	int timeout_ms = IDLE_INTR_MAX_WAIT_NS / 1000000u;
+	bool packet = false, timer = false;
+	int n;
+
+	if (!d->armed) {
+		/* Enable, then let the caller poll once more before blocking. */
+		for (uint16_t i = 0; i < d->n_queues; i++)
+			rte_eth_dev_rx_intr_enable(d->port[i], d->queue[i]);
+		d->armed = true;
+		return;
+	}
+	if (wait_ns < IDLE_INTR_MAX_WAIT_NS) {
+		if (d->timer_tsc != due_tsc) {
+			struct itimerspec its = {
+				.it_value = { .tv_sec = (time_t)(wait_ns / 1000000000u),
+					      .tv_nsec = (long)(wait_ns % 1000000000u) },
+			};
+
+			timerfd_settime(d->timer_fd, 0, &its, NULL);
+			d->timer_tsc = due_tsc;
+			d->timer_arms++;
+		}
+		timeout_ms = -1; /* the timer ends the wait */
+	}
+	n = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, IDLE_EVENTS, timeout_ms);
+	for (int i = 0; i < n; i++) {
+		if (ev[i].fd == d->timer_fd)
+			timer = true;
+		else
+			packet = true;
+	}
+	if (timer || (int64_t)(rte_rdtsc() - d->timer_tsc) >= 0)
+		d->timer_tsc = 0; /* fired, or about to: arm again next time */
+	d->intr_waits++;
+	d->intr_wakeups += packet;
+	d->timer_wakeups += timer && !packet;
+	idle_disarm(d);
+	d->polls = 0;
+}
+
 void
 idle_wait(struct idle *d, uint64_t now_tsc, uint64_t due_tsc)
 {
 	uint64_t wait_ns = UINT64_MAX;
 
-	if (d->mode == IDLE_POLL || ++d->polls < d->spin_polls) {
+	if (d->mode == IDLE_POLL ||
+	    ++d->polls < (d->intr ? RTE_MIN(d->spin_polls, IDLE_INTR_SPIN_POLLS) : d->spin_polls)) {
 		rte_pause();
 		return;
 	}
@@ -103,30 +200,16 @@ idle_wait(struct idle *d, uint64_t now_tsc, uint64_t due_tsc)
 			rte_pause();
 			return;
 		}
-		wait_ns = (due_tsc - now_tsc) * 1000000000u / d->hz;
+		/* Past a second the exact value does not matter (and would overflow). */
+		wait_ns = due_tsc - now_tsc >= d->hz ? 1000000000u
+						     : (due_tsc - now_tsc) * 1000000000u / d->hz;
 		if (wait_ns < IDLE_SPIN_BELOW_NS) {
 			rte_pause();
 			return;
 		}
 	}
-	if (d->intr && wait_ns >= IDLE_INTR_MIN_NS) {
-		struct rte_epoll_event ev[IDLE_EVENTS];
-		uint64_t ms = RTE_MIN(wait_ns, (uint64_t)IDLE_INTR_MAX_WAIT_NS) / 1000000u;
-		int n;
-
-		if (!d->armed) {
-			/* Enable, then let the caller poll once more before blocking. */
-			for (uint16_t i = 0; i < d->n_queues; i++)
-				rte_eth_dev_rx_intr_enable(d->port[i], d->queue[i]);
-			d->armed = true;
-			return;
-		}
-		n = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, IDLE_EVENTS, (int)ms);
-		d->intr_waits++;
-		if (n > 0)
-			d->intr_wakeups++;
-		idle_disarm(d);
-		d->polls = 0;
+	if (d->intr) {
+		idle_intr_wait(d, due_tsc, wait_ns);
 		return;
 	}
 	idle_sleep_ns(d, RTE_MIN(wait_ns, d->sleep_ns));

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "dp_conf.h"
+#include "flow_hash.h"
 #include "worker.h"
 
 struct rte_mbuf;
@@ -85,12 +86,5 @@ void dp_pipeline_tm(struct dp_worker *w, const struct dp_conf *c, const struct d
 		    struct dp_tx *tx);
 void dp_pipeline_hold(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
 		      struct dp_tx *tx);
-
-/*
- * Flow hash of docs/wire-format.md over an inner IP packet's 5-tuple (ports
- * left out for an IPv4 fragment, which ip shows).
- */
-uint32_t dp_flow_hash(const uint8_t *ip, uint8_t l3, uint8_t proto, uint16_t sport,
-		      uint16_t dport);
 
 #endif /* LONGSPAN_PIPELINE_H */

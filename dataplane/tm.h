@@ -22,9 +22,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <sys/socket.h>
+
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+
 #include "congestion/ecn_marker.h"
 #include "congestion/token_bucket.h"
 #include "dp_conf.h"
+#include "flow_hash.h"
+#include "geneve.h"
+#include "mbuf_meta.h"
+#include "parse.h"
 
 struct rte_mbuf;
 
@@ -90,5 +101,91 @@ unsigned int tm_dequeue(struct tm_port *t, const struct dp_tm_conf *conf,
 
 /* TSC ticks until the head packet may leave (0 = now, UINT64_MAX = empty). */
 uint64_t tm_next_due(struct tm_port *t, const struct dp_tm_conf *conf, uint64_t tsc);
+
+/* ------------------------------------------------------------------------ */
+/* The traffic manager as the pipeline sees it (the policy part of tm.c).   */
+
+struct dp_worker;
+struct dp_clock;
+struct dp_tx;
+struct flow_entry;
+
+/* A packet that passed ingress, on its way into a WAN traffic manager. */
+struct dp_ready {
+	struct rte_mbuf *m;
+	struct flow_entry *fe; /* RoCE data: its flow entry (mechanism A) */
+	uint32_t frame; /* Ethernet frame bytes once encapsulated */
+	uint8_t cls; /* enum dp_tm_class */
+	uint8_t port; /* the peer's WAN port */
+};
+
+static inline enum dp_tm_class
+dp_tm_class_of(uint8_t cls)
+{
+	switch (cls) {
+	case DP_CLASS_ROCE_CNP:
+	case DP_CLASS_ROCE_ACK:
+		return DP_TM_CLASS_CONTROL;
+	case DP_CLASS_ROCE_DATA:
+		return DP_TM_CLASS_ROCE;
+	default:
+		return DP_TM_CLASS_OTHER;
+	}
+}
+
+/*
+ * Traffic manager, enqueue side, first part: strip the inner Ethernet
+ * header, check the encapsulated size against the WAN MTU and the headroom,
+ * and remember the encapsulation in the mbuf metadata. Per packet, so
+ * static inline; the rest of the policy is per burst, in tm.c.
+ */
+static inline enum ls_drop_reason
+dp_tm_prepare(const struct dp_conf *c, uint32_t peer_idx, struct rte_mbuf *m,
+	      const struct pkt_meta *meta, const struct rte_ether_addr *dmac,
+	      struct dp_ready *r)
+{
+	const struct dp_peer *peer = &c->peers[peer_idx];
+	uint16_t port = peer->port;
+	const struct dp_port *wan = &c->ports[port];
+	uint16_t l2 = sizeof(struct rte_ether_hdr) + (wan->vlan ? sizeof(struct rte_vlan_hdr) : 0);
+	uint16_t l3 = peer->family == AF_INET ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
+	uint32_t outer_ip = (uint32_t)l3 + sizeof(struct rte_udp_hdr) + GENEVE_ENCAP_HDR_SIZE + meta->ip_len;
+	struct dp_mbuf_meta *mm = dp_mbuf_meta(m);
+	const uint8_t *inner;
+
+	if (outer_ip > wan->mtu)
+		return LS_DROP_MTU_EXCEEDED;
+	if (rte_pktmbuf_headroom(m) + meta->l3_off < l2 + outer_ip - meta->ip_len)
+		return LS_DROP_NO_HEADROOM;
+	inner = rte_pktmbuf_mtod_offset(m, const uint8_t *, meta->l3_off);
+	mm->tm.hash = dp_flow_hash(inner, meta->l3, meta->proto, meta->sport, meta->dport);
+	mm->tm.peer = (uint8_t)peer_idx;
+	mm->tm.flags = meta->cls == DP_CLASS_ROCE_DATA ? DP_TM_F_ROCE_DATA : 0;
+	memcpy(mm->tm.dmac, dmac->addr_bytes, RTE_ETHER_ADDR_LEN);
+	/* Keep only the inner IP packet: no inner Ethernet, no padding. */
+	rte_pktmbuf_adj(m, meta->l3_off);
+	if (m->pkt_len > meta->ip_len)
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - meta->ip_len));
+	r->m = m;
+	r->frame = l2 + outer_ip;
+	r->port = (uint8_t)port;
+	/*
+	 * Without a link rate nothing is shaped and nothing queues beyond one
+	 * burst: one FIFO keeps the arrival order.
+	 */
+	r->cls = (uint8_t)(c->tm[port].enabled ? dp_tm_class_of(meta->cls) : DP_TM_CLASS_ROCE);
+	return LS_DROP_NONE;
+}
+
+/* Traffic manager for a burst of prepared packets, port by port. */
+void dp_tm_burst(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready *ready,
+		 unsigned int n, const struct dp_clock *clk, struct dp_tx *tx);
+
+/*
+ * Traffic manager, dequeue side, then the egress deparser: send what the
+ * shaper allows on every WAN port, with dequeue-time (sojourn) marking.
+ */
+void dp_tm_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
+	       struct dp_tx *tx);
 
 #endif /* LONGSPAN_TM_H */

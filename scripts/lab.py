@@ -5,7 +5,10 @@
     site A endpoints == gateway A == WAN delay line == gateway B == site B endpoints
     (longspan-hostem)  (longspand)   (longspan-wanem)  (longspand)  (longspan-hostem)
 
-every hop a net_memif link between processes. Scenarios:
+every hop a link between processes (--link): vhost-user (the gateways serve
+net_vhost ports, the tools connect with net_virtio_user; rx interrupts, so
+idle processes block until a packet) or net_memif (no rx interrupts in DPDK
+22.11: idle processes sleep on timers). Scenarios:
 
   near-source (default): four inter-DC RDMA WRITE streams from site A to site B
       and two intra-DC streams inside site A, DCQCN senders (ConnectX firmware
@@ -55,13 +58,43 @@ HEALTH = {
 }
 
 
+# A link between two lab processes: the gateway's end (a server) and the tool's
+# end, given the device index and the socket's name under RUN.
+LINKS = {
+    "vhost": (lambda i, name: f"net_vhost{i},iface={RUN}/{name}.sock,queues=1",
+              lambda i, name: f"net_virtio_user{i},path={RUN}/{name}.sock,queues=1,"
+                              "queue_size=1024"),
+    "memif": (lambda i, name: f"net_memif{i},role=server,socket={RUN}/{name}.sock,id=0,bsize=8192",
+              lambda i, name: f"net_memif{i},role=client,socket={RUN}/{name}.sock,id=0,bsize=8192"),
+}
+# The client of a vhost-user link shares its memory with the server, one file
+# per memory segment list (virtio-user takes at most 8 regions).
+LINK_EAL = {"vhost": ["--single-file-segments"], "memif": []}
+SOCKETS = ("a-dc", "wan-a", "wan-b", "b-dc")
+
+
+def link_server(a, i, name):
+    return LINKS[a.link][0](i, name)
+
+
+def link_client(a, i, name):
+    return LINKS[a.link][1](i, name)
+
+
+def start_hog(n):
+    """n busy loops beside the lab (a machine that is not quiet)."""
+    return [subprocess.Popen([PY, "-c", "while True: pass"]) for _ in range(n)]
+
+
 # The CPUs this lab may use; every process may run on any of them unless --pin.
 CPUS = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
 
 
 def schedstat(pid):
-    """(ns on a CPU, ns runnable but waiting) summed over every thread of pid."""
+    """(ns on a CPU, ns runnable but waiting, {thread name: ns on a CPU}) summed over
+    every thread of pid."""
     run = wait = 0
+    threads = {}
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
@@ -69,11 +102,13 @@ def schedstat(pid):
     for t in tasks:
         try:
             f = open(f"/proc/{pid}/task/{t}/schedstat").read().split()
+            comm = open(f"/proc/{pid}/task/{t}/comm").read().strip()
         except OSError:
             continue
         run += int(f[0])
         wait += int(f[1])
-    return run, wait
+        threads[comm] = threads.get(comm, 0) + int(f[0])
+    return run, wait, threads
 
 
 def log(msg):
@@ -196,6 +231,8 @@ class Lab:
             t = ini_set(t, f"peer site-{o}", "distance", f"{self.a.distance_km}km")
             t = ini_set(t, "congestion", "mechanisms", self.mech)
             t = ini_set(t, "congestion", "marker", self.a.marker)
+            t = ini_set(t, "port dc", "dev", link_server(self.a, 0, f"{s}-dc"))
+            t = ini_set(t, "port wan", "dev", link_server(self.a, 1, f"wan-{s}"))
             if not self.a.pin:
                 t = ini_del(t, "eal", "lcores")
                 t = ini_set(t, "eal", "extra", f"--lcores=0@({CPUS}),1@({CPUS})")
@@ -223,15 +260,21 @@ class Lab:
         return ["-l", str(cpu)] if self.a.pin else [f"--lcores=0@({CPUS})"]
 
     def start_gateways_and_wan(self):
+        # vhost-user sockets are files: a previous run's would stop the bind.
+        for name in SOCKETS:
+            try:
+                os.unlink(f"{RUN}/{name}.sock")
+            except OSError:
+                pass
         for s in "ab":
             self.spawn(f"gw-{s}", [os.path.join(self.build, "longspand"), "-c",
                                    os.path.join(self.dir, f"site-{s}.conf")])
             self.wait_api(s)
         self.spawn("wanem", [os.path.join(self.build, "tests", "lab", "longspan-wanem"),
                              *self.lcore(0), "--file-prefix", "lab-wanem", "-m", "160", "--no-pci",
-                             "--log-level=*:warning",
-                             "--vdev=net_memif0,role=client,socket=/run/longspan/wan-a.sock,id=0,bsize=8192",
-                             "--vdev=net_memif1,role=client,socket=/run/longspan/wan-b.sock,id=0,bsize=8192",
+                             "--log-level=*:warning", *LINK_EAL[self.a.link],
+                             "--vdev=" + link_client(self.a, 0, "wan-a"),
+                             "--vdev=" + link_client(self.a, 1, "wan-b"),
                              "--", "--distance-km", str(self.a.distance_km),
                              "--stats-interval", "0",
                              "--json", os.path.join(self.dir, "wanem.json")])
@@ -241,8 +284,8 @@ class Lab:
         name = f"hostem-{site}"
         return self.spawn(name, [os.path.join(self.build, "tests", "lab", "longspan-hostem"),
                                  *self.lcore(1), "--file-prefix", f"lab-{name}", "-m", "160",
-                                 "--no-pci", "--log-level=*:warning",
-                                 f"--vdev=net_memif0,role=client,socket=/run/longspan/{site}-dc.sock,id=0,bsize=8192",
+                                 "--no-pci", "--log-level=*:warning", *LINK_EAL[self.a.link],
+                                 "--vdev=" + link_client(self.a, 0, f"{site}-dc"),
                                  "--", "--config", os.path.join(self.dir, f"{name}.ini")] + extra)
 
 
@@ -320,11 +363,13 @@ def run_near_source(a, run_dir, mech):
     json.dump({"tm": tm, "flows": flows, "stats": stats, "series": series},
               open(os.path.join(run_dir, "gateway-a.json"), "w"), indent=1)
     sched = {}
-    for n, (w1, r1, q1) in sched1.items():
+    for n, (w1, r1, q1, t1) in sched1.items():
         if n in sched0 and w1 > sched0[n][0]:
-            w0, r0, q0 = sched0[n]
-            sched[n] = {"cpu": (r1 - r0) / (w1 - w0), "wait": (q1 - q0) / (w1 - w0)}
-    return summarize_near_source(a, run_dir, mech, tm, flows, series, sched)
+            w0, r0, q0, t0 = sched0[n]
+            sched[n] = {"cpu": (r1 - r0) / (w1 - w0), "wait": (q1 - q0) / (w1 - w0),
+                        "threads": {c: round((v - t0.get(c, 0)) / (w1 - w0), 3)
+                                    for c, v in sorted(t1.items())}}
+    return summarize_near_source(a, run_dir, mech, tm, flows, series, sched, stats["a"])
 
 
 def tm_port(tm, name):
@@ -382,7 +427,25 @@ def health_check(ha, wanem, sched):
     return h
 
 
-def summarize_near_source(a, run_dir, mech, tm, flows, series, sched):
+def clock_to_tsc(stats_a, ha):
+    """Functions that turn gateway A's flow times and hostem A's times (ns since
+    its start) back into TSC values, which every process reads alike. Their
+    ns clocks are TSC extrapolations at DPDK's TSC rate, which can be off (a
+    VM whose TSC counts 2096 MHz where 2100 is assumed: the gateway's clock
+    then falls 1.9 ms behind per second of uptime, more than the loop being
+    measured). None when the gateway does not say its clock."""
+    try:
+        ghz, gtsc, gns = (stats_a["clock_tsc_hz"], stats_a["clock_tsc_base"],
+                          stats_a["clock_ns_base"])
+    except (KeyError, TypeError):
+        return None
+    hhz, htsc = ha["tsc_hz"], ha["tsc0"]
+    return (lambda ns: gtsc + (ns - gns) * ghz / 1e9,
+            lambda ns: htsc + ns * hhz / 1e9,
+            ghz)
+
+
+def summarize_near_source(a, run_dir, mech, tm, flows, series, sched, stats_a=None):
     ha = json.load(open(os.path.join(run_dir, "hostem-a.json")))
     hb = json.load(open(os.path.join(run_dir, "hostem-b.json")))
     try:
@@ -390,6 +453,7 @@ def summarize_near_source(a, run_dir, mech, tm, flows, series, sched):
     except (OSError, ValueError):
         wanem = {}
     real0 = ha["realtime_ns0"]
+    clk = clock_to_tsc(stats_a, ha)
     wan = tm_port(tm, "wan")
     roce = wan_class(wan, 1)
     # Per QP: goodput at the receivers (site B for inter, site A for intra).
@@ -414,8 +478,16 @@ def summarize_near_source(a, run_dir, mech, tm, flows, series, sched):
         good = rx.get("goodput_bps", 0) if rx else 0
         loop_ns = None
         t_sig = sig.get((s.get("local"), s.get("remote")))
-        if is_inter and t_sig:
-            # First CNP to reach the sender after gateway A's first signal.
+        if is_inter and t_sig and clk:
+            # First CNP to reach the sender after gateway A's first signal, in TSC.
+            gw_tsc, h_tsc, hz = clk
+            sig_tsc = gw_tsc(t_sig)
+            after = [h_tsc(t) for t in s.get("cnp_rx_ns", []) if h_tsc(t) >= sig_tsc]
+            if after:
+                loop_ns = (min(after) - sig_tsc) * 1e9 / hz
+                loops.append(loop_ns)
+        elif is_inter and t_sig:
+            # Wall clock: biased by the gateway's clock drift (see clock_to_tsc).
             after = [real0 + t for t in s.get("cnp_rx_ns", []) if real0 + t >= t_sig]
             if after:
                 loop_ns = min(after) - t_sig
@@ -531,8 +603,8 @@ def run_mix(a, run_dir):
             pk[s] = lab.spawn(f"pktio-{s}", [
                 os.path.join(a.build, "tests", "tools", "longspan-pktio"), "-l", "1",
                 "--file-prefix", f"lab-pktio-{s}", "-m", "160", "--no-pci",
-                "--log-level=*:warning",
-                f"--vdev=net_memif0,role=client,socket=/run/longspan/{s}-dc.sock,id=0,bsize=8192", "--",
+                "--log-level=*:warning", *LINK_EAL[a.link],
+                "--vdev=" + link_client(a, 0, f"{s}-dc"), "--",
                 "--tx", os.path.join(run_dir, f"site-{s}-tx.pcap"),
                 "--rx", os.path.join(run_dir, f"site-{s}-rx.pcap"),
                 "--loop", str(loops), "--pps", "2000", "--duration", str(a.seconds + 15),
@@ -549,6 +621,26 @@ def run_mix(a, run_dir):
         lab.stop_all()
     ok = lab_check.check(run_dir, "a", "b") & lab_check.check(run_dir, "b", "a")
     return ok
+
+
+def run_repeats(a):
+    results = []
+    # Repeats interleave the mechanisms, so a disturbance hits them alike.
+    for rep in range(1, a.repeat + 1):
+        for mech in a.mechanisms:
+            log(f"run {rep}/{a.repeat}: near-source, {a.distance_km} km, mechanisms {mech}, "
+                f"marker {a.marker}, {a.variant} DCQCN, {a.link} links, {a.seconds} s, "
+                f"load average {os.getloadavg()[0]:.1f}")
+            d = f"mech-{mech.replace(',', '')}" + (f"-{rep}" if a.repeat > 1 else "")
+            r = run_near_source(a, os.path.join(a.out, d), mech)
+            r["repeat"] = rep
+            r["link"] = a.link
+            r["hog"] = a.hog
+            json.dump(r, open(os.path.join(a.out, d, "summary.json"), "w"), indent=1)
+            results.append(r)
+            if r["starved"]:
+                log(f"run {rep} ({mech}) starved: {'; '.join(r['health']['why'])}")
+    return results
 
 
 def main():
@@ -573,29 +665,32 @@ def main():
                     help="pin every process to one core as the configs say (gateways: control "
                          "on 0, worker on 1; wanem on 0; hostems on 1) instead of letting the "
                          "kernel place them")
+    ap.add_argument("--link", choices=sorted(LINKS), default="vhost",
+                    help="links between the processes: vhost (vhost-user, rx interrupts: idle "
+                         "processes block until a packet; default) or memif (idle processes "
+                         "sleep on timers)")
+    ap.add_argument("--hog", type=int, default=0, metavar="N",
+                    help="start N busy loops beside the lab for its whole run (the self-check "
+                         "must then mark the runs starved)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--out", default=os.path.join(ROOT, "lab-out", time.strftime("%Y%m%d-%H%M%S")))
     a = ap.parse_args()
     os.makedirs(RUN, exist_ok=True)
     os.makedirs(a.out, exist_ok=True)
-    if a.scenario == "mix":
-        ok = run_mix(a, os.path.join(a.out, "mix"))
-        log("OK: every frame crossed the WAN intact in both directions" if ok else "FAILED")
-        sys.exit(0 if ok else 1)
     import lab_verdict
-    results = []
-    # Repeats interleave the mechanisms, so a disturbance hits them alike.
-    for rep in range(1, a.repeat + 1):
-        for mech in a.mechanisms:
-            log(f"run {rep}/{a.repeat}: near-source, {a.distance_km} km, mechanisms {mech}, "
-                f"marker {a.marker}, {a.variant} DCQCN, {a.seconds} s, load average "
-                f"{os.getloadavg()[0]:.1f}")
-            d = f"mech-{mech.replace(',', '')}" + (f"-{rep}" if a.repeat > 1 else "")
-            r = run_near_source(a, os.path.join(a.out, d), mech)
-            r["repeat"] = rep
-            results.append(r)
-            if r["starved"]:
-                log(f"run {rep} ({mech}) starved: {'; '.join(r['health']['why'])}")
+    hog = start_hog(a.hog)
+    if hog:
+        log(f"{a.hog} busy loop(s) started beside the lab (--hog)")
+    try:
+        if a.scenario == "mix":
+            ok = run_mix(a, os.path.join(a.out, "mix"))
+            log("OK: every frame crossed the WAN intact in both directions" if ok else "FAILED")
+            sys.exit(0 if ok else 1)
+        results = run_repeats(a)
+    finally:
+        for p in hog:
+            p.kill()
+            p.wait()
     print_table(results)
     agg = lab_verdict.aggregate(results)
     print(lab_verdict.table(agg))

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Configuration: one key table for our INI (type, unit, bounds, default,
- * help), a line-oriented reader for the HPCC config.txt subset, and the
- * value parsers with units.  Every error in a file is reported, each as
+ * Configuration: our INI through the key table every Longspan tool shares
+ * (control/conf_key.h: type, unit, bounds, default, help; control/conf_ini.h:
+ * the INI syntax), a line-oriented reader for the HPCC config.txt subset,
+ * and numbers with units parsed by control/units.h, exactly as the gateway
+ * parses its own. Every error in a file is reported, each as
  * FILE:LINE: [section] key: message, and any error fails the load.
  */
 #include <ctype.h>
@@ -12,24 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "control/conf_file.h"
+#include "control/conf_ini.h"
+#include "control/conf_key.h"
+#include "control/units.h"
 #include "sim_config.h"
 
 /* ---------------------------------------------------------------- parsers */
-
-static int
-sim_parse_scaled(const char *s, double *v, const char **suffix)
-{
-	char *end;
-
-	if (s == NULL || *s == '\0')
-		return -EINVAL;
-	errno = 0;
-	*v = strtod(s, &end);
-	if (errno != 0 || end == s || !isfinite(*v))
-		return -EINVAL;
-	*suffix = end;
-	return 0;
-}
 
 int
 sim_parse_u64(const char *s, uint64_t *v)
@@ -45,431 +36,352 @@ sim_parse_u64(const char *s, uint64_t *v)
 	return 0;
 }
 
+/* HPCC's plain decimals (EWMA_GAIN 0.00390625, start times in seconds). */
 int
 sim_parse_double(const char *s, double *v)
 {
-	const char *suffix;
+	char *end;
 
-	if (sim_parse_scaled(s, v, &suffix) < 0)
+	if (s == NULL || *s == '\0')
 		return -EINVAL;
-	if (strcmp(suffix, "%") == 0) {
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno != 0 || end == s || !isfinite(*v))
+		return -EINVAL;
+	if (strcmp(end, "%") == 0) {
 		*v /= 100.0;
 		return 0;
 	}
-	return *suffix == '\0' ? 0 : -EINVAL;
+	return *end == '\0' ? 0 : -EINVAL;
 }
 
-/* 100G, 100Gbps, 50Mb/s, 1.6T, 400000000000: bits per second. */
+/*
+ * A rate as HPCC's files write it: units.h's spelling (100Gbps, 1.6T), and
+ * "Mb/s" for megabits per second, which config.txt uses (RATE_AI 50Mb/s).
+ * The gateway's parser does not take "b/s" (its suffixes are
+ * case-insensitive, and "MB/s" would read as megabits); only here, where
+ * the file format fixes the meaning, is it rewritten to "bps".
+ */
 int
-sim_parse_rate(const char *s, uint64_t *bps)
+sim_parse_rate(const char *s, uint64_t *bps, const char **why)
 {
-	static const struct {
-		const char *name;
-		double mult;
-	} units[] = {
-		{ "", 1 }, { "bps", 1 }, { "b/s", 1 },
-		{ "K", 1e3 }, { "Kbps", 1e3 }, { "Kb/s", 1e3 }, { "k", 1e3 }, { "kbps", 1e3 },
-		{ "kb/s", 1e3 }, { "M", 1e6 }, { "Mbps", 1e6 }, { "Mb/s", 1e6 },
-		{ "G", 1e9 }, { "Gbps", 1e9 }, { "Gb/s", 1e9 },
-		{ "T", 1e12 }, { "Tbps", 1e12 }, { "Tb/s", 1e12 },
-	};
-	const char *suffix;
-	double v;
-	size_t i;
+	char buf[64];
+	size_t n = strlen(s);
 
-	if (sim_parse_scaled(s, &v, &suffix) < 0 || v < 0)
-		return -EINVAL;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(suffix, units[i].name) == 0) {
-			double r = v * units[i].mult;
-
-			if (r >= 1.8e19)
-				return -ERANGE;
-			*bps = (uint64_t)llround(r);
-			return 0;
-		}
+	*why = "expected a rate such as 100Gbps";
+	if (n >= 3 && n < sizeof(buf) && strcmp(s + n - 3, "b/s") == 0) {
+		memcpy(buf, s, n - 3);
+		memcpy(buf + n - 3, "bps", 4);
+		s = buf;
 	}
-	return -EINVAL;
+	return units_parse(UNITS_RATE, s, bps, why);
 }
 
-/* 500us, 1ms, 2s, 100ns; a bare number is nanoseconds. */
 int
-sim_parse_time_ns(const char *s, uint64_t *ns)
+sim_parse_time_ns(const char *s, uint64_t *ns, const char **why)
 {
-	static const struct {
-		const char *name;
-		double mult;
-	} units[] = {
-		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-	};
-	const char *suffix;
-	double v;
-	size_t i;
-
-	if (sim_parse_scaled(s, &v, &suffix) < 0 || v < 0)
-		return -EINVAL;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(suffix, units[i].name) == 0) {
-			double r = v * units[i].mult;
-
-			if (r >= 1.8e19)
-				return -ERANGE;
-			*ns = (uint64_t)llround(r);
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-/* 12.5MB, 64KiB, 1500; KB/MB/GB are decimal, KiB/MiB/GiB binary. */
-int
-sim_parse_bytes(const char *s, uint64_t *bytes)
-{
-	static const struct {
-		const char *name;
-		double mult;
-	} units[] = {
-		{ "", 1 }, { "B", 1 }, { "KB", 1e3 }, { "kB", 1e3 }, { "MB", 1e6 },
-		{ "GB", 1e9 }, { "KiB", 1024.0 }, { "MiB", 1048576.0 },
-		{ "GiB", 1073741824.0 },
-	};
-	const char *suffix;
-	double v;
-	size_t i;
-
-	if (sim_parse_scaled(s, &v, &suffix) < 0 || v < 0)
-		return -EINVAL;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(suffix, units[i].name) == 0) {
-			double r = v * units[i].mult;
-
-			if (r >= 1.8e19)
-				return -ERANGE;
-			*bytes = (uint64_t)llround(r);
-			return 0;
-		}
-	}
-	return -EINVAL;
+	return units_parse(UNITS_TIME, s, ns, why);
 }
 
 /* -------------------------------------------------------------- key table */
 
+enum sim_section {
+	SIM_SEC_SIM = 0,
+	SIM_SEC_GATEWAY,
+	SIM_SEC_MARKER,
+	SIM_SEC_MECH_A,
+	SIM_SEC_MECH_C,
+	SIM_SEC_MAX,
+};
+
+static const char *const sim_section_names[SIM_SEC_MAX] = {
+	[SIM_SEC_SIM] = "sim",
+	[SIM_SEC_GATEWAY] = "gateway",
+	[SIM_SEC_MARKER] = "marker",
+	[SIM_SEC_MECH_A] = "mech_a",
+	[SIM_SEC_MECH_C] = "mech_c",
+};
+
+/* The simulator's own value types, after conf_key.h's built-ins. */
 enum sim_key_type {
-	SIM_KEY_U64,
-	SIM_KEY_U32,
-	SIM_KEY_BOOL,
-	SIM_KEY_DOUBLE,
-	SIM_KEY_TIME,
-	SIM_KEY_BYTES,
-	SIM_KEY_RATE,
-	SIM_KEY_ENUM,
-	SIM_KEY_IDS,
-	SIM_KEY_MECH,
+	SIM_T_IDS = CONF_T_FIRST_APP, /* node ids "48,49" into gateways[] */
+	SIM_T_MECH, /* none, A, C or A,C */
+	SIM_T_MAX,
 };
 
-static const char *const sim_host_model_names[] = { "hpcc", "firmware", "paper", NULL };
-static const char *const sim_marker_names[] = { "red-as-switch", "red", "sojourn", "phantom",
-						NULL };
-static const char *const sim_window_names[] = { "auto", "on", "off", NULL };
-static const char *const sim_tx_time_names[] = { "exact", "ns3", NULL };
-static const char *const sim_qpn_names[] = { "cm", "inband", NULL };
-
-struct sim_key {
-	const char *section;
-	const char *key;
-	uint8_t type;
-	size_t off;
-	size_t set_off;		/* offset of a "was set" bool, or 0 */
-	double min;
-	double max;
-	const char *def;
-	const char *const *names;
-	const char *help;
+static const struct conf_enum_name sim_host_model_names[] = {
+	{ "hpcc", SIM_HOST_HPCC }, { "firmware", SIM_HOST_FIRMWARE }, { "paper", SIM_HOST_PAPER },
+	{ NULL, 0 },
+};
+static const struct conf_enum_name sim_marker_names[] = {
+	{ "red-as-switch", SIM_MARKER_SWITCH }, { "red", SIM_MARKER_RED },
+	{ "sojourn", SIM_MARKER_SOJOURN }, { "phantom", SIM_MARKER_PHANTOM }, { NULL, 0 },
+};
+static const struct conf_enum_name sim_window_names[] = {
+	{ "auto", SIM_WINDOW_AUTO }, { "on", SIM_WINDOW_ON }, { "off", SIM_WINDOW_OFF },
+	{ NULL, 0 },
+};
+static const struct conf_enum_name sim_tx_time_names[] = {
+	{ "exact", SIM_TX_TIME_EXACT }, { "ns3", SIM_TX_TIME_NS3 }, { NULL, 0 },
+};
+static const struct conf_enum_name sim_qpn_names[] = {
+	{ "cm", SIM_QPN_CM }, { "inband", SIM_QPN_INBAND }, { NULL, 0 },
 };
 
-#define OFF(f) offsetof(struct sim_config, f)
+#define F(f) CONF_FIELD(struct sim_config, f)
+#define F_SET(f, setf) CONF_FIELD_SET(struct sim_config, f, setf)
+#define NS_US UINT64_C(1000)
+#define NS_S UINT64_C(1000000000)
+/* The longest time a key takes: 1000 s of simulated time. */
+#define NS_MAX (1000 * NS_S)
 
-static const struct sim_key sim_keys[] = {
-	{ "sim", "seed", SIM_KEY_U64, OFF(seed), 0, 0, 1.8e19, "1", NULL,
-	  "RNG seed; the same seed and inputs give the same outputs" },
-	{ "sim", "end", SIM_KEY_TIME, OFF(end_ns), 0, 0, 1e15, "0", NULL,
-	  "stop time; 0 = SIMULATOR_STOP_TIME, else when every flow has finished" },
-	{ "sim", "ts_interval", SIM_KEY_TIME, OFF(ts_interval_ns), 0, 0, 1e12, "10us", NULL,
-	  "period of the time-series CSVs (queues.csv, rates.csv); 0 = off" },
-	{ "sim", "stats_interval", SIM_KEY_TIME, OFF(stats_interval_ns), 0, 100, 1e12, "1us",
-	  NULL, "queue sampling period for the per-role p99 in summary.json" },
-	{ "sim", "retransmit", SIM_KEY_BOOL, OFF(retransmit), 0, 0, 1, "true", NULL,
-	  "go-back-N on a gap, as RC NICs and ns-3 (false: the receiver skips the gap and the "
-	  "lost bytes stay lost, as the lab's longspan-hostem; goodput counts only what arrived)" },
-	{ "sim", "cnp_log", SIM_KEY_BOOL, OFF(cnp_log), 0, 0, 1, "false", NULL,
-	  "write cnps.csv: every CNP reaching a sender (time, flow, gateway or receiver)" },
-	{ "sim", "ts_min_flow_bytes", SIM_KEY_BYTES, OFF(ts_min_flow_bytes), 0, 0, 1e15, "1MB",
-	  NULL, "flows at least this large appear in rates.csv" },
-	{ "sim", "host_model", SIM_KEY_ENUM, OFF(host_model), OFF(host_model_set), 0, 0,
-	  "firmware", sim_host_model_names,
-	  "host DCQCN: hpcc (ns-3 CC_MODE 1, the default with --hpcc-config), firmware, paper" },
-	{ "sim", "window", SIM_KEY_ENUM, OFF(window), 0, 0, 0, "auto", sim_window_names,
-	  "sender window: auto follows HAS_WIN/VAR_WIN, on, off" },
-	{ "sim", "np_cnp_interval", SIM_KEY_TIME, OFF(np_cnp_interval_ns),
-	  OFF(np_cnp_interval_set), 0, 1e12, "5us", NULL,
-	  "receiver NIC minimum CNP spacing per QP (default per host model)" },
-	{ "sim", "np_any_ce", SIM_KEY_BOOL, OFF(np_any_ce), 0, 0, 1, "false", NULL,
-	  "receiver NIC sends a CNP packet for any CE data packet, in order or not, as "
-	  "ConnectX does (else HPCC's: a CNP flag on the ACK of an in-order packet)" },
-	{ "sim", "pfc_u32_compat", SIM_KEY_BOOL, OFF(pfc_u32_compat), 0, 0, 1, "true", NULL,
-	  "compute PFC thresholds in 32-bit unsigned arithmetic exactly as HPCC's switch-mmu" },
-	{ "sim", "pfc_min_headroom", SIM_KEY_BYTES, OFF(pfc_min_headroom_bytes), 0, 0, 1e9, "0",
-	  NULL, "PFC headroom per port at least this (third.cc's 3 x rate x delay is below one "
-	  "frame on slow, short links; 2 x MTU + 2 x rate x delay is the usual rule); 0 = HPCC's" },
-	{ "sim", "tx_time", SIM_KEY_ENUM, OFF(tx_time), 0, 0, 0, "exact", sim_tx_time_names,
-	  "serialisation and pacing times: exact keeps nominal link rates; ns3 truncates them "
-	  "to whole ns as ns-3 does (a 1048-byte packet: 83 ns at 100G, i.e. 1% fast)" },
+#define SEC(s) .section = SIM_SEC_##s
+#define TIME(lo, hi) .type = CONF_T_UINT, .units = UNITS_TIME, .min = (lo), .max = (hi)
+#define SIZE(lo, hi) .type = CONF_T_UINT, .units = UNITS_SIZE, .min = (lo), .max = (hi)
+#define RATE(lo, hi) .type = CONF_T_UINT, .units = UNITS_RATE, .min = (lo), .max = (hi)
+#define FRACTION(lo, hi) .type = CONF_T_UINT, .units = UNITS_FRACTION, .min = (lo), .max = (hi)
+#define COUNT(lo, hi) .type = CONF_T_UINT, .units = UNITS_COUNT, .min = (lo), .max = (hi)
+#define BOOL .type = CONF_T_BOOL
+#define ENUM(n) .type = CONF_T_ENUM, .names = (n)
 
-	{ "gateway", "ids", SIM_KEY_IDS, 0, 0, 0, 0, "", NULL,
-	  "gateway node ids; empty = the two ends of the longest-delay link" },
-	{ "gateway", "mechanisms", SIM_KEY_MECH, OFF(mechanisms), 0, 0, 0, "none", NULL,
-	  "none, A, C or A,C" },
-	{ "gateway", "marker", SIM_KEY_ENUM, OFF(marker), OFF(marker_set), 0, 0,
-	  "red-as-switch", sim_marker_names,
-	  "WAN egress marker: red-as-switch (HPCC map), red, sojourn, phantom" },
-	{ "gateway", "wan_rtt", SIM_KEY_TIME, OFF(wan_rtt_ns), 0, 0, 1e12, "0", NULL,
-	  "WAN round-trip time for parameter derivation; 0 = from the topology" },
-	{ "gateway", "wan_buffer", SIM_KEY_BYTES, OFF(wan_buffer_bytes), 0, 0, 1e12, "0", NULL,
-	  "0: the WAN ports are switch ports (shared buffer, PFC, lossless, as HPCC); N: the "
-	  "WAN egress is a tail-drop queue of N bytes outside the shared buffer and no PFC "
-	  "crosses the WAN, as the dataplane's traffic manager" },
+static const struct conf_key sim_keys[] = {
+	{ SEC(SIM), .name = "seed", COUNT(0, UINT64_MAX), .def = "1", F(seed),
+	  .help = "RNG seed; the same seed and inputs give the same outputs" },
+	{ SEC(SIM), .name = "end", TIME(0, NS_MAX), .def = "0", F(end_ns),
+	  .help = "stop time; 0 = SIMULATOR_STOP_TIME, else when every flow has finished" },
+	{ SEC(SIM), .name = "ts_interval", TIME(0, NS_MAX), .def = "10us", F(ts_interval_ns),
+	  .help = "period of the time-series CSVs (queues.csv, rates.csv); 0 = off" },
+	{ SEC(SIM), .name = "stats_interval", TIME(100, NS_MAX), .def = "1us",
+	  F(stats_interval_ns),
+	  .help = "queue sampling period for the per-role p99 in summary.json" },
+	{ SEC(SIM), .name = "retransmit", BOOL, .def = "true", F(retransmit),
+	  .help = "go-back-N on a gap, as RC NICs and ns-3 (false: the receiver skips the gap "
+		  "and the lost bytes stay lost, as the lab's longspan-hostem; goodput counts "
+		  "only what arrived)" },
+	{ SEC(SIM), .name = "cnp_log", BOOL, .def = "false", F(cnp_log),
+	  .help = "write cnps.csv: every CNP reaching a sender (time, flow, gateway or "
+		  "receiver)" },
+	{ SEC(SIM), .name = "ts_min_flow_bytes", SIZE(0, UINT64_C(1) << 50), .def = "1MB",
+	  F(ts_min_flow_bytes), .help = "flows at least this large appear in rates.csv" },
+	{ SEC(SIM), .name = "host_model", ENUM(sim_host_model_names), .def = "firmware",
+	  F_SET(host_model, host_model_set),
+	  .help = "host DCQCN: hpcc (ns-3 CC_MODE 1, the default with --hpcc-config), "
+		  "firmware, paper" },
+	{ SEC(SIM), .name = "window", ENUM(sim_window_names), .def = "auto", F(window),
+	  .help = "sender window: auto follows HAS_WIN/VAR_WIN, on, off" },
+	{ SEC(SIM), .name = "np_cnp_interval", TIME(0, NS_S), .def = "5us",
+	  F_SET(np_cnp_interval_ns, np_cnp_interval_set),
+	  .help = "receiver NIC minimum CNP spacing per QP (default per host model)" },
+	{ SEC(SIM), .name = "np_any_ce", BOOL, .def = "false", F(np_any_ce),
+	  .help = "receiver NIC sends a CNP packet for any CE data packet, in order or not, as "
+		  "ConnectX does (else HPCC's: a CNP flag on the ACK of an in-order packet)" },
+	{ SEC(SIM), .name = "pfc_u32_compat", BOOL, .def = "true", F(pfc_u32_compat),
+	  .help = "compute PFC thresholds in 32-bit unsigned arithmetic exactly as HPCC's "
+		  "switch-mmu" },
+	{ SEC(SIM), .name = "pfc_min_headroom", SIZE(0, UINT64_C(1000000000)), .def = "0",
+	  F(pfc_min_headroom_bytes),
+	  .help = "PFC headroom per port at least this (third.cc's 3 x rate x delay is below "
+		  "one frame on slow, short links; 2 x MTU + 2 x rate x delay is the usual "
+		  "rule); 0 = HPCC's" },
+	{ SEC(SIM), .name = "tx_time", ENUM(sim_tx_time_names), .def = "exact", F(tx_time),
+	  .help = "serialisation and pacing times: exact keeps nominal link rates; ns3 "
+		  "truncates them to whole ns as ns-3 does (a 1048-byte packet: 83 ns at 100G, "
+		  "i.e. 1% fast)" },
 
-	{ "marker", "kmin", SIM_KEY_BYTES, OFF(kmin_bytes), 0, 0, 1e12, "0", NULL,
-	  "RED Kmin on the WAN egress; 0 = derived" },
-	{ "marker", "kmax", SIM_KEY_BYTES, OFF(kmax_bytes), 0, 0, 1e12, "0", NULL,
-	  "RED Kmax on the WAN egress; 0 = derived" },
-	{ "marker", "pmax", SIM_KEY_DOUBLE, OFF(pmax), 0, 0, 1, "0", NULL,
-	  "RED marking probability at Kmax; 0 = derived" },
-	{ "marker", "sojourn_target", SIM_KEY_TIME, OFF(sojourn_target_ns), 0, 0, 1e12, "0",
-	  NULL, "sojourn marker target delay; 0 = derived" },
-	{ "marker", "phantom_fraction", SIM_KEY_DOUBLE, OFF(phantom_fraction), 0, 0.01, 1,
-	  "0.95", NULL, "phantom queue drain rate as a fraction of line rate" },
-	{ "marker", "phantom_threshold", SIM_KEY_BYTES, OFF(phantom_threshold_bytes), 0, 0,
-	  1e9, "0", NULL, "phantom queue size above which packets are marked; 0 = derived" },
-	{ "marker", "sojourn_codel", SIM_KEY_BOOL, OFF(sojourn_codel), 0, 0, 1, "false", NULL,
-	  "sojourn marker in CoDel-like mode (else a plain delay threshold)" },
+	{ SEC(GATEWAY), .name = "ids", .type = SIM_T_IDS, .max_count = SIM_MAX_GATEWAYS,
+	  .help = "gateway node ids (48,49); unset = the two ends of the longest-delay link" },
+	{ SEC(GATEWAY), .name = "mechanisms", .type = SIM_T_MECH, .def = "none", F(mechanisms),
+	  .help = "none, A, C or A,C" },
+	{ SEC(GATEWAY), .name = "marker", ENUM(sim_marker_names), .def = "red-as-switch",
+	  F_SET(marker, marker_set),
+	  .help = "WAN egress marker: red-as-switch (HPCC map), red, sojourn, phantom" },
+	{ SEC(GATEWAY), .name = "wan_rtt", TIME(0, NS_S), .def = "0", F(wan_rtt_ns),
+	  .help = "WAN round-trip time for parameter derivation; 0 = from the topology" },
+	{ SEC(GATEWAY), .name = "wan_buffer", SIZE(0, UINT64_C(1000000000000)), .def = "0",
+	  F(wan_buffer_bytes),
+	  .help = "0: the WAN ports are switch ports (shared buffer, PFC, lossless, as HPCC); "
+		  "N: the WAN egress is a tail-drop queue of N bytes outside the shared buffer "
+		  "and no PFC crosses the WAN, as the dataplane's traffic manager" },
 
-	{ "mech_a", "cnp_interval", SIM_KEY_TIME, OFF(a_cnp_interval_ns), 0, 0, 1e12, "0", NULL,
-	  "minimum gateway CNP spacing per QP; 0 = derived" },
-	{ "mech_a", "cnp_delay", SIM_KEY_TIME, OFF(a_cnp_delay_ns), 0, 0, 1e9, "1us", NULL,
-	  "time the gateway takes to build and send a CNP" },
-	{ "mech_a", "ce_clear", SIM_KEY_BOOL, OFF(a_ce_clear), 0, 0, 1, "true", NULL,
-	  "clear CE on packets the gateway answered with a CNP" },
-	{ "mech_a", "qpn_learning", SIM_KEY_ENUM, OFF(a_qpn_learning), 0, 0, 0, "cm",
-	  sim_qpn_names,
-	  "cm: REQ/REP seen before data; inband: only returning ACKs teach the learner" },
-	{ "mech_a", "dc_marks", SIM_KEY_BOOL, OFF(a_dc_marks), 0, 0, 1, "true", NULL,
-	  "also answer CE marks set inside the local DC (not only the WAN egress marker)" },
+	{ SEC(MARKER), .name = "kmin", SIZE(0, UINT64_C(1000000000000)), .def = "0",
+	  F(kmin_bytes), .help = "RED Kmin on the WAN egress; 0 = derived" },
+	{ SEC(MARKER), .name = "kmax", SIZE(0, UINT64_C(1000000000000)), .def = "0",
+	  F(kmax_bytes), .help = "RED Kmax on the WAN egress; 0 = derived" },
+	{ SEC(MARKER), .name = "pmax", FRACTION(0, 1000000), .def = "0", F(pmax_ppm),
+	  .help = "RED marking probability at Kmax (0.2 or 20%); 0 = derived" },
+	{ SEC(MARKER), .name = "sojourn_target", TIME(0, NS_S), .def = "0",
+	  F(sojourn_target_ns), .help = "sojourn marker target delay; 0 = derived" },
+	{ SEC(MARKER), .name = "phantom_fraction", FRACTION(10000, 1000000), .def = "0.95",
+	  F(phantom_ppm),
+	  .help = "phantom queue drain rate as a fraction of line rate (0.95 or 95%)" },
+	{ SEC(MARKER), .name = "phantom_threshold", SIZE(0, UINT64_C(1000000000)), .def = "0",
+	  F(phantom_threshold_bytes),
+	  .help = "phantom queue size above which packets are marked; 0 = derived" },
+	{ SEC(MARKER), .name = "sojourn_codel", BOOL, .def = "false", F(sojourn_codel),
+	  .help = "sojourn marker in CoDel-like mode (else a plain delay threshold)" },
 
-	{ "mech_c", "hold", SIM_KEY_TIME, OFF(c_hold_ns), 0, 0, 1e12, "0", NULL,
-	  "how long the temporary reaction point holds a cut; 0 = derived (one WAN RTT)" },
-	{ "mech_c", "min_rate", SIM_KEY_RATE, OFF(c_min_rate_bps), 0, 0, 1e13, "0", NULL,
-	  "floor of the temporary reaction point; 0 = derived" },
-	{ "mech_c", "cut", SIM_KEY_U32, OFF(c_cut_ppm), 0, 0, 1000000, "0", NULL,
-	  "fraction of the rate one TRP cut removes, ppm; 0 = derived (50%)" },
-	{ "mech_c", "cut_interval", SIM_KEY_TIME, OFF(c_cut_interval_ns), 0, 0, 1e12, "0", NULL,
-	  "minimum time between two TRP cuts of one QP; 0 = trp default (4 us, a NIC's)" },
-	{ "mech_c", "ramp_interval", SIM_KEY_TIME, OFF(c_ramp_interval_ns), 0, 0, 1e12, "0", NULL,
-	  "TRP ramp step period after the hold; 0 = trp default (hold / 8)" },
-	{ "mech_c", "ramp_steps", SIM_KEY_U32, OFF(c_ramp_steps), 0, 0, 1000, "0", NULL,
-	  "TRP ramp steps before it hands the QP back; 0 = trp default (5)" },
-	{ "mech_c", "upstream_ce_check", SIM_KEY_BOOL, OFF(c_upstream_ce_check), 0, 0, 1, "true",
-	  NULL, "ignore receiver CNPs of a QP whose data reached this gateway with CE already set "
-	  "(congestion before the WAN, which shaping here cannot relieve)" },
-	{ "mech_c", "upstream_ce_window", SIM_KEY_TIME, OFF(c_upstream_ce_window_ns), 0, 0, 1e12,
-	  "0", NULL, "how long a CE arrival from the WAN marks a QP's CNPs as upstream; "
-	  "0 = 2 x DC RTT" },
-	{ "mech_c", "forward_cnp", SIM_KEY_BOOL, OFF(c_forward_cnp), 0, 0, 1, "true", NULL,
-	  "forward the receiver's CNPs on to the remote sender" },
-	{ "mech_c", "cnp_gap", SIM_KEY_TIME, OFF(c_cnp_gap_ns), 0, 0, 1e12, "0", NULL,
-	  "forward at most one receiver CNP per QP per gap while shaping; 0 = all" },
+	{ SEC(MECH_A), .name = "cnp_interval", TIME(0, NS_S), .def = "0", F(a_cnp_interval_ns),
+	  .help = "minimum gateway CNP spacing per QP; 0 = derived" },
+	{ SEC(MECH_A), .name = "cnp_delay", TIME(0, NS_S), .def = "1us", F(a_cnp_delay_ns),
+	  .help = "time the gateway takes to build and send a CNP" },
+	{ SEC(MECH_A), .name = "ce_clear", BOOL, .def = "true", F(a_ce_clear),
+	  .help = "clear CE on packets the gateway answered with a CNP" },
+	{ SEC(MECH_A), .name = "qpn_learning", ENUM(sim_qpn_names), .def = "cm",
+	  F(a_qpn_learning),
+	  .help = "cm: REQ/REP seen before data; inband: only returning ACKs teach the "
+		  "learner" },
+	{ SEC(MECH_A), .name = "dc_marks", BOOL, .def = "true", F(a_dc_marks),
+	  .help = "also answer CE marks set inside the local DC (not only the WAN egress "
+		  "marker)" },
+
+	{ SEC(MECH_C), .name = "hold", TIME(0, NS_S), .def = "0", F(c_hold_ns),
+	  .help = "how long the temporary reaction point holds a cut; 0 = derived (one WAN "
+		  "RTT)" },
+	{ SEC(MECH_C), .name = "min_rate", RATE(0, UINT64_C(10000000000000)), .def = "0",
+	  F(c_min_rate_bps), .help = "floor of the temporary reaction point; 0 = derived" },
+	{ SEC(MECH_C), .name = "cut", FRACTION(0, 1000000), .def = "0", F(c_cut_ppm),
+	  .help = "fraction of the rate one TRP cut removes (0.5 or 50%); 0 = derived (50%)" },
+	{ SEC(MECH_C), .name = "cut_interval", TIME(0, NS_S), .def = "0", F(c_cut_interval_ns),
+	  .help = "minimum time between two TRP cuts of one QP; 0 = trp default (4 us, a "
+		  "NIC's)" },
+	{ SEC(MECH_C), .name = "ramp_interval", TIME(0, NS_S), .def = "0",
+	  F(c_ramp_interval_ns),
+	  .help = "TRP ramp step period after the hold; 0 = trp default (hold / 8)" },
+	{ SEC(MECH_C), .name = "ramp_steps", COUNT(0, 1000), .def = "0", F(c_ramp_steps),
+	  .help = "TRP ramp steps before it hands the QP back; 0 = trp default (5)" },
+	{ SEC(MECH_C), .name = "upstream_ce_check", BOOL, .def = "true", F(c_upstream_ce_check),
+	  .help = "ignore receiver CNPs of a QP whose data reached this gateway with CE "
+		  "already set (congestion before the WAN, which shaping here cannot relieve)" },
+	{ SEC(MECH_C), .name = "upstream_ce_window", TIME(0, NS_S), .def = "0",
+	  F(c_upstream_ce_window_ns),
+	  .help = "how long a CE arrival from the WAN marks a QP's CNPs as upstream; 0 = 2 x "
+		  "DC RTT" },
+	{ SEC(MECH_C), .name = "forward_cnp", BOOL, .def = "true", F(c_forward_cnp),
+	  .help = "forward the receiver's CNPs on to the remote sender" },
+	{ SEC(MECH_C), .name = "cnp_gap", TIME(0, NS_S), .def = "0", F(c_cnp_gap_ns),
+	  .help = "forward at most one receiver CNP per QP per gap while shaping; 0 = all" },
 };
 
-#define SIM_NKEYS (sizeof(sim_keys) / sizeof(sim_keys[0]))
-
-const char *
-sim_host_model_name(uint32_t m)
-{
-	return m < 3 ? sim_host_model_names[m] : "?";
-}
-
-const char *
-sim_marker_name(uint32_t m)
-{
-	return m < 4 ? sim_marker_names[m] : "?";
-}
-
-static const struct sim_key *
-sim_key_find(const char *section, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < SIM_NKEYS; i++)
-		if (strcmp(sim_keys[i].section, section) == 0 &&
-		    strcmp(sim_keys[i].key, key) == 0)
-			return &sim_keys[i];
-	return NULL;
-}
+#undef F
+#undef F_SET
 
 static int
-sim_key_ids(struct sim_config *c, const char *v)
+sim_set_ids(const struct conf_key *k, void *base, const char *v, struct conf_set_ctx *ctx)
 {
+	struct sim_config *c = base;
 	char buf[256];
 	char *tok;
 	char *save = NULL;
 
-	c->ngateways = 0;
 	if (strlen(v) >= sizeof(buf))
-		return -E2BIG;
-	strcpy(buf, v);
+		return conf_fail(ctx, "'%.40s...' is too long", v);
+	snprintf(buf, sizeof(buf), "%s", v);
+	c->ngateways = 0;
 	for (tok = strtok_r(buf, ", ", &save); tok != NULL; tok = strtok_r(NULL, ", ", &save)) {
 		uint64_t id;
 
 		if (sim_parse_u64(tok, &id) < 0 || id > UINT32_MAX)
-			return -EINVAL;
-		if (c->ngateways == SIM_MAX_GATEWAYS)
-			return -E2BIG;
+			return conf_fail(ctx, "'%s' is not a node id (expected ids such as 48,49)",
+					 tok);
+		if (c->ngateways == k->max_count)
+			return conf_fail(ctx, "more than %u gateways", (unsigned int)k->max_count);
 		c->gateways[c->ngateways++] = (uint32_t)id;
 	}
 	return 0;
 }
 
-static int
-sim_key_mech(uint32_t *mech, const char *v)
+static void
+sim_dump_ids(const struct conf_key *k, const void *base, FILE *f)
 {
-	if (strcmp(v, "none") == 0)
-		*mech = 0;
-	else if (strcmp(v, "A") == 0)
-		*mech = SIM_MECH_A;
-	else if (strcmp(v, "C") == 0)
-		*mech = SIM_MECH_C;
-	else if (strcmp(v, "A,C") == 0 || strcmp(v, "C,A") == 0)
-		*mech = SIM_MECH_A | SIM_MECH_C;
-	else
-		return -EINVAL;
-	return 0;
+	const struct sim_config *c = base;
+
+	if (c->ngateways == 0)
+		return;
+	fprintf(f, "%s = ", k->name);
+	for (uint32_t i = 0; i < c->ngateways; i++)
+		fprintf(f, "%s%u", i ? "," : "", c->gateways[i]);
+	fputc('\n', f);
 }
 
 static int
-sim_key_apply(struct sim_config *c, const struct sim_key *k, const char *v, const char **why)
+sim_set_mech(const struct conf_key *k, void *base, const char *v, struct conf_set_ctx *ctx)
 {
-	char *base = (char *)c;
-	uint64_t u = 0;
-	double d = 0;
-	int rc = 0;
+	uint32_t m;
 
-	*why = "malformed value";
-	switch (k->type) {
-	case SIM_KEY_U64:
-	case SIM_KEY_U32:
-		rc = sim_parse_u64(v, &u);
-		d = (double)u;
-		break;
-	case SIM_KEY_BOOL:
-		if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0 || strcmp(v, "yes") == 0 ||
-		    strcmp(v, "on") == 0)
-			u = 1;
-		else if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0 ||
-			 strcmp(v, "no") == 0 || strcmp(v, "off") == 0)
-			u = 0;
-		else
-			rc = -EINVAL;
-		*why = "expected true or false";
-		break;
-	case SIM_KEY_DOUBLE:
-		rc = sim_parse_double(v, &d);
-		break;
-	case SIM_KEY_TIME:
-		rc = sim_parse_time_ns(v, &u);
-		d = (double)u;
-		*why = "expected a time such as 500us";
-		break;
-	case SIM_KEY_BYTES:
-		rc = sim_parse_bytes(v, &u);
-		d = (double)u;
-		*why = "expected a size such as 12.5MB";
-		break;
-	case SIM_KEY_RATE:
-		rc = sim_parse_rate(v, &u);
-		d = (double)u;
-		*why = "expected a rate such as 100G";
-		break;
-	case SIM_KEY_ENUM: {
-		uint32_t i;
-
-		rc = -EINVAL;
-		for (i = 0; k->names[i] != NULL; i++)
-			if (strcmp(v, k->names[i]) == 0) {
-				u = i;
-				rc = 0;
-			}
-		*why = "unknown value";
-		break;
-	}
-	case SIM_KEY_IDS:
-		*why = "expected node ids such as 48,49";
-		rc = sim_key_ids(c, v);
-		return rc;
-	case SIM_KEY_MECH: {
-		uint32_t m;
-
-		*why = "expected none, A, C or A,C";
-		rc = sim_key_mech(&m, v);
-		if (rc == 0)
-			*(uint32_t *)(base + k->off) = m;
-		return rc;
-	}
-	}
-	if (rc < 0)
-		return rc;
-	if (k->type != SIM_KEY_ENUM && k->type != SIM_KEY_BOOL && (d < k->min || d > k->max)) {
-		*why = "out of range";
-		return -ERANGE;
-	}
-	switch (k->type) {
-	case SIM_KEY_U64:
-	case SIM_KEY_TIME:
-	case SIM_KEY_BYTES:
-	case SIM_KEY_RATE:
-		*(uint64_t *)(base + k->off) = u;
-		break;
-	case SIM_KEY_U32:
-	case SIM_KEY_ENUM:
-		*(uint32_t *)(base + k->off) = (uint32_t)u;
-		break;
-	case SIM_KEY_BOOL:
-		*(bool *)(base + k->off) = u != 0;
-		break;
-	case SIM_KEY_DOUBLE:
-		*(double *)(base + k->off) = d;
-		break;
-	default:
-		break;
-	}
-	if (k->set_off != 0)
-		*(bool *)(base + k->set_off) = true;
+	if (strcmp(v, "none") == 0)
+		m = 0;
+	else if (strcmp(v, "A") == 0)
+		m = SIM_MECH_A;
+	else if (strcmp(v, "C") == 0)
+		m = SIM_MECH_C;
+	else if (strcmp(v, "A,C") == 0 || strcmp(v, "C,A") == 0)
+		m = SIM_MECH_A | SIM_MECH_C;
+	else
+		return conf_fail(ctx, "'%s' is not a mechanism list (none, A, C or A,C)", v);
+	*(uint32_t *)((char *)base + k->offset) = m;
 	return 0;
+}
+
+static void
+sim_dump_mech(const struct conf_key *k, const void *base, FILE *f)
+{
+	uint32_t m = *(const uint32_t *)((const char *)base + k->offset);
+
+	fprintf(f, "%s = %s\n", k->name,
+		m == 0 ? "none" : m == SIM_MECH_A ? "A" : m == SIM_MECH_C ? "C" : "A,C");
+}
+
+static const struct conf_type sim_types[SIM_T_MAX] = {
+	CONF_TYPE_BUILTINS,
+	[SIM_T_IDS] = { "node ids", sim_set_ids, sim_dump_ids },
+	[SIM_T_MECH] = { "mechanism list", sim_set_mech, sim_dump_mech },
+};
+
+static const struct conf_table sim_table = {
+	.keys = sim_keys,
+	.n_keys = sizeof(sim_keys) / sizeof(sim_keys[0]),
+	.section_names = sim_section_names,
+	.n_sections = SIM_SEC_MAX,
+	.types = sim_types,
+	.n_types = SIM_T_MAX,
+};
+
+static const char *
+sim_enum_name(const struct conf_enum_name *names, uint32_t v)
+{
+	for (; names->name != NULL; names++)
+		if (names->value == v)
+			return names->name;
+	return "?";
+}
+
+const char *
+sim_host_model_name(uint32_t m)
+{
+	return sim_enum_name(sim_host_model_names, m);
+}
+
+const char *
+sim_marker_name(uint32_t m)
+{
+	return sim_enum_name(sim_marker_names, m);
+}
+
+static int
+sim_section_index(const char *name)
+{
+	for (int i = 0; i < SIM_SEC_MAX; i++)
+		if (strcmp(sim_section_names[i], name) == 0)
+			return i;
+	return -1;
 }
 
 void
 sim_config_defaults(struct sim_config *c)
 {
-	const char *why;
-	size_t i;
-
 	memset(c, 0, sizeof(*c));
-	for (i = 0; i < SIM_NKEYS; i++) {
-		int rc = sim_key_apply(c, &sim_keys[i], sim_keys[i].def, &why);
-
-		(void)rc; /* defaults are checked by the dump round-trip test */
-		if (sim_keys[i].set_off != 0)
-			*(bool *)((char *)c + sim_keys[i].set_off) = false;
-	}
+	for (unsigned int s = 0; s < SIM_SEC_MAX; s++)
+		conf_key_defaults(&sim_table, s, c); /* every default is loaded by test_sim_unit */
 	/* third.cc's defaults for config.txt keys a file may leave out. */
 	c->payload_bytes = 1000;
 	c->ecn_enabled = true;
@@ -498,110 +410,132 @@ sim_config_defaults(struct sim_config *c)
 	 */
 }
 
+unsigned int
+sim_config_default_errors(void)
+{
+	struct sim_config c;
+	unsigned int failed = 0;
+
+	memset(&c, 0, sizeof(c));
+	for (unsigned int s = 0; s < SIM_SEC_MAX; s++)
+		failed += conf_key_defaults(&sim_table, s, &c);
+	return failed;
+}
+
+/* Set KEY of SECTION; WHERE is "FILE:LINE" or "command line" for messages. */
 int
 sim_config_set(struct sim_config *c, const char *section, const char *key, const char *value,
 	       const char *where, FILE *err)
 {
-	const struct sim_key *k = sim_key_find(section, key);
-	const char *why;
+	int sec = sim_section_index(section);
+	const struct conf_key *k = sec < 0 ? NULL : conf_key_find(&sim_table, (unsigned int)sec, key);
+	struct conf_set_ctx ctx = { .line = 1 };
 
 	if (k == NULL) {
-		fprintf(err, "%s: [%s] %s: unknown key\n", where, section, key);
+		const char *hint = sec < 0 ? NULL : conf_key_suggest(&sim_table, (unsigned int)sec, key);
+
+		if (sec < 0)
+			fprintf(err, "%s: [%s] %s: unknown section [%s] (known: [sim], [gateway], "
+				"[marker], [mech_a], [mech_c])\n", where, section, key, section);
+		else if (hint != NULL)
+			fprintf(err, "%s: [%s] %s: unknown key (did you mean %s?)\n", where, section,
+				key, hint);
+		else
+			fprintf(err, "%s: [%s] %s: unknown key\n", where, section, key);
 		return -ENOENT;
 	}
-	if (sim_key_apply(c, k, value, &why) < 0) {
-		fprintf(err, "%s: [%s] %s: %s: '%s'\n", where, section, key, why, value);
+	if (conf_key_set(&sim_table, k, c, value, &ctx) < 0) {
+		fprintf(err, "%s: [%s] %s: %s\n", where, section, key, ctx.msg);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static char *
-sim_trim(char *s)
-{
-	char *e;
+/* The INI file being read. */
+struct sim_ini {
+	struct sim_config *c;
+	const char *path;
+	FILE *err;
+	char section[64]; /* "" before any header or after a refused one */
+	int errors;
+};
 
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
+static int
+sim_ini_section(void *ctx, unsigned int line, const char *type, const char *name)
+{
+	struct sim_ini *r = ctx;
+
+	r->section[0] = '\0';
+	if (sim_section_index(type) < 0) {
+		fprintf(r->err, "%s:%u: unknown section [%s] (known: [sim], [gateway], [marker], "
+			"[mech_a], [mech_c])\n", r->path, line, type);
+		r->errors++;
+		return -1;
+	}
+	if (*name != '\0') {
+		fprintf(r->err, "%s:%u: [%s %.40s]: [%s] takes no name\n", r->path, line, type,
+			name, type);
+		r->errors++;
+		return -1;
+	}
+	snprintf(r->section, sizeof(r->section), "%s", type);
+	return 0;
 }
+
+static void
+sim_ini_key(void *ctx, unsigned int line, const char *key, const char *value)
+{
+	struct sim_ini *r = ctx;
+	char where[512];
+
+	snprintf(where, sizeof(where), "%s:%u", r->path, line);
+	if (r->section[0] == '\0') {
+		fprintf(r->err, "%s: %s: key outside any section (put it under [sim], [gateway], "
+			"[marker], [mech_a] or [mech_c])\n", where, key);
+		r->errors++;
+		return;
+	}
+	if (key[0] == '\0') {
+		fprintf(r->err, "%s: [%s]: missing key name before '='\n", where, r->section);
+		r->errors++;
+		return;
+	}
+	if (sim_config_set(r->c, r->section, key, value, where, r->err) < 0)
+		r->errors++;
+}
+
+static void
+sim_ini_error(void *ctx, unsigned int line, enum conf_ini_where w, const char *msg)
+{
+	struct sim_ini *r = ctx;
+
+	if (w == CONF_INI_SECTION && r->section[0] != '\0')
+		fprintf(r->err, "%s:%u: [%s]: %s\n", r->path, line, r->section, msg);
+	else
+		fprintf(r->err, "%s:%u: %s\n", r->path, line, msg);
+	r->errors++;
+}
+
+static const struct conf_ini_ops sim_ini_ops = {
+	.section = sim_ini_section,
+	.key = sim_ini_key,
+	.error = sim_ini_error,
+};
 
 int
 sim_config_load_ini(struct sim_config *c, const char *path, FILE *err)
 {
-	char section[64] = "";
-	char line[1024];
-	unsigned int lineno = 0;
-	int errors = 0;
-	FILE *f = fopen(path, "r");
+	struct sim_ini r = { .c = c, .path = path, .err = err };
+	char *text;
+	size_t size;
+	int rc;
 
-	if (f == NULL) {
-		fprintf(err, "%s: cannot open: %s\n", path, strerror(errno));
-		return -errno;
-	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char where[512];
-		char *s;
-		char *eq;
-
-		lineno++;
-		snprintf(where, sizeof(where), "%s:%u", path, lineno);
-		if (strchr(line, '\n') == NULL && !feof(f)) {
-			fprintf(err, "%s: line too long\n", where);
-			errors++;
-			while (fgets(line, sizeof(line), f) != NULL && strchr(line, '\n') == NULL)
-				;
-			continue;
-		}
-		s = strpbrk(line, "#;");
-		if (s != NULL)
-			*s = '\0';
-		s = sim_trim(line);
-		if (*s == '\0')
-			continue;
-		if (*s == '[') {
-			char *e = strchr(s, ']');
-
-			if (e == NULL || e[1] != '\0' || e - s - 1 >= (long)sizeof(section)) {
-				fprintf(err, "%s: malformed section header\n", where);
-				errors++;
-				continue;
-			}
-			*e = '\0';
-			strcpy(section, sim_trim(s + 1));
-			if (sim_key_find(section, "") == NULL) {
-				size_t i;
-				bool known = false;
-
-				for (i = 0; i < SIM_NKEYS; i++)
-					known |= strcmp(sim_keys[i].section, section) == 0;
-				if (!known) {
-					fprintf(err, "%s: [%s]: unknown section\n", where, section);
-					errors++;
-				}
-			}
-			continue;
-		}
-		eq = strchr(s, '=');
-		if (eq == NULL) {
-			fprintf(err, "%s: [%s]: expected key = value\n", where, section);
-			errors++;
-			continue;
-		}
-		*eq = '\0';
-		if (section[0] == '\0') {
-			fprintf(err, "%s: %s: key outside any section\n", where, sim_trim(s));
-			errors++;
-			continue;
-		}
-		if (sim_config_set(c, section, sim_trim(s), sim_trim(eq + 1), where, err) < 0)
-			errors++;
-	}
-	fclose(f);
-	return errors ? -EINVAL : 0;
+	rc = conf_file_read(path, CONF_FILE_MAX_BYTES, &text, &size, err);
+	if (rc < 0)
+		return rc;
+	conf_ini_parse(text, size, CONF_INI_LINE_MAX, &sim_ini_ops, &r);
+	free(text);
+	return r.errors ? -EINVAL : 0;
 }
 
 /* ----------------------------------------------------------- HPCC config */
@@ -621,6 +555,8 @@ struct sim_hkey {
 	uint8_t kind;
 	size_t off;
 };
+
+#define OFF(f) offsetof(struct sim_config, f)
 
 static const struct sim_hkey sim_hkeys[] = {
 	{ "ENABLE_QCN", SIM_HK_BOOL, OFF(ecn_enabled) },
@@ -737,11 +673,18 @@ sim_config_load_hpcc(struct sim_config *c, const char *path, FILE *err)
 	char line[4096];
 	unsigned int lineno = 0;
 	int errors = 0;
-	FILE *f = fopen(path, "r");
+	char *text;
+	size_t size;
+	FILE *f;
+	int rc0 = conf_file_read(path, CONF_FILE_MAX_BYTES, &text, &size, err);
 
+	if (rc0 < 0)
+		return rc0;
+	f = fmemopen(text, size, "r");
 	if (f == NULL) {
-		fprintf(err, "%s: cannot open: %s\n", path, strerror(errno));
-		return -errno;
+		fprintf(err, "%s: out of memory\n", path);
+		free(text);
+		return -ENOMEM;
 	}
 	while (fgets(line, sizeof(line), f) != NULL) {
 		char *tok[80];
@@ -806,8 +749,7 @@ sim_config_load_hpcc(struct sim_config *c, const char *path, FILE *err)
 					*(double *)(base + k->off) = d;
 				break;
 			case SIM_HK_RATE:
-				rc = sim_parse_rate(tok[1], &u);
-				why = "expected a rate such as 50Mb/s";
+				rc = sim_parse_rate(tok[1], &u, &why);
 				if (rc == 0)
 					*(uint64_t *)(base + k->off) = u;
 				break;
@@ -843,6 +785,7 @@ sim_config_load_hpcc(struct sim_config *c, const char *path, FILE *err)
 		}
 	}
 	fclose(f);
+	free(text);
 	if (errors == 0) {
 		uint32_t i;
 
@@ -866,10 +809,7 @@ sim_config_validate(const struct sim_config *c, FILE *err)
 		fprintf(err, "config: PACKET_PAYLOAD_SIZE: must be 64..9000 bytes\n");
 		errors++;
 	}
-	if (c->kmin_bytes != 0 && c->kmax_bytes != 0 && c->kmin_bytes > c->kmax_bytes) {
-		fprintf(err, "config: [marker] kmin: must not exceed kmax\n");
-		errors++;
-	}
+	/* kmin < kmax: cc_params_resolve(), on the final values (one may be derived). */
 	if (c->alpha_resume_us <= 0 || c->rate_decrease_us <= 0 || c->rp_timer_us <= 0) {
 		fprintf(err, "config: DCQCN timers must be positive\n");
 		errors++;
@@ -889,66 +829,22 @@ sim_config_validate(const struct sim_config *c, FILE *err)
 	return errors ? -EINVAL : 0;
 }
 
-static void
-sim_config_print_value(const struct sim_config *c, const struct sim_key *k, FILE *f)
-{
-	const char *base = (const char *)c;
-
-	switch (k->type) {
-	case SIM_KEY_U64:
-	case SIM_KEY_BYTES:
-		fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)(base + k->off));
-		break;
-	case SIM_KEY_TIME:
-		fprintf(f, "%lluns", (unsigned long long)*(const uint64_t *)(base + k->off));
-		break;
-	case SIM_KEY_RATE:
-		fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)(base + k->off));
-		break;
-	case SIM_KEY_U32:
-		fprintf(f, "%u", *(const uint32_t *)(base + k->off));
-		break;
-	case SIM_KEY_ENUM:
-		fprintf(f, "%s", k->names[*(const uint32_t *)(base + k->off)]);
-		break;
-	case SIM_KEY_BOOL:
-		fprintf(f, "%s", *(const bool *)(base + k->off) ? "true" : "false");
-		break;
-	case SIM_KEY_DOUBLE:
-		fprintf(f, "%.17g", *(const double *)(base + k->off));
-		break;
-	case SIM_KEY_IDS: {
-		uint32_t i;
-
-		for (i = 0; i < c->ngateways; i++)
-			fprintf(f, "%s%u", i ? "," : "", c->gateways[i]);
-		break;
-	}
-	case SIM_KEY_MECH: {
-		uint32_t m = *(const uint32_t *)(base + k->off);
-
-		fprintf(f, "%s", m == 0 ? "none" : m == SIM_MECH_A ? "A" : m == SIM_MECH_C ? "C" :
-			"A,C");
-		break;
-	}
-	}
-}
 
 void
 sim_config_dump(const struct sim_config *c, FILE *f)
 {
-	const char *section = "";
-	size_t i;
+	unsigned int section = SIM_SEC_MAX;
 
-	for (i = 0; i < SIM_NKEYS; i++) {
-		const struct sim_key *k = &sim_keys[i];
+	for (unsigned int i = 0; i < sim_table.n_keys; i++) {
+		const struct conf_key *k = &sim_keys[i];
 
-		if (strcmp(section, k->section) != 0) {
-			fprintf(f, "%s[%s]\n", i ? "\n" : "", k->section);
+		if (k->section != section) {
+			fprintf(f, "%s[%s]\n", i ? "\n" : "", sim_section_names[k->section]);
 			section = k->section;
 		}
-		fprintf(f, "# %s\n%s = ", k->help, k->key);
-		sim_config_print_value(c, k, f);
-		fputc('\n', f);
+		fprintf(f, "# %s\n", k->help);
+		/* Every effective value, given or default: not conf_key_dump(),
+		 * which leaves out keys whose "was set" flag is false. */
+		sim_types[k->type].dump(k, c, f);
 	}
 }

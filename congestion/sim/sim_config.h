@@ -2,8 +2,9 @@
 /*
  * longspan-sim configuration: the HPCC-family config.txt subset, our own INI
  * file, and the command line, resolved in that order (later wins) into one
- * struct.  One key table (sim_config.c) drives parsing, defaults, bounds,
- * --dump-config and the documentation.
+ * struct.  One key table (sim_config.c, in control/conf_key.h's form, the
+ * gateway's) drives parsing, defaults, bounds, --dump-config and the
+ * documentation.
  */
 #ifndef LONGSPAN_SIM_CONFIG_H
 #define LONGSPAN_SIM_CONFIG_H
@@ -121,9 +122,9 @@ struct sim_config {
 	/* [marker] (0 = derive from rate and RTT) */
 	uint64_t kmin_bytes;
 	uint64_t kmax_bytes;
-	double pmax;
+	uint32_t pmax_ppm;
 	uint64_t sojourn_target_ns;
-	double phantom_fraction;
+	uint32_t phantom_ppm;	    /* phantom queue drain, ppm of line rate */
 	uint64_t phantom_threshold_bytes;
 	bool sojourn_codel;
 
@@ -166,10 +167,17 @@ int sim_config_validate(const struct sim_config *c, FILE *err);
 /* Prints the effective INI keys with their values. */
 void sim_config_dump(const struct sim_config *c, FILE *f);
 
-/* Value parsers shared with the topology reader. */
-int sim_parse_rate(const char *s, uint64_t *bps);
-int sim_parse_time_ns(const char *s, uint64_t *ns);
-int sim_parse_bytes(const char *s, uint64_t *bytes);
+/* How many defaults of the key table fail to load (0; a test checks). */
+unsigned int sim_config_default_errors(void);
+
+/*
+ * Value parsers of the HPCC-format files (topology, flows, config.txt).
+ * Rates and times go through control/units.h as every Longspan config
+ * does (exact, a unit required for a non-zero time); *why says what was
+ * wrong. Rates also take config.txt's "Mb/s".
+ */
+int sim_parse_rate(const char *s, uint64_t *bps, const char **why);
+int sim_parse_time_ns(const char *s, uint64_t *ns, const char **why);
 int sim_parse_u64(const char *s, uint64_t *v);
 int sim_parse_double(const char *s, double *v);
 

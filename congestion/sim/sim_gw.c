@@ -181,9 +181,9 @@ sim_gw_init_one(struct sim *s, struct sim_gw *gw, uint64_t wan_rtt, uint64_t dc_
 	link.near_source_cnp = (c->mechanisms & SIM_MECH_A) != 0;
 	ov.kmin_bytes = c->kmin_bytes;
 	ov.kmax_bytes = c->kmax_bytes;
-	ov.pmax_ppm = (uint32_t)(c->pmax * 1e6 + 0.5);
+	ov.pmax_ppm = c->pmax_ppm;
 	ov.target_delay_ns = c->sojourn_target_ns;
-	ov.phantom_ratio_ppm = (uint32_t)(c->phantom_fraction * 1e6 + 0.5);
+	ov.phantom_ratio_ppm = c->phantom_ppm;
 	ov.cnp_interval_ns = c->a_cnp_interval_ns;
 	ov.hold_ns = c->c_hold_ns;
 	if (cc_params_resolve(&link, &ov, &gw->d, &why) < 0) {
@@ -222,8 +222,10 @@ sim_gw_init_one(struct sim *s, struct sim_gw *gw, uint64_t wan_rtt, uint64_t dc_
 
 	ap.interval_ns = gw->d.cnp_interval_ns;
 	ap.ce_policy = c->a_ce_clear ? PROXY_CNP_CE_CLEAR_COVERED : PROXY_CNP_CE_KEEP;
-	if (proxy_cnp_config_init(&gw->a_cfg, &ap) < 0)
+	if (proxy_cnp_config_init(&gw->a_cfg.cnp, &ap) < 0)
 		return -EINVAL;
+	gw->a_cfg.enabled = (c->mechanisms & SIM_MECH_A) != 0;
+	gw->a_cfg.dc_marks = c->a_dc_marks;
 	trp_params_default(&tp, nic_rate, gw->d.hold_ns);
 	if (c->c_min_rate_bps != 0)
 		tp.min_rate_bps = c->c_min_rate_bps;
@@ -236,9 +238,11 @@ sim_gw_init_one(struct sim *s, struct sim_gw *gw, uint64_t wan_rtt, uint64_t dc_
 	if (c->c_ramp_steps != 0)
 		tp.ramp_steps = c->c_ramp_steps;
 	/* Two DC round trips: the CE packet's way to the receiver and its CNP's way back. */
-	gw->upstream_ce_window_ns = !c->c_upstream_ce_check ? 0 :
-				    c->c_upstream_ce_window_ns ? c->c_upstream_ce_window_ns :
-				    2 * gw->d.dc_rtt_ns;
+	gw->c_policy.upstream_ce_window_ns = !c->c_upstream_ce_check ? 0 :
+					     c->c_upstream_ce_window_ns ? c->c_upstream_ce_window_ns :
+					     2 * gw->d.dc_rtt_ns;
+	gw->c_policy.forward_cnp = c->c_forward_cnp;
+	gw->c_policy.cnp_gap_ns = c->c_cnp_gap_ns;
 	if (trp_config_init(&gw->c_cfg, &tp) < 0) {
 		fprintf(stderr, "longspan-sim: gateway %u: TRP parameters rejected\n", gw->node);
 		return -EINVAL;
@@ -496,21 +500,25 @@ sim_gw_cnp_to_wan(struct sim *s, struct sim_gw *gw, uint32_t p)
 {
 	struct sim_pkt *pkt = &s->pkts[p];
 	struct sim_gw_flow *fs = &gw->fs[pkt->flow];
-	const struct sim_config *c = &s->cfg;
+	struct gw_mech_c_in cin;
+	struct gw_mech_c_actions ca;
 
-	if (!(c->mechanisms & SIM_MECH_C))
+	if (!(s->cfg.mechanisms & SIM_MECH_C))
 		return false;
 	/*
-	 * A receiver's CNP does not say where the mark was set.  If this QP's
-	 * data arrived from the WAN already carrying CE within the last
-	 * upstream_ce_window, the congestion may be in the sending DC or on
-	 * the WAN, where shaping here relieves nothing: the TRP would cut on
-	 * every CNP down to its floor while the real queue stays.  Such CNPs
-	 * only go on to the sender.  (With mechanism A and a known QPN the
-	 * sending gateway clears those marks, so this rarely triggers.)
+	 * gw_mech_c_cnp() (congestion/gw_mech.h): a CNP whose QP's data arrived
+	 * from the WAN CE-marked within upstream_ce_window does not start the
+	 * TRP (the TRP would cut on every CNP down to its floor while the real
+	 * queue, upstream, stays); forward_cnp and cnp_gap say whether it goes
+	 * on to the sender. (With mechanism A and a known QPN the sending
+	 * gateway clears those marks, so the upstream case rarely triggers.)
 	 */
-	if (gw->upstream_ce_window_ns != 0 && fs->wan_ce_seen &&
-	    s->now_ns - fs->wan_ce_ns < gw->upstream_ce_window_ns) {
+	cin.wan_ce_seen = fs->wan_ce_seen;
+	cin.wan_ce_ns = fs->wan_ce_ns;
+	cin.fwd_cnp_sent = fs->fwd_cnp_sent;
+	cin.last_fwd_cnp_ns = fs->last_fwd_cnp_ns;
+	gw_mech_c_cnp(&gw->c_policy, &cin, s->now_ns, &ca);
+	if (ca.skip_upstream) {
 		gw->trp_skipped_upstream++;
 	} else {
 		trp_on_cnp(&gw->c_cfg, &fs->c, s->now_ns, fs->meter.rate_bps);
@@ -521,9 +529,7 @@ sim_gw_cnp_to_wan(struct sim *s, struct sim_gw *gw, uint32_t p)
 		}
 	}
 	/* Thin the stale end-to-end feedback while the gateway reacts for the sender. */
-	if (!c->c_forward_cnp ||
-	    (c->c_cnp_gap_ns != 0 && fs->fwd_cnp_sent &&
-	     s->now_ns - fs->last_fwd_cnp_ns < c->c_cnp_gap_ns)) {
+	if (!ca.forward) {
 		gw->fwd_cnp_dropped++;
 		if (pkt->type == SIM_PKT_CNP) {
 			sim_pkt_free(s, p);
@@ -578,11 +584,12 @@ sim_gw_ingress(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t out
 /* ------------------------------------------------------------ mechanism A */
 
 /*
- * The congestion signal of one data packet leaving for the WAN, as the
- * dataplane's dp_signal(): the gateway's marker said mark, and/or the packet
- * carries CE from the DC, or the WAN egress dropped it (drop: nothing is
- * written then). Writes the mark, feeds the QPN learner, and lets mechanism A
- * answer with a CNP to the local sender and clear CE.
+ * The congestion signal of one data packet leaving for the WAN: the
+ * gateway's marker said mark, and/or the packet carries CE from the DC, or
+ * the WAN egress dropped it (drop: nothing is written then). Feeds the QPN
+ * learner, then carries out what gw_mech_a() (congestion/gw_mech.h, the code
+ * the dataplane's dp_signal() runs too) decides: a CNP to the local sender,
+ * the mark, a cleared CE.
  */
 static void
 sim_gw_signal(struct sim *s, struct sim_gw_port *gp, struct sim_pkt *pkt, bool marked,
@@ -591,11 +598,13 @@ sim_gw_signal(struct sim *s, struct sim_gw_port *gp, struct sim_pkt *pkt, bool m
 	struct sim_gw *gw = gp->gw;
 	struct sim_flow *f = &s->flows[pkt->flow];
 	struct sim_gw_flow *fs = &gw->fs[pkt->flow];
+	struct gw_mech_a_actions a;
+	struct gw_mech_a_in in;
 	struct qpn_learn_key key;
 	enum qpn_learn_result r;
 
+	/* The simulator counts every mark its marker decided, covered or not. */
 	if (marked && !drop && ecn_mark_action(pkt->ecn, false) == ECN_ACTION_SET_CE) {
-		pkt->ecn = SIM_ECN_CE;
 		if (f->first_gw_mark_ns == SIM_NEVER)
 			f->first_gw_mark_ns = s->now_ns;
 		gp->marks++;
@@ -609,14 +618,16 @@ sim_gw_signal(struct sim *s, struct sim_gw_port *gp, struct sim_pkt *pkt, bool m
 	r = qpn_learn_on_data(&gw->learn, &key, sim_gw_psn(s, f, pkt->seq), s->now_ns, NULL);
 	gw->learn_results[r]++;
 
-	if ((s->cfg.mechanisms & SIM_MECH_A) &&
-	    (drop || (pkt->ecn == SIM_ECN_CE && (marked || s->cfg.a_dc_marks)))) {
-		bool known = fs->qpn_cm || r == QPN_LEARN_DATA_KNOWN;
-		struct proxy_cnp_verdict v = proxy_cnp_decide(&gw->a_cfg, &fs->a, known,
-							      s->now_ns);
-
-		switch (v.reason) {
+	in.mark = marked;
+	in.drop = drop;
+	in.ecn = pkt->ecn; /* enum sim_ecn spells the RFC 3168 codepoints */
+	in.qp_tracked = true;
+	in.qpn_known = fs->qpn_cm || r == QPN_LEARN_DATA_KNOWN;
+	gw_mech_a(&gw->a_cfg, &fs->a, &in, s->now_ns, &a);
+	if (a.answered) {
+		switch (a.reason) {
 		case PROXY_CNP_SENT:
+			/* Scheduled, never refused here: gw_mech_a_cnp_failed() has no case. */
 			gw->cnp_sent++;
 			fs->cnp_pending++;
 			sim_schedule(s, s->now_ns + s->cfg.a_cnp_delay_ns, SIM_EV_GW_CNP,
@@ -631,11 +642,15 @@ sim_gw_signal(struct sim *s, struct sim_gw_port *gp, struct sim_pkt *pkt, bool m
 			s->st.cnp_gw_no_qpn++;
 			break;
 		}
-		if (v.clear_ce && !drop) {
-			pkt->ecn = SIM_ECN_ECT0;
-			gw->ce_cleared++;
-			s->st.ce_cleared++;
-		}
+	}
+	if (drop)
+		return;
+	if (a.set_ce)
+		pkt->ecn = SIM_ECN_CE;
+	if (a.clear_ce) {
+		pkt->ecn = a.ecn_out;
+		gw->ce_cleared++;
+		s->st.ce_cleared++;
 	}
 }
 

@@ -14,6 +14,7 @@
 #include "congestion/cc_math.h"
 #include "congestion/cc_params.h"
 #include "congestion/ecn_marker.h"
+#include "congestion/gw_mech.h"
 #include "congestion/proxy_cnp.h"
 #include "congestion/qpn_learn.h"
 #include "congestion/token_bucket.h"
@@ -64,13 +65,13 @@ struct sim_gw {
 	uint32_t node;
 	uint32_t site;
 	struct cc_derived d;	  /* the derivation for this gateway's WAN link */
-	struct proxy_cnp_config a_cfg;
+	struct gw_mech_a_config a_cfg; /* mechanism A policy (congestion/gw_mech.h) */
+	struct gw_mech_c_config c_policy; /* mechanism C policy: upstream CE, forwarding */
 	struct trp_config c_cfg;
 	struct qpn_learn learn;
 	void *learn_mem;
 	struct sim_gw_flow *fs;	  /* [flow] */
 	struct sim_gw_port *ports; /* WAN ports, [local port] (NULL entries for DC ports) */
-	uint64_t upstream_ce_window_ns; /* 0: every receiver CNP reaches the TRP */
 	uint64_t dram_bytes;
 	uint64_t dram_max_bytes;
 	/* statistics */

@@ -201,6 +201,7 @@ main(int argc, char **argv)
 	bool check = false, dump = false, quiet = false, waits = false;
 	const char *trace_flows = NULL;
 	uint64_t progress_ns = SIM_PROGRESS_DEFAULT_NS;
+	const char *why;
 	struct sim_progress prog;
 	static struct sim sim;
 	struct sim *s = &sim;
@@ -291,9 +292,9 @@ main(int argc, char **argv)
 			trace_flows = optarg;
 			break;
 		case 'P':
-			if (sim_parse_time_ns(optarg, &progress_ns) < 0) {
+			if (sim_parse_time_ns(optarg, &progress_ns, &why) < 0) {
 				fprintf(stderr, "longspan-sim: --progress: expected a wall time "
-					"such as 5s or 500ms, got '%s'\n", optarg);
+					"such as 5s or 500ms, got '%s': %s\n", optarg, why);
 				return 2;
 			}
 			break;

@@ -506,6 +506,7 @@ int
 sim_net_setup(struct sim *s)
 {
 	uint64_t nic_rate = 0;
+	const char *why;
 	uint32_t i;
 
 	s->qdepth = calloc(s->nports + 1, sizeof(uint32_t));
@@ -525,14 +526,15 @@ sim_net_setup(struct sim *s)
 			continue;
 		if (sim_net_ecn_of(s, port->rate_bps, &rp) < 0)
 			return -EINVAL;
-		if (ecn_red_config_init(&port->red_cfg, &rp) < 0) {
+		if (ecn_red_params_check(&rp, &why) < 0) {
 			fprintf(stderr, "longspan-sim: ECN map for %llu b/s: Kmin %llu, Kmax %llu, "
-				"Pmax %u ppm rejected by ecn_red_config_init()\n",
-				(unsigned long long)port->rate_bps,
+				"Pmax %u ppm: %s\n", (unsigned long long)port->rate_bps,
 				(unsigned long long)rp.kmin_bytes,
-				(unsigned long long)rp.kmax_bytes, rp.pmax_ppm);
+				(unsigned long long)rp.kmax_bytes, rp.pmax_ppm, why);
 			return -EINVAL;
 		}
+		/* Checked above: it cannot fail. */
+		(void)ecn_red_config_init(&port->red_cfg, &rp);
 		/* Each queue draws from its own stream, reproducible from the seed. */
 		ecn_red_init(&port->red, s->cfg.seed * 1000003ull + i);
 	}

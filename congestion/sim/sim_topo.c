@@ -160,7 +160,7 @@ sim_topo_load(struct sim *s, const char *path)
 	}
 	for (i = 0; i < nlinks; i++) {
 		uint64_t a, b;
-		const char *tok;
+		const char *tok, *why;
 		double err_rate;
 		unsigned int line;
 
@@ -170,16 +170,20 @@ sim_topo_load(struct sim *s, const char *path)
 		if (sim_tok_u64(&t, "link endpoint", nnodes - 1, &b) < 0)
 			goto out;
 		tok = sim_tok_next(&t);
-		if (tok == NULL || sim_parse_rate(tok, &links[nl].rate_bps) < 0 ||
-		    links[nl].rate_bps < 1000000) {
-			fprintf(stderr, "%s:%u: link rate: malformed: '%s'\n", path, line,
-				tok ? tok : "");
+		why = "missing";
+		if (tok != NULL && sim_parse_rate(tok, &links[nl].rate_bps, &why) == 0 &&
+		    links[nl].rate_bps < 1000000)
+			why = "below 1Mbps";
+		if (why != NULL) {
+			fprintf(stderr, "%s:%u: link rate: malformed: '%s': %s\n", path, line,
+				tok ? tok : "", why);
 			goto out;
 		}
 		tok = sim_tok_next(&t);
-		if (tok == NULL || sim_parse_time_ns(tok, &links[nl].delay_ns) < 0) {
-			fprintf(stderr, "%s:%u: link delay: malformed: '%s'\n", path, line,
-				tok ? tok : "");
+		why = "missing";
+		if (tok == NULL || sim_parse_time_ns(tok, &links[nl].delay_ns, &why) < 0) {
+			fprintf(stderr, "%s:%u: link delay: malformed: '%s': %s\n", path, line,
+				tok ? tok : "", why);
 			goto out;
 		}
 		tok = sim_tok_next(&t);

@@ -7,7 +7,7 @@ run by fixtures.py with their own configs:
     fixtures.py --group sojourn --config fixture-sojourn.conf (sojourn, A)
 
 Every expected packet is built here from the behaviour the issue and the
-notes specify (issue 4, shared/notes/roce-wire.md, docs/config.md), never
+notes specify (docs/roce-wire.md, docs/config.md), never
 from the C code:
 
 - WAN egress traffic manager: strict priority, class 0 = CNP and ACK/NAK,

@@ -37,6 +37,12 @@ common=(-g -O1 -std=c11 -D_GNU_SOURCE -DALLOW_EXPERIMENTAL_API
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 	-I. -Icontrol)
 
+# longspand's config loader and the shared config library under it.
+config_src=(control/config.c control/config_check.c control/config_keys.c
+	control/config_types.c control/config_doc.c control/eal_args.c
+	control/conf_file.c control/conf_ini.c control/conf_key.c control/units.c
+	congestion/ecn_red.c)
+
 build() {
 	case "$1" in
 	parse)
@@ -48,10 +54,8 @@ build() {
 			dataplane/drop_reason.c -o "$out/fuzz_parse"
 		;;
 	config)
-		"$cc" "${common[@]}" $(pkg-config --cflags inih) \
-			tests/fuzz/fuzz_config.c control/config.c control/config_keys.c \
-			control/config_doc.c control/units.c control/eal_args.c \
-			$(pkg-config --libs inih) -lm -o "$out/fuzz_config"
+		"$cc" "${common[@]}" tests/fuzz/fuzz_config.c "${config_src[@]}" \
+			-lm -o "$out/fuzz_config"
 		;;
 	peer_msg)
 		# The codec alone: no OpenSSL, no EAL.
@@ -76,15 +80,17 @@ build() {
 			-o "$out/fuzz_hook_ctx"
 		;;
 	api)
-		# The ctl tests' fixture runtime; api.c needs DPDK's libraries.
+		# The ctl tests' fixture runtime; the API needs DPDK's libraries.
+		# The version header meson generates, from meson.build's project().
 		mkdir -p "$out/gen/control"
-		printf '#define LONGSPAN_VERSION "fuzz"\n' >"$out/gen/control/api_version.h"
-		"$cc" "${common[@]}" -I"$out/gen" $(pkg-config --cflags libdpdk inih) \
+		version=$(sed -n "s/^[[:space:]]*version: '\([^']*\)',\$/\1/p" meson.build | head -n 1)
+		printf '#define LONGSPAN_VERSION "%s"\n' "$version" >"$out/gen/control/longspan_version.h"
+		"$cc" "${common[@]}" -I"$out/gen" $(pkg-config --cflags libdpdk) \
 			tests/fuzz/fuzz_api.c tests/unit/ctl/ctl_fixture.c tests/unit/ctl/ctl_doubles.c \
-			control/api.c control/fmt.c control/telemetry.c control/config.c \
-			control/config_keys.c control/config_doc.c control/units.c control/eal_args.c \
-			dataplane/drop_reason.c congestion/*.c \
-			$(pkg-config --libs libdpdk inih) -lm -o "$out/fuzz_api"
+			control/api_*.c control/fmt.c control/telemetry.c control/runtime_counters.c \
+			"${config_src[@]}" \
+			dataplane/drop_reason.c $(ls congestion/*.c | grep -v '/ecn_red.c$') \
+			$(pkg-config --libs libdpdk) -lm -o "$out/fuzz_api"
 		;;
 	*)
 		echo "unknown target $1: add its build rule to tests/fuzz/run.sh" >&2

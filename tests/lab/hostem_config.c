@@ -7,6 +7,7 @@
 #include "hostem_config.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -16,144 +17,160 @@
 #include <strings.h>
 #include <sys/socket.h>
 
-#include <ini.h>
-
 #include "congestion/dcqcn.h"
+#include "control/conf_file.h"
+#include "control/conf_ini.h"
+#include "control/conf_key.h"
 #include "control/units.h"
 
+/* hostem's own value types, after conf_key.h's built-ins. */
 enum hostem_key_type {
-	HK_STR,
-	HK_MAC,
-	HK_PREFIX, /* host only, repeatable */
-	HK_ADDR,
-	HK_VARIANT,
-	HK_ROLE,
-	HK_RATE,
-	HK_SIZE,
-	HK_TIME,
-	HK_FRACTION,
-	HK_COUNT,
-	HK_QPN, /* a count printed in hex */
-	HK_BOOL,
+	HOSTEM_T_MAC = CONF_T_FIRST_APP,
+	HOSTEM_T_PREFIX, /* [host] only, repeatable */
+	HOSTEM_T_ADDR,
+	HOSTEM_T_QPN, /* a QPN or PSN: decimal or 0x hex, printed in hex */
+	HOSTEM_T_MAX,
 };
 
-#define HK_NO_INHERIT SIZE_MAX
-
-struct hostem_key {
-	const char *name;
-	enum hostem_key_type type;
-	size_t off; /* in struct hostem_conf or struct hostem_qp_conf */
-	uint64_t min, max; /* numeric types */
-	const char *def; /* default text; NULL: required (QP) or derived (see resolve) */
-	size_t inherit; /* QP keys: offset of the [host] key giving the default */
-	const char *doc;
+static const struct conf_enum_name hostem_variant_names[] = {
+	{ "firmware", DCQCN_VARIANT_FIRMWARE },
+	{ "paper", DCQCN_VARIANT_PAPER },
+	{ "hpcc", DCQCN_VARIANT_HPCC },
+	{ NULL, 0 },
 };
 
-#define HOFF(f) offsetof(struct hostem_conf, f)
-#define QOFF(f) offsetof(struct hostem_qp_conf, f)
+static const struct conf_enum_name hostem_role_names[] = {
+	{ "send", HOSTEM_ROLE_SEND },
+	{ "recv", HOSTEM_ROLE_RECV },
+	{ NULL, 0 },
+};
+
+/*
+ * The keys of [host] and of [qp NAME] (conf_key.h). A QP key without a
+ * default that [host] also has (mtu, message, ...) takes the host's value.
+ */
+#define HF(f) CONF_FIELD(struct hostem_conf, f)
+#define QF(f) CONF_FIELD(struct hostem_qp_conf, f)
+#define U(kind) .type = CONF_T_UINT, .units = UNITS_##kind
 #define GIB (UINT64_C(1) << 30)
 #define SEC UINT64_C(1000000000)
 
-static const struct hostem_key hostem_host_keys[] = {
-	{ "name", HK_STR, HOFF(name), 0, 0, "hostem", HK_NO_INHERIT, "label in reports" },
-	{ "mac", HK_MAC, HOFF(mac), 0, 0, NULL, HK_NO_INHERIT,
-	  "this endpoint's MAC (the site router's); required" },
-	{ "gateway_mac", HK_MAC, HOFF(gateway_mac), 0, 0, NULL, HK_NO_INHERIT,
-	  "destination MAC of inter-DC packets (the gateway's DC port); required" },
-	{ "local", HK_PREFIX, 0, 0, 0, NULL, HK_NO_INHERIT,
-	  "a prefix of this site (repeat); QPs toward it are intra-DC, looped back inside" },
-	{ "variant", HK_VARIANT, HOFF(variant), 0, 0, "firmware", HK_NO_INHERIT,
-	  "DCQCN reaction point: firmware, paper or hpcc (congestion/dcqcn.h)" },
-	{ "line_rate", HK_RATE, HOFF(line_rate_bps), 1000000, 400 * SEC, "10G", HK_NO_INHERIT,
-	  "default QP line rate (the NIC's), the RP's ceiling" },
-	{ "mtu", HK_COUNT, HOFF(mtu), 256, 4096, "4096", HK_NO_INHERIT,
-	  "default RoCE path MTU: payload bytes per packet, 256..4096, a power of two" },
-	{ "message", HK_SIZE, HOFF(message_bytes), 1, GIB, "1MiB", HK_NO_INHERIT,
-	  "default RDMA WRITE size" },
-	{ "bytes", HK_SIZE, HOFF(total_bytes), 0, UINT64_C(1) << 50, "0", HK_NO_INHERIT,
-	  "default bytes per sender, 0 = until the end" },
-	{ "window", HK_COUNT, HOFF(window_pkts), 0, 1u << 22, "0", HK_NO_INHERIT,
-	  "default unacknowledged packets per sender, 0 = no limit" },
-	{ "ack_every", HK_COUNT, HOFF(ack_every), 1, 65536, "16", HK_NO_INHERIT,
-	  "default: a receiver ACKs every N packets (and every AckReq)" },
-	{ "cnp_interval", HK_TIME, HOFF(cnp_interval_ns), 0, SEC, NULL, HK_NO_INHERIT,
-	  "default NP minimum time between CNPs per QP (default: the variant's)" },
-	{ "dscp", HK_COUNT, HOFF(dscp), 0, 63, "26", HK_NO_INHERIT,
-	  "default DSCP of data and ACKs" },
-	{ "cnp_dscp", HK_COUNT, HOFF(cnp_dscp), 0, 63, "48", HK_NO_INHERIT,
-	  "DSCP of CNPs (Not-ECT)" },
-	{ "duration", HK_TIME, HOFF(duration_ns), 0, 86400 * SEC, "10s", HK_NO_INHERIT,
-	  "run time after the link is up, 0 = until a signal" },
-	{ "until_done", HK_BOOL, HOFF(until_done), 0, 0, "no", HK_NO_INHERIT,
-	  "stop early once every sender has sent its bytes and had them acknowledged" },
-	{ "stats_interval", HK_TIME, HOFF(stats_interval_ns), 0, 3600 * SEC, "1s", HK_NO_INHERIT,
-	  "print per-QP rates every T, 0 = never" },
-	{ "csv_interval", HK_TIME, HOFF(csv_interval_ns), 0, 3600 * SEC, "10ms", HK_NO_INHERIT,
-	  "rows of the CSV file every T" },
-	{ "csv", HK_STR, HOFF(csv_path), 0, 0, "", HK_NO_INHERIT,
-	  "CSV file: time_s,qp,role,rate_bps,tx_bps,goodput_bps,cnps,ce,queue_bytes,marks" },
-	{ "json", HK_STR, HOFF(json_path), 0, 0, "", HK_NO_INHERIT,
-	  "JSON summary written at exit" },
-	{ "cnp_log", HK_STR, HOFF(cnp_log_path), 0, 0, "", HK_NO_INHERIT,
-	  "CSV of every CNP received and sent (time, TSC, QP, rates)" },
-	{ "cnp_log_max", HK_COUNT, HOFF(cnp_log_max), 0, 1u << 26, "1000000", HK_NO_INHERIT,
-	  "CNP log entries kept in memory" },
-	{ "seed", HK_COUNT, HOFF(seed), 0, UINT64_MAX, "1", HK_NO_INHERIT,
-	  "seed of the ToR's RED marker" },
-	{ "tor_rate", HK_RATE, HOFF(tor_rate_bps), 0, 400 * SEC, "0", HK_NO_INHERIT,
-	  "ToR uplink rate shared by every sender QP; 0 = no ToR" },
-	{ "tor_kmin", HK_SIZE, HOFF(tor_kmin_bytes), 0, GIB, "100kB", HK_NO_INHERIT,
-	  "ToR RED: marking starts above this queue" },
-	{ "tor_kmax", HK_SIZE, HOFF(tor_kmax_bytes), 1, GIB, "400kB", HK_NO_INHERIT,
-	  "ToR RED: every packet marked above this queue" },
-	{ "tor_pmax", HK_FRACTION, HOFF(tor_pmax_ppm), 1, 1000000, "0.2", HK_NO_INHERIT,
-	  "ToR RED: marking probability at kmax" },
-	{ "tor_xoff", HK_SIZE, HOFF(tor_xoff_bytes), 0, GIB, NULL, HK_NO_INHERIT,
-	  "ToR queue at which senders pause, as PFC would (default 2 x tor_kmax)" },
-	{ "dc_delay", HK_TIME, HOFF(dc_delay_ns), 0, SEC, "5us", HK_NO_INHERIT,
-	  "one-way delay of intra-DC packets looped back inside hostem" },
-	{ "icrc_check", HK_BOOL, HOFF(icrc_check), 0, 0, "yes", HK_NO_INHERIT,
-	  "verify the ICRC of received packets (a NIC drops bad ones)" },
-	{ "pacing_burst", HK_TIME, HOFF(pacing_burst_ns), 0, SEC / 10, "200us", HK_NO_INHERIT,
-	  "pacer depth at line rate (at least 2 frames): a sender catches up after a stall" },
-	{ "max_sleep", HK_TIME, HOFF(max_sleep_ns), 1000, SEC, "100us", HK_NO_INHERIT,
-	  "idle back-off cap: the longest a packet waits unseen" },
-	{ "mbufs", HK_COUNT, HOFF(mbufs), 0, 1u << 24, "0", HK_NO_INHERIT,
-	  "mbuf pool size, 0 = from the ToR and delay-line sizes" },
-	{ "wait_link", HK_TIME, HOFF(wait_link_ns), 0, 3600 * SEC, "10s", HK_NO_INHERIT,
-	  "how long to wait for the port's link before failing" },
+static const struct conf_key hostem_host_keys[] = {
+	{ .name = "name", .type = CONF_T_STRING, .min = 1,
+	  .max = CONF_SIZEOF(struct hostem_conf, name) - 1, .def = "hostem", HF(name),
+	  .help = "label in reports" },
+	{ .name = "mac", .type = HOSTEM_T_MAC, HF(mac),
+	  .help = "this endpoint's MAC (the site router's); required" },
+	{ .name = "gateway_mac", .type = HOSTEM_T_MAC, HF(gateway_mac),
+	  .help = "destination MAC of inter-DC packets (the gateway's DC port); required" },
+	{ .name = "local", .type = HOSTEM_T_PREFIX, .flags = CONF_F_REPEAT,
+	  CONF_FIELD_LIST(struct hostem_conf, local, n_local),
+	  .help = "a prefix of this site (repeat); QPs toward it are intra-DC, looped back inside" },
+	{ .name = "variant", .type = CONF_T_ENUM, .names = hostem_variant_names, .def = "firmware",
+	  HF(variant),
+	  .help = "DCQCN reaction point: firmware, paper or hpcc (congestion/dcqcn.h)" },
+	{ .name = "line_rate", U(RATE), .min = 1000000, .max = 400 * SEC, .def = "10G",
+	  HF(line_rate_bps),
+	  .help = "default QP line rate (the NIC's), the RP's ceiling" },
+	{ .name = "mtu", U(COUNT), .min = 256, .max = 4096, .def = "4096", HF(mtu),
+	  .help = "default RoCE path MTU: payload bytes per packet, 256..4096, a power of two" },
+	{ .name = "message", U(SIZE), .min = 1, .max = GIB, .def = "1MiB", HF(message_bytes),
+	  .help = "default RDMA WRITE size" },
+	{ .name = "bytes", U(SIZE), .min = 0, .max = UINT64_C(1) << 50, .def = "0", HF(total_bytes),
+	  .help = "default bytes per sender, 0 = until the end" },
+	{ .name = "window", U(COUNT), .min = 0, .max = 1u << 22, .def = "0", HF(window_pkts),
+	  .help = "default unacknowledged packets per sender, 0 = no limit" },
+	{ .name = "ack_every", U(COUNT), .min = 1, .max = 65536, .def = "16", HF(ack_every),
+	  .help = "default: a receiver ACKs every N packets (and every AckReq)" },
+	{ .name = "cnp_interval", U(TIME), .min = 0, .max = SEC, HF(cnp_interval_ns),
+	  .help = "default NP minimum time between CNPs per QP (default: the variant's)" },
+	{ .name = "dscp", U(COUNT), .min = 0, .max = 63, .def = "26", HF(dscp),
+	  .help = "default DSCP of data and ACKs" },
+	{ .name = "cnp_dscp", U(COUNT), .min = 0, .max = 63, .def = "48", HF(cnp_dscp),
+	  .help = "DSCP of CNPs (Not-ECT)" },
+	{ .name = "duration", U(TIME), .min = 0, .max = 86400 * SEC, .def = "10s", HF(duration_ns),
+	  .help = "run time after the link is up, 0 = until a signal" },
+	{ .name = "until_done", .type = CONF_T_BOOL, .def = "no", HF(until_done),
+	  .help = "stop early once every sender has sent its bytes and had them acknowledged" },
+	{ .name = "stats_interval", U(TIME), .min = 0, .max = 3600 * SEC, .def = "1s",
+	  HF(stats_interval_ns),
+	  .help = "print per-QP rates every T, 0 = never" },
+	{ .name = "csv_interval", U(TIME), .min = 0, .max = 3600 * SEC, .def = "10ms",
+	  HF(csv_interval_ns),
+	  .help = "rows of the CSV file every T" },
+	{ .name = "csv", .type = CONF_T_STRING, .min = 1,
+	  .max = CONF_SIZEOF(struct hostem_conf, csv_path) - 1, HF(csv_path),
+	  .help = "CSV file: time_s,qp,role,rate_bps,tx_bps,goodput_bps,cnps,ce,queue_bytes,marks" },
+	{ .name = "json", .type = CONF_T_STRING, .min = 1,
+	  .max = CONF_SIZEOF(struct hostem_conf, json_path) - 1, HF(json_path),
+	  .help = "JSON summary written at exit" },
+	{ .name = "cnp_log", .type = CONF_T_STRING, .min = 1,
+	  .max = CONF_SIZEOF(struct hostem_conf, cnp_log_path) - 1, HF(cnp_log_path),
+	  .help = "CSV of every CNP received and sent (time, TSC, QP, rates)" },
+	{ .name = "cnp_log_max", U(COUNT), .min = 0, .max = 1u << 26, .def = "1000000",
+	  HF(cnp_log_max),
+	  .help = "CNP log entries kept in memory" },
+	{ .name = "seed", U(COUNT), .min = 0, .max = UINT64_MAX, .def = "1", HF(seed),
+	  .help = "seed of the ToR's RED marker" },
+	{ .name = "tor_rate", U(RATE), .min = 0, .max = 400 * SEC, .def = "0", HF(tor_rate_bps),
+	  .help = "ToR uplink rate shared by every sender QP; 0 = no ToR" },
+	{ .name = "tor_kmin", U(SIZE), .min = 0, .max = GIB, .def = "100kB", HF(tor_kmin_bytes),
+	  .help = "ToR RED: marking starts above this queue" },
+	{ .name = "tor_kmax", U(SIZE), .min = 1, .max = GIB, .def = "400kB", HF(tor_kmax_bytes),
+	  .help = "ToR RED: every packet marked above this queue" },
+	{ .name = "tor_pmax", U(FRACTION), .min = 1, .max = 1000000, .def = "0.2", HF(tor_pmax_ppm),
+	  .help = "ToR RED: marking probability at kmax" },
+	{ .name = "tor_xoff", U(SIZE), .min = 0, .max = GIB, HF(tor_xoff_bytes),
+	  .help = "ToR queue at which senders pause, as PFC would (default 2 x tor_kmax)" },
+	{ .name = "dc_delay", U(TIME), .min = 0, .max = SEC, .def = "5us", HF(dc_delay_ns),
+	  .help = "one-way delay of intra-DC packets looped back inside hostem" },
+	{ .name = "icrc_check", .type = CONF_T_BOOL, .def = "yes", HF(icrc_check),
+	  .help = "verify the ICRC of received packets (a NIC drops bad ones)" },
+	{ .name = "pacing_burst", U(TIME), .min = 0, .max = SEC / 10, .def = "200us",
+	  HF(pacing_burst_ns),
+	  .help = "pacer depth at line rate (at least 2 frames): a sender catches up after a stall" },
+	{ .name = "max_sleep", U(TIME), .min = 1000, .max = SEC, .def = "100us", HF(max_sleep_ns),
+	  .help = "idle back-off cap: the longest a packet waits unseen" },
+	{ .name = "mbufs", U(COUNT), .min = 0, .max = 1u << 24, .def = "0", HF(mbufs),
+	  .help = "mbuf pool size, 0 = from the ToR and delay-line sizes" },
+	{ .name = "wait_link", U(TIME), .min = 0, .max = 3600 * SEC, .def = "10s", HF(wait_link_ns),
+	  .help = "how long to wait for the port's link before failing" },
 };
 
-static const struct hostem_key hostem_qp_keys[] = {
-	{ "role", HK_ROLE, QOFF(role), 0, 0, NULL, HK_NO_INHERIT, "send or recv; required" },
-	{ "local", HK_ADDR, QOFF(local), 0, 0, NULL, HK_NO_INHERIT,
-	  "this side's IP address; required" },
-	{ "remote", HK_ADDR, QOFF(remote), 0, 0, NULL, HK_NO_INHERIT,
-	  "the peer's IP address, same family; required" },
-	{ "local_qpn", HK_QPN, QOFF(local_qpn), 1, HOSTEM_PSN_MASK, NULL, HK_NO_INHERIT,
-	  "this side's QPN; required" },
-	{ "remote_qpn", HK_QPN, QOFF(remote_qpn), 1, HOSTEM_PSN_MASK, NULL, HK_NO_INHERIT,
-	  "the peer's QPN; required" },
-	{ "sport", HK_COUNT, QOFF(sport), 1, 65535, NULL, HK_NO_INHERIT,
-	  "UDP source port of this QP's packets (default 49152 + QP index)" },
-	{ "psn", HK_COUNT, QOFF(psn), 0, HOSTEM_PSN_MASK, "0", HK_NO_INHERIT,
-	  "first PSN (sender) or first expected PSN (receiver)" },
-	{ "start", HK_TIME, QOFF(start_ns), 0, 86400 * SEC, "0", HK_NO_INHERIT,
-	  "sender: start sending this long after the link is up" },
-	{ "mtu", HK_COUNT, QOFF(mtu), 256, 4096, NULL, HOFF(mtu), "[host] mtu" },
-	{ "message", HK_SIZE, QOFF(message_bytes), 1, GIB, NULL, HOFF(message_bytes),
-	  "[host] message" },
-	{ "bytes", HK_SIZE, QOFF(total_bytes), 0, UINT64_C(1) << 50, NULL, HOFF(total_bytes),
-	  "[host] bytes" },
-	{ "line_rate", HK_RATE, QOFF(line_rate_bps), 1000000, 400 * SEC, NULL, HOFF(line_rate_bps),
-	  "[host] line_rate" },
-	{ "window", HK_COUNT, QOFF(window_pkts), 0, 1u << 22, NULL, HOFF(window_pkts),
-	  "[host] window" },
-	{ "ack_every", HK_COUNT, QOFF(ack_every), 1, 65536, NULL, HOFF(ack_every),
-	  "[host] ack_every" },
-	{ "cnp_interval", HK_TIME, QOFF(cnp_interval_ns), 0, SEC, NULL, HOFF(cnp_interval_ns),
-	  "[host] cnp_interval" },
-	{ "dscp", HK_COUNT, QOFF(dscp), 0, 63, NULL, HOFF(dscp), "[host] dscp" },
+static const struct conf_key hostem_qp_keys[] = {
+	{ .name = "role", .type = CONF_T_ENUM, .names = hostem_role_names, QF(role),
+	  .help = "send or recv; required" },
+	{ .name = "local", .type = HOSTEM_T_ADDR, QF(local),
+	  .help = "this side's IP address; required" },
+	{ .name = "remote", .type = HOSTEM_T_ADDR, QF(remote),
+	  .help = "the peer's IP address, same family; required" },
+	{ .name = "local_qpn", .type = HOSTEM_T_QPN, .min = 1, .max = HOSTEM_PSN_MASK,
+	  QF(local_qpn),
+	  .help = "this side's QPN; required" },
+	{ .name = "remote_qpn", .type = HOSTEM_T_QPN, .min = 1, .max = HOSTEM_PSN_MASK,
+	  QF(remote_qpn),
+	  .help = "the peer's QPN; required" },
+	{ .name = "sport", U(COUNT), .min = 1, .max = 65535, QF(sport),
+	  .help = "UDP source port of this QP's packets (default 49152 + QP index)" },
+	{ .name = "psn", .type = HOSTEM_T_QPN, .min = 0, .max = HOSTEM_PSN_MASK, .def = "0",
+	  QF(psn),
+	  .help = "first PSN (sender) or first expected PSN (receiver)" },
+	{ .name = "start", U(TIME), .min = 0, .max = 86400 * SEC, .def = "0", QF(start_ns),
+	  .help = "sender: start sending this long after the link is up" },
+	{ .name = "mtu", U(COUNT), .min = 256, .max = 4096, QF(mtu), .help = "[host] mtu" },
+	{ .name = "message", U(SIZE), .min = 1, .max = GIB, QF(message_bytes),
+	  .help = "[host] message" },
+	{ .name = "bytes", U(SIZE), .min = 0, .max = UINT64_C(1) << 50, QF(total_bytes),
+	  .help = "[host] bytes" },
+	{ .name = "line_rate", U(RATE), .min = 1000000, .max = 400 * SEC, QF(line_rate_bps),
+	  .help = "[host] line_rate" },
+	{ .name = "window", U(COUNT), .min = 0, .max = 1u << 22, QF(window_pkts),
+	  .help = "[host] window" },
+	{ .name = "ack_every", U(COUNT), .min = 1, .max = 65536, QF(ack_every),
+	  .help = "[host] ack_every" },
+	{ .name = "cnp_interval", U(TIME), .min = 0, .max = SEC, QF(cnp_interval_ns),
+	  .help = "[host] cnp_interval" },
+	{ .name = "dscp", U(COUNT), .min = 0, .max = 63, QF(dscp), .help = "[host] dscp" },
 };
 
 #define N_HOST_KEYS (sizeof(hostem_host_keys) / sizeof(hostem_host_keys[0]))
@@ -164,8 +181,8 @@ struct hostem_parse {
 	struct hostem_conf *c;
 	const char *path;
 	FILE *err;
-	FILE *f;
 	int line;
+	bool any_section; /* a header was read */
 	int errors;
 	char section[80];
 	struct hostem_qp_conf *qp; /* current [qp] section, NULL in [host] */
@@ -174,26 +191,8 @@ struct hostem_parse {
 	int host_line[64]; /* line of each [host] key given, for cross-field errors */
 };
 
-/* The units.h kind of a numeric key type. */
-static enum units_kind
-hostem_units_kind(enum hostem_key_type t)
-{
-	switch (t) {
-	case HK_RATE:
-		return UNITS_RATE;
-	case HK_SIZE:
-		return UNITS_SIZE;
-	case HK_TIME:
-		return UNITS_TIME;
-	case HK_FRACTION:
-		return UNITS_FRACTION;
-	default:
-		return UNITS_COUNT;
-	}
-}
-
 static int
-hostem_key_index(const struct hostem_key *keys, size_t n, const char *name)
+hostem_key_index(const struct conf_key *keys, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(keys[i].name, name) == 0)
@@ -253,92 +252,120 @@ hostem_parse_prefix(const char *text, struct hostem_prefix *p, const char **why)
 	return 0;
 }
 
-/* Parse VALUE for key K into the struct at base. Returns 0 or -EINVAL with *why. */
-static int
-hostem_key_set(const struct hostem_key *k, void *base, const char *value, const char **why)
-{
-	uint8_t *field = (uint8_t *)base + k->off;
-	uint64_t v = 0;
-	char *end;
-	int rc;
+/* ---- hostem's value types -------------------------------------------------- */
 
-	*why = "invalid value";
-	switch (k->type) {
-	case HK_STR:
-		if (strlen(value) >= (k->off == HOFF(name) ? HOSTEM_NAME_MAX : HOSTEM_PATH_MAX)) {
-			*why = "too long";
-			return -EINVAL;
-		}
-		strcpy((char *)field, value);
-		return 0;
-	case HK_MAC:
-		if (rte_ether_unformat_addr(value, (struct rte_ether_addr *)field) != 0) {
-			*why = "not a MAC address (xx:xx:xx:xx:xx:xx)";
-			return -EINVAL;
-		}
-		return 0;
-	case HK_ADDR:
-		if (hostem_parse_addr(value, (struct hostem_addr *)field) != 0) {
-			*why = "not an IPv4 or IPv6 address";
-			return -EINVAL;
-		}
-		return 0;
-	case HK_PREFIX:
-		return -EINVAL; /* handled by the caller */
-	case HK_VARIANT:
-		for (v = 0; v < DCQCN_VARIANT_MAX; v++)
-			if (strcmp(value, dcqcn_variant_name((enum dcqcn_variant)v)) == 0)
-				break;
-		if (v == DCQCN_VARIANT_MAX) {
-			*why = "expected firmware, paper or hpcc";
-			return -EINVAL;
-		}
-		break;
-	case HK_ROLE:
-		if (strcmp(value, "send") == 0) {
-			v = HOSTEM_ROLE_SEND;
-		} else if (strcmp(value, "recv") == 0) {
-			v = HOSTEM_ROLE_RECV;
-		} else {
-			*why = "expected send or recv";
-			return -EINVAL;
-		}
-		break;
-	case HK_BOOL:
-		if (units_parse_bool(value, (bool *)field) != 0) {
-			*why = "expected yes or no";
-			return -EINVAL;
-		}
-		return 0;
-	case HK_RATE:
-	case HK_SIZE:
-	case HK_TIME:
-	case HK_FRACTION:
-		rc = units_parse(hostem_units_kind(k->type), value, &v, why);
-		if (rc != 0)
-			return -EINVAL;
-		break;
-	case HK_COUNT:
-	case HK_QPN:
-		errno = 0;
-		if (value[0] == '-' || value[0] == '\0') {
-			*why = "not an unsigned integer";
-			return -EINVAL;
-		}
-		v = strtoull(value, &end, 0);
-		if (errno != 0 || *end != '\0') {
-			*why = "not an unsigned integer";
-			return -EINVAL;
-		}
-		break;
-	}
-	if (k->type != HK_VARIANT && k->type != HK_ROLE && (v < k->min || v > k->max)) {
-		*why = "out of range";
-		return -ERANGE;
-	}
-	memcpy(field, &v, sizeof(v));
+static int
+hostem_set_mac(const struct conf_key *k, void *base, const char *value, struct conf_set_ctx *ctx)
+{
+	if (rte_ether_unformat_addr(value, (struct rte_ether_addr *)((char *)base + k->offset)) != 0)
+		return conf_fail(ctx, "'%s' is not a MAC address (xx:xx:xx:xx:xx:xx)", value);
 	return 0;
 }
+
+static void
+hostem_dump_mac(const struct conf_key *k, const void *base, FILE *out)
+{
+	char buf[RTE_ETHER_ADDR_FMT_SIZE];
+
+	rte_ether_format_addr(buf, sizeof(buf),
+			      (const struct rte_ether_addr *)((const char *)base + k->offset));
+	fprintf(out, "%s = %s\n", k->name, buf);
+}
+
+static int
+hostem_set_addr(const struct conf_key *k, void *base, const char *value, struct conf_set_ctx *ctx)
+{
+	if (hostem_parse_addr(value, (struct hostem_addr *)((char *)base + k->offset)) != 0)
+		return conf_fail(ctx, "'%s' is not an IPv4 or IPv6 address", value);
+	return 0;
+}
+
+static void
+hostem_dump_addr(const struct conf_key *k, const void *base, FILE *out)
+{
+	char buf[64];
+
+	fprintf(out, "%s = %s\n", k->name,
+		hostem_config_addr_str((const struct hostem_addr *)((const char *)base + k->offset),
+				       buf, sizeof(buf)));
+}
+
+static int
+hostem_set_prefix(const struct conf_key *k, void *base, const char *value,
+		  struct conf_set_ctx *ctx)
+{
+	struct hostem_conf *c = base;
+	const char *why;
+
+	if (c->n_local == k->max_count)
+		return conf_fail(ctx, "more than %u prefixes", (unsigned int)k->max_count);
+	if (hostem_parse_prefix(value, &c->local[c->n_local], &why) != 0)
+		return conf_fail(ctx, "'%s': %s", value, why);
+	c->n_local++;
+	return 0;
+}
+
+static void
+hostem_dump_prefix(const struct conf_key *k, const void *base, FILE *out)
+{
+	const struct hostem_conf *c = base;
+	char buf[64];
+
+	for (uint32_t j = 0; j < c->n_local; j++)
+		fprintf(out, "%s = %s/%u\n", k->name,
+			hostem_config_addr_str(&c->local[j].addr, buf, sizeof(buf)), c->local[j].len);
+}
+
+/* A QPN: decimal or 0x-prefixed hex, as BTH dumps print them. */
+static int
+hostem_set_qpn(const struct conf_key *k, void *base, const char *value, struct conf_set_ctx *ctx)
+{
+	char *end;
+	uint64_t v;
+
+	errno = 0;
+	if (!isdigit((unsigned char)value[0]))
+		return conf_fail(ctx, "'%s' is not a QPN (decimal or 0x hex)", value);
+	v = strtoull(value, &end, strncasecmp(value, "0x", 2) == 0 ? 16 : 10);
+	if (errno != 0 || *end != '\0')
+		return conf_fail(ctx, "'%s' is not a QPN (decimal or 0x hex)", value);
+	if (v < k->min || v > k->max)
+		return conf_fail(ctx, "%s out of range (%" PRIu64 " .. 0x%" PRIx64 ")", value, k->min,
+				 k->max);
+	memcpy((char *)base + k->offset, &v, sizeof(v));
+	return 0;
+}
+
+static void
+hostem_dump_qpn(const struct conf_key *k, const void *base, FILE *out)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)base + k->offset, sizeof(v));
+	fprintf(out, "%s = 0x%06" PRIx64 "\n", k->name, v);
+}
+
+static const struct conf_type hostem_types[HOSTEM_T_MAX] = {
+	CONF_TYPE_BUILTINS,
+	[HOSTEM_T_MAC] = { "MAC", hostem_set_mac, hostem_dump_mac },
+	[HOSTEM_T_PREFIX] = { "prefix", hostem_set_prefix, hostem_dump_prefix },
+	[HOSTEM_T_ADDR] = { "IP address", hostem_set_addr, hostem_dump_addr },
+	[HOSTEM_T_QPN] = { "QPN", hostem_set_qpn, hostem_dump_qpn },
+};
+
+static const struct conf_table hostem_host_table = {
+	.keys = hostem_host_keys,
+	.n_keys = N_HOST_KEYS,
+	.types = hostem_types,
+	.n_types = HOSTEM_T_MAX,
+};
+
+static const struct conf_table hostem_qp_table = {
+	.keys = hostem_qp_keys,
+	.n_keys = N_QP_KEYS,
+	.types = hostem_types,
+	.n_types = HOSTEM_T_MAX,
+};
 
 static void hostem_error(struct hostem_parse *p, int line, const char *section, const char *key,
 			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -353,24 +380,13 @@ hostem_error(struct hostem_parse *p, int line, const char *section, const char *
 		fprintf(p->err, "%s:%d: ", p->path, line);
 	else
 		fprintf(p->err, "%s: ", p->path);
-	fprintf(p->err, "[%s]%s%s: ", section, key ? " " : "", key ? key : "");
+	if (section != NULL)
+		fprintf(p->err, "[%s]%s%s: ", section, key ? " " : "", key ? key : "");
 	va_start(ap, fmt);
 	vfprintf(p->err, fmt, ap);
 	va_end(ap);
 	fputc('\n', p->err);
 	p->errors++;
-}
-
-static void
-hostem_range_error(struct hostem_parse *p, const struct hostem_key *k, const char *value)
-{
-	char lo[UNITS_TEXT_MAX], hi[UNITS_TEXT_MAX];
-	enum units_kind kind = hostem_units_kind(k->type);
-
-	if (units_format(kind, k->min, lo, sizeof(lo)) < 0 ||
-	    units_format(kind, k->max, hi, sizeof(hi)) < 0)
-		snprintf(lo, sizeof(lo), "?");
-	hostem_error(p, p->line, p->section, k->name, "%s is out of range %s..%s", value, lo, hi);
 }
 
 static int
@@ -424,80 +440,87 @@ hostem_section(struct hostem_parse *p, const char *section)
 	return 0;
 }
 
-static int
-hostem_handler(void *user, const char *section, const char *name, const char *value)
+/* conf_ini's key(): "NAME = VALUE" at LINE of the current section. */
+static void
+hostem_ini_key(void *user, unsigned int line, const char *name, const char *value)
 {
 	struct hostem_parse *p = user;
-	const struct hostem_key *keys;
+	const char *section = p->section;
+	const struct conf_table *table;
+	struct conf_set_ctx ctx = { .line = 0 };
 	uint64_t *set;
-	const char *why;
-	size_t n;
-	int i, rc;
+	int i;
 
-	if (strcmp(section, p->section) != 0)
-		hostem_section(p, section);
+	p->line = (int)line;
+	if (!p->any_section) {
+		hostem_error(p, p->line, NULL, NULL,
+			     "%s: key outside any section (put it under [host] or [qp NAME])", name);
+		return;
+	}
 	if (p->bad_section)
-		return 1;
-	keys = p->in_host ? hostem_host_keys : hostem_qp_keys;
-	n = p->in_host ? N_HOST_KEYS : N_QP_KEYS;
-	i = hostem_key_index(keys, n, name);
+		return;
+	table = p->in_host ? &hostem_host_table : &hostem_qp_table;
+	i = hostem_key_index(table->keys, table->n_keys, name);
 	if (i < 0) {
-		hostem_error(p, p->line, section, name, "unknown key");
-		return 1;
+		const char *hint = conf_key_suggest(table, 0, name);
+
+		if (hint != NULL)
+			hostem_error(p, p->line, section, name, "unknown key (did you mean %s?)",
+				     hint);
+		else
+			hostem_error(p, p->line, section, name, "unknown key");
+		return;
 	}
 	set = p->in_host ? &p->c->set : &p->qp->set;
-	if (keys[i].type == HK_PREFIX) {
-		struct hostem_conf *c = p->c;
-
-		if (c->n_local == HOSTEM_MAX_PREFIXES) {
-			hostem_error(p, p->line, section, name, "more than %d prefixes",
-				     HOSTEM_MAX_PREFIXES);
-			return 1;
-		}
-		if (hostem_parse_prefix(value, &c->local[c->n_local], &why) != 0) {
-			hostem_error(p, p->line, section, name, "'%s': %s", value, why);
-			return 1;
-		}
-		c->n_local++;
-		*set |= UINT64_C(1) << i;
-		return 1;
-	}
-	if (*set & (UINT64_C(1) << i)) {
+	if (!(table->keys[i].flags & CONF_F_REPEAT) && (*set & (UINT64_C(1) << i))) {
 		hostem_error(p, p->line, section, name, "given twice");
-		return 1;
+		return;
 	}
-	rc = hostem_key_set(&keys[i], p->in_host ? (void *)p->c : (void *)p->qp, value, &why);
-	if (rc == -ERANGE)
-		hostem_range_error(p, &keys[i], value);
-	else if (rc != 0)
-		hostem_error(p, p->line, section, name, "'%s': %s", value, why);
+	ctx.line = line;
+	if (conf_key_set(table, &table->keys[i], p->in_host ? (void *)p->c : (void *)p->qp, value,
+			 &ctx) != 0)
+		hostem_error(p, p->line, section, name, "%s", ctx.msg);
 	else
 		*set |= UINT64_C(1) << i;
 	if (p->in_host)
 		p->host_line[i] = p->line;
-	return 1;
 }
 
-static char *
-hostem_read_line(char *str, int num, void *stream)
+/* conf_ini's section(): "[TYPE NAME]" at LINE. */
+static int
+hostem_ini_section(void *user, unsigned int line, const char *type, const char *name)
 {
-	struct hostem_parse *p = stream;
-	char *r = fgets(str, num, p->f);
+	struct hostem_parse *p = user;
+	char section[sizeof(p->section)];
 
-	if (r != NULL)
-		p->line++;
-	return r;
+	p->line = (int)line;
+	p->any_section = true;
+	snprintf(section, sizeof(section), "%s%s%s", type, *name != '\0' ? " " : "", name);
+	hostem_section(p, section);
+	return p->bad_section ? -1 : 0;
 }
+
+/* conf_ini's error(): a malformed line. */
+static void
+hostem_ini_error(void *user, unsigned int line, enum conf_ini_where where, const char *msg)
+{
+	struct hostem_parse *p = user;
+
+	hostem_error(p, (int)line, where == CONF_INI_SECTION && p->any_section ? p->section : NULL,
+		     NULL, "%s", msg);
+}
+
+static const struct conf_ini_ops hostem_ini_ops = {
+	.section = hostem_ini_section,
+	.key = hostem_ini_key,
+	.error = hostem_ini_error,
+};
 
 static void
 hostem_defaults(struct hostem_conf *c)
 {
-	const char *why;
-
 	memset(c, 0, sizeof(*c));
-	for (size_t i = 0; i < N_HOST_KEYS; i++)
-		if (hostem_host_keys[i].def != NULL)
-			hostem_key_set(&hostem_host_keys[i], c, hostem_host_keys[i].def, &why);
+	conf_key_defaults(&hostem_host_table, 0, c);
 }
 
 static bool
@@ -560,17 +583,19 @@ hostem_resolve(struct hostem_conf *c)
 		struct hostem_qp_conf *qp = &c->qp[q];
 
 		for (size_t k = 0; k < N_QP_KEYS; k++) {
-			const struct hostem_key *key = &hostem_qp_keys[k];
+			const struct conf_key *key = &hostem_qp_keys[k];
+			int h = hostem_key_index(hostem_host_keys, N_HOST_KEYS, key->name);
 
 			if (qp->set & (UINT64_C(1) << k))
 				continue;
-			if (key->inherit != HK_NO_INHERIT) {
-				memcpy((uint8_t *)qp + key->off, (const uint8_t *)c + key->inherit,
-				       sizeof(uint64_t));
+			if (key->def == NULL && h >= 0) {
+				/* The [host] key of the same name gives the default. */
+				memcpy((uint8_t *)qp + key->offset,
+				       (const uint8_t *)c + hostem_host_keys[h].offset, key->size);
 			} else if (key->def != NULL) {
-				const char *why;
+				struct conf_set_ctx ctx = { .line = 0 };
 
-				hostem_key_set(key, qp, key->def, &why);
+				conf_key_set(&hostem_qp_table, key, qp, key->def, &ctx);
 			}
 		}
 		if (!(qp->set & (UINT64_C(1) << i_sport)))
@@ -675,6 +700,8 @@ int
 hostem_config_load(struct hostem_conf *c, const char *path, FILE *err)
 {
 	struct hostem_parse p;
+	char *text;
+	size_t size;
 	int rc;
 
 	memset(&p, 0, sizeof(p));
@@ -684,18 +711,11 @@ hostem_config_load(struct hostem_conf *c, const char *path, FILE *err)
 	p.err = err;
 	p.in_host = true;
 	snprintf(p.section, sizeof(p.section), "host");
-	p.f = fopen(path, "r");
-	if (p.f == NULL) {
-		rc = -errno;
-		fprintf(err, "%s: %s\n", path, strerror(errno));
+	rc = conf_file_read(path, CONF_FILE_MAX_BYTES, &text, &size, err);
+	if (rc < 0)
 		return rc;
-	}
-	rc = ini_parse_stream(hostem_read_line, &p, hostem_handler, &p);
-	fclose(p.f);
-	if (rc > 0 && p.errors == 0)
-		hostem_error(&p, rc, p.section, NULL, "syntax error");
-	else if (rc < 0)
-		hostem_error(&p, 0, "host", NULL, "cannot parse (%d)", rc);
+	conf_ini_parse(text, size, CONF_INI_LINE_MAX, &hostem_ini_ops, &p);
+	free(text);
 	if (p.errors == 0) {
 		hostem_resolve(c);
 		hostem_validate(&p);
@@ -703,80 +723,31 @@ hostem_config_load(struct hostem_conf *c, const char *path, FILE *err)
 	return p.errors == 0 ? 0 : -EINVAL;
 }
 
+/* Every effective value, derived ones too, so that a dump loads back the same. */
 static void
-hostem_dump_value(const struct hostem_key *k, const void *base, FILE *out)
+hostem_dump_key(const struct conf_table *table, const struct conf_key *k, const void *base,
+		FILE *out)
 {
-	const uint8_t *field = (const uint8_t *)base + k->off;
-	char buf[64];
-	uint64_t v;
+	if (k->type == CONF_T_UINT) {
+		char buf[UNITS_TEXT_MAX];
 
-	switch (k->type) {
-	case HK_STR:
-		fprintf(out, "%s =%s%s\n", k->name, *(const char *)field ? " " : "",
-			(const char *)field);
-		return;
-	case HK_MAC:
-		rte_ether_format_addr(buf, sizeof(buf), (const struct rte_ether_addr *)field);
+		units_format(k->units, conf_get_uint((const char *)base + k->offset, k->size), buf,
+			     sizeof(buf));
 		fprintf(out, "%s = %s\n", k->name, buf);
 		return;
-	case HK_ADDR:
-		fprintf(out, "%s = %s\n", k->name,
-			hostem_config_addr_str((const struct hostem_addr *)field, buf,
-					       sizeof(buf)));
-		return;
-	case HK_BOOL:
-		fprintf(out, "%s = %s\n", k->name, *(const bool *)field ? "yes" : "no");
-		return;
-	case HK_PREFIX:
-		return;
-	default:
-		break;
 	}
-	memcpy(&v, field, sizeof(v));
-	switch (k->type) {
-	case HK_VARIANT:
-		fprintf(out, "%s = %s\n", k->name, dcqcn_variant_name((enum dcqcn_variant)v));
-		break;
-	case HK_ROLE:
-		fprintf(out, "%s = %s\n", k->name, v == HOSTEM_ROLE_SEND ? "send" : "recv");
-		break;
-	case HK_RATE:
-	case HK_SIZE:
-	case HK_TIME:
-	case HK_FRACTION:
-		units_format(hostem_units_kind(k->type), v, buf, sizeof(buf));
-		fprintf(out, "%s = %s\n", k->name, buf);
-		break;
-	case HK_QPN:
-		fprintf(out, "%s = 0x%06" PRIx64 "\n", k->name, v);
-		break;
-	default:
-		fprintf(out, "%s = %" PRIu64 "\n", k->name, v);
-		break;
-	}
+	conf_key_dump(table, k, base, out);
 }
 
 void
 hostem_config_dump(const struct hostem_conf *c, FILE *out)
 {
-	char buf[64];
-
 	fprintf(out, "; longspan-hostem effective configuration\n[host]\n");
-	for (size_t i = 0; i < N_HOST_KEYS; i++) {
-		const struct hostem_key *k = &hostem_host_keys[i];
-
-		if (k->type == HK_PREFIX) {
-			for (uint32_t j = 0; j < c->n_local; j++)
-				fprintf(out, "%s = %s/%u\n", k->name,
-					hostem_config_addr_str(&c->local[j].addr, buf, sizeof(buf)),
-					c->local[j].len);
-			continue;
-		}
-		hostem_dump_value(k, c, out);
-	}
+	for (size_t i = 0; i < N_HOST_KEYS; i++)
+		hostem_dump_key(&hostem_host_table, &hostem_host_keys[i], c, out);
 	for (uint32_t q = 0; q < c->n_qp; q++) {
 		fprintf(out, "\n[qp %s]\n", c->qp[q].name);
 		for (size_t i = 0; i < N_QP_KEYS; i++)
-			hostem_dump_value(&hostem_qp_keys[i], &c->qp[q], out);
+			hostem_dump_key(&hostem_qp_table, &hostem_qp_keys[i], &c->qp[q], out);
 	}
 }

@@ -4,7 +4,7 @@
 
 /*
  * RoCEv2 packets as longspan-hostem sends and receives them
- * (../shared/notes/roce-wire.md, IBTA annex A17):
+ * (docs/roce-wire.md, IBTA annex A17):
  *
  *   Ethernet / IPv4 or IPv6 / UDP dst 4791 / BTH / [RETH | AETH | 16 B] /
  *   payload / pad to 4 bytes / ICRC

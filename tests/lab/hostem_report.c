@@ -346,6 +346,11 @@ hostem_report_json(const struct hostem *h, const char *path, unsigned int mbufs_
 		", \"slept_ns\": %" PRIu64 ",\n",
 		h->polls, h->busy_polls, h->idle.sleeps, h->idle.slept_ns);
 	fprintf(f,
+		"\"rx_interrupts\": %s, \"intr_waits\": %" PRIu64 ", \"intr_wakeups\": %" PRIu64
+		", \"timer_wakeups\": %" PRIu64 ", \"timer_arms\": %" PRIu64 ",\n",
+		h->idle.intr_used ? "true" : "false", h->idle.intr_waits, h->idle.intr_wakeups,
+		h->idle.timer_wakeups, h->idle.timer_arms);
+	fprintf(f,
 		"\"port\": {\"rx_pkts\": %" PRIu64 ", \"dc_pkts\": %" PRIu64
 		", \"tx_pkts\": %" PRIu64 ", \"tx_bytes\": %" PRIu64 ", \"not_for_us\": %" PRIu64
 		", \"not_roce\": %" PRIu64 ", \"malformed\": %" PRIu64 ", \"multiseg\": %" PRIu64

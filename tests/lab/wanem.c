@@ -312,12 +312,13 @@ wanem_write_json(const struct wanem *w, const char *path, unsigned int mbufs_in_
 		"  \"polls\": %" PRIu64 ",\n  \"busy_polls\": %" PRIu64 ",\n"
 		"  \"sleeps\": %" PRIu64 ",\n  \"slept_ns\": %" PRIu64 ",\n"
 		"  \"rx_interrupts\": %s,\n  \"intr_waits\": %" PRIu64 ",\n"
-		"  \"intr_wakeups\": %" PRIu64 ",\n  \"directions\": [\n",
+		"  \"intr_wakeups\": %" PRIu64 ",\n  \"timer_wakeups\": %" PRIu64 ",\n"
+		"  \"timer_arms\": %" PRIu64 ",\n  \"directions\": [\n",
 		w->opts.delay_ns, w->opts.rate_bps, w->opts.queue_bytes, w->opts.queue_pkts,
 		w->opts.loss, w->opts.reorder, w->opts.reorder_gap, w->opts.seed, w->clk.hz,
 		w->clk.tsc0, w->opts.mbufs, mbufs_in_use, w->polls, w->busy_polls, w->idle.sleeps,
-		w->idle.slept_ns, w->idle.n_queues == 2 ? "true" : "false", w->idle.intr_waits,
-		w->idle.intr_wakeups);
+		w->idle.slept_ns, w->idle.intr_used ? "true" : "false", w->idle.intr_waits,
+		w->idle.intr_wakeups, w->idle.timer_wakeups, w->idle.timer_arms);
 	for (d = 0; d < 2; d++) {
 		const struct wanem_dir *dir = &w->dir[d];
 		const struct wanem_line_stats *s = &dir->line.st;

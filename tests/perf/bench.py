@@ -599,7 +599,7 @@ def run_longspand(args, pcap, n_mbufs, tag, flows, hook=None):
             if h0 and h1 and tx > 0:
                 w["hook_cycles_per_pkt"] = (h1["cycles"] - h0["cycles"]) / tx
                 w["hook_calls_per_pkt"] = (h1["calls"] - h0["calls"]) / tx
-            if "flows_full" in b:  # per-QP flow table (issue 4): every flow must fit
+            if "flows_full" in b:  # per-QP flow table: every flow must fit
                 w["flows_full"] = b["flows_full"] - a["flows_full"]
                 w["flows_created"] = b["flows_created"]
             return w

@@ -65,9 +65,7 @@
 #include "control/runtime.h"
 #include "congestion/ecn.h"
 #include "dataplane/bits.h"
-#ifdef DP_CYCLES_WORKER_STATE
 #include "dataplane/flow.h"
-#endif
 #include "dataplane/geneve.h"
 #include "dataplane/mbuf_meta.h"
 #include "dataplane/neigh.h"
@@ -181,11 +179,9 @@ cy_setup(const char *cfg_path, unsigned int ring_size)
 	w->inject = rte_ring_create("cy_inject", 1024, 0, RING_F_SC_DEQ);
 	if (w->punt == NULL || w->inject == NULL)
 		return -ENOMEM;
-#ifdef DP_CYCLES_WORKER_STATE
 	rc = runtime_worker_state_alloc(cfg, w, stderr);
 	if (rc != 0)
 		return rc;
-#endif
 	rt.workers[0] = w;
 	rt.n_workers = 1;
 	rc = cy_ports_create(cfg, ring_size);
@@ -615,7 +611,6 @@ cy_strip(struct rte_mbuf *m, const struct pkt_meta *mt)
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - mt->ip_len));
 }
 
-#ifdef DP_CYCLES_WORKER_STATE
 /* The flow key of packet k, as dp_flow_key() builds it for IPv4. */
 static inline void
 cy_flow_key(unsigned int k, struct flow_key *fk)
@@ -629,7 +624,6 @@ cy_flow_key(unsigned int k, struct flow_key *fk)
 	fk->sport = mt->sport;
 	fk->dqpn = mt->dqpn;
 }
-#endif
 
 /* The copies and alternatives must compute what the code they stand for computes. */
 static void
@@ -874,7 +868,6 @@ cy_components(uint64_t target, struct cy_item *items, unsigned int *n_items)
 
 			acc += (uint64_t)(((unsigned __int128)d * w->ns_per_tick_q32) >> 32);
 		}) };
-#ifdef DP_CYCLES_WORKER_STATE
 	{
 		/* The per-QP flow table as dp_flow_account() uses it (entries exist from part 1). */
 		struct flow_table *ft = &rt.workers[0]->flows;
@@ -928,7 +921,6 @@ cy_components(uint64_t target, struct cy_item *items, unsigned int *n_items)
 				}
 			}) };
 	}
-#endif
 	if (peer->tmpl_len != 0 && have_dmac) {
 		uint32_t seq = 0;
 

@@ -647,7 +647,7 @@ test_all_errors_reported(void **state)
 		"t.conf:18: [peer b] distance: set rtt or distance, not both\n",
 		"t.conf:20: unknown section [whatever] (known: [gateway], [eal], [port NAME], "
 		"[peer NAME], [congestion], [hook NAME], [telemetry])\n",
-		"t.conf:23: [congestion] kmin: 2MB must be below kmax (1MB)\n",
+		"t.conf:23: [congestion] kmin: 2MB, kmax 1MB: kmin must be below kmax\n",
 	};
 	struct load_result r = load_text(text, &cfg);
 	const char *at = r.errors;
@@ -1185,7 +1185,7 @@ test_key_table(void **state)
 	(void)state;
 	assert_true(config_n_keys <= CONFIG_KEYS_MAX);
 	for (unsigned int i = 0; i < config_n_keys; i++) {
-		const struct config_key *k = &config_keys[i];
+		const struct conf_key *k = &config_keys[i];
 		size_t h = strlen(k->help);
 
 		assert_ptr_equal(config_key_find(k->section, k->name), k);
@@ -1196,10 +1196,10 @@ test_key_table(void **state)
 			fail_msg("%s: min > max", k->name);
 		if (k->type == CONFIG_T_ENUM && k->names == NULL)
 			fail_msg("%s: enum without names", k->name);
-		if ((k->flags & CONFIG_F_REPEAT) &&
-		    (k->count_offset == CONFIG_NO_OFFSET || k->max_count == 0))
+		if ((k->flags & CONF_F_REPEAT) &&
+		    (k->count_offset == CONF_NO_OFFSET || k->max_count == 0))
 			fail_msg("%s: repeatable without a count", k->name);
-		if ((k->flags & CONFIG_F_REQUIRED) && k->def != NULL)
+		if ((k->flags & CONF_F_REQUIRED) && k->def != NULL)
 			fail_msg("%s: required and defaulted", k->name);
 	}
 }

@@ -233,7 +233,7 @@ test_fuzz_mutations(void **state)
 
 /* Values to try per type: good ones, edge ones and bad ones. */
 static const char *
-fuzz_value(const struct config_key *k)
+fuzz_value(const struct conf_key *k)
 {
 	static const char *const bools[] = { "yes", "no", "on", "off", "1", "0", "maybe" };
 	static const char *const counts[] = { "0", "1", "2", "7", "16", "32", "64", "100", "1024",
@@ -319,7 +319,7 @@ fuzz_keys(char *buf, size_t len, size_t size, enum config_section sec, unsigned 
 	unsigned int n = rng_below(max + 1);
 
 	for (unsigned int i = 0; i < n; i++) {
-		const struct config_key *k = &config_keys[rng_below(config_n_keys)];
+		const struct conf_key *k = &config_keys[rng_below(config_n_keys)];
 		int w;
 
 		if (k->section != sec)

@@ -142,7 +142,7 @@ test_overrides_and_errors(void **state)
 	before = d;
 	ov.kmax_bytes = 400000; /* below the explicit Kmin */
 	assert_int_equal(cc_params_resolve(&l, &ov, &d, &why), -EINVAL);
-	assert_string_equal(why, "kmin_bytes must be below kmax_bytes");
+	assert_string_equal(why, "kmin must be below kmax");
 	assert_memory_equal(&d, &before, sizeof(d));
 	memset(&ov, 0, sizeof(ov));
 	ov.buffer_bytes = 1000000; /* below the derived 7.1 MB Kmax */

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Test doubles for the runtime functions the API calls (the real ones in
- * control/runtime.c need a full EAL runtime). runtime_counters_sum has the
- * contract of runtime.h; runtime_reload fails for any path containing
- * "bad" and succeeds otherwise, like the real one reporting through err
- * (on success, the running config's warnings, as the real one prints the
- * new config's).
+ * The one test double of the API tests: runtime_reload. The real one
+ * (control/runtime.c) builds and publishes a dataplane snapshot to running
+ * workers under RCU, which needs a full EAL runtime; the integration suite
+ * (tests/integration/test_control_plane.py) runs it. This one fails for any
+ * path containing "bad" and succeeds otherwise, reporting through err as
+ * the real one does (on success, the running config's warnings, as the
+ * real one prints the new config's). runtime_counters_sum is the real one
+ * (control/runtime_counters.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,21 +18,6 @@
 
 char ctl_reload_last_path[256];
 unsigned int ctl_reload_calls;
-
-void
-runtime_counters_sum(const struct ls_runtime *rt, struct dp_counters *out)
-{
-	uint64_t *dst = (uint64_t *)out;
-	unsigned int w, i;
-
-	memset(out, 0, sizeof(*out));
-	for (w = 0; w < rt->n_workers; w++) {
-		const uint64_t *src = (const uint64_t *)&rt->workers[w]->counters;
-
-		for (i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
-			dst[i] += src[i];
-	}
-}
 
 int
 runtime_reload(struct ls_runtime *rt, const char *path, FILE *err)

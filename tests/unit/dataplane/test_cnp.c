@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Gateway CNPs (dataplane/cnp.c, ../shared/notes/roce-wire.md): every
+ * Gateway CNPs (dataplane/cnp.c, docs/roce-wire.md): every
  * header field of cnp_build's output for IPv4 and IPv6, tagged and not; the
  * ICRC against an independent CRC-32 (ut_pkt.h) over the pseudo-packet of
  * the RoCEv2 annex, with every rte_net_crc algorithm; the IPv4 header

@@ -456,7 +456,8 @@ test_up_and_exchange(void **state)
 	/* Keepalives: the session RTT is measured, the WAN RTT carried. */
 	peer_session_set_measured_rtt(sess(&p.a), 1234567);
 	assert_true(drive(p.both, 2, 2000, rtt_sampled, &p, NULL, NULL));
-	assert_true(sess(&p.a)->session_rtt_ns < 100 * MS);
+	/* Loopback: anything near a second means a blocked loop, not a slow machine. */
+	assert_true(sess(&p.a)->session_rtt_ns > 0 && sess(&p.a)->session_rtt_ns < 1000 * MS);
 
 	/* Nothing was refused or lost on the way. */
 	assert_int_equal(sum_refused(&p.a.mgr), 0);
@@ -1030,7 +1031,7 @@ test_hold_timeout(void **state)
 	assert_int_equal(p.a.last_down, PEER_REASON_HOLD_TIMEOUT);
 	/* The last keepalive came at most one interval before the freeze. */
 	assert_true(t_down - t_freeze >= (HOLD_MS - HOLD_MS / 3) * MS - 5 * MS);
-	assert_true(t_down - t_freeze <= HOLD_MS * MS + 100 * MS);
+	/* No upper bound but drive()'s: a loaded machine runs the loop late, never early. */
 	/* site-b wakes up, reads site-a's close, and they peer again. */
 	p.b.running = true;
 	assert_true(drive(p.both, 2, 3000, both_settled, &p, NULL, NULL));
@@ -1170,8 +1171,8 @@ attack_turn(void *arg, uint64_t now)
 		x->max_rtt_ns = rtt > x->max_rtt_ns ? rtt : x->max_rtt_ns;
 		x->ping_tx = 0;
 		x->next_ping = now + 20 * MS;
-	} else if (x->ping_tx != 0 && now - x->ping_tx > 100 * MS) {
-		x->max_rtt_ns = UINT64_MAX; /* no answer within 100 ms */
+	} else if (x->ping_tx != 0 && now - x->ping_tx > 1000 * MS) {
+		x->max_rtt_ns = UINT64_MAX; /* no answer within 1 s: the session was blocked */
 		x->ping_tx = 0;
 	}
 	if (x->ping_tx == 0 && cc_time_after_eq(now, x->next_ping)) {
@@ -1207,9 +1208,15 @@ test_loris_and_garbage(void **state)
 
 	fprintf(stderr, "pings %u answered %u, max round trip %.2f ms; garbage %u\n", x.pings,
 		x.answered, (double)x.max_rtt_ns / 1e6, x.garbage_sent);
-	/* The good session never noticed. */
-	assert_true(x.answered >= 40);
-	assert_true(x.max_rtt_ns < 100 * MS);
+	/*
+	 * The good session never noticed: every keepalive answered (the last may
+	 * still be in flight). The round trip is printed, not bounded tighter
+	 * than "not blocked": on a loaded machine a turn of the loop can take
+	 * tens of ms without anything being wrong.
+	 */
+	assert_true(x.answered >= 20);
+	assert_true(x.answered + (x.ping_tx != 0) == x.pings);
+	assert_true(x.max_rtt_ns < 1000 * MS);
 	assert_int_equal(p.a.downs, 0);
 	assert_int_equal(sum_lost(sess(&p.a)), 0);
 	/* The attackers were each dropped for their own reason. */

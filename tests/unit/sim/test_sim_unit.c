@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -121,47 +123,51 @@ test_event_queues(void **state)
 	sim_heap_free(&s.slow);
 }
 
+/* Rates and times of the HPCC-format files go through control/units.h. */
 static void
 test_parse_rate(void **state)
 {
+	const char *why;
 	uint64_t v;
 
 	(void)state;
-	assert_int_equal(sim_parse_rate("100Gbps", &v), 0);
+	assert_int_equal(sim_parse_rate("100Gbps", &v, &why), 0);
 	assert_int_equal(v, 100000000000ull);
-	assert_int_equal(sim_parse_rate("1.6T", &v), 0);
+	assert_int_equal(sim_parse_rate("1.6T", &v, &why), 0);
 	assert_int_equal(v, 1600000000000ull);
-	assert_int_equal(sim_parse_rate("50Mb/s", &v), 0);
+	assert_int_equal(sim_parse_rate("50Mb/s", &v, &why), 0); /* config.txt's spelling */
 	assert_int_equal(v, 50000000ull);
-	assert_int_equal(sim_parse_rate("400000000000", &v), 0);
+	assert_int_equal(sim_parse_rate("400000000000", &v, &why), 0); /* bit/s */
 	assert_int_equal(v, 400000000000ull);
-	assert_true(sim_parse_rate("fast", &v) < 0);
-	assert_true(sim_parse_rate("-5G", &v) < 0);
-	assert_true(sim_parse_rate("10Gbit", &v) < 0);
-	assert_true(sim_parse_rate("", &v) < 0);
+	assert_true(sim_parse_rate("fast", &v, &why) < 0);
+	assert_true(sim_parse_rate("-5G", &v, &why) < 0);
+	assert_true(sim_parse_rate("10Gbit", &v, &why) < 0);
+	assert_true(sim_parse_rate("", &v, &why) < 0);
+	assert_true(sim_parse_rate("1.5bps", &v, &why) < 0); /* not a whole bit/s */
 }
 
 static void
-test_parse_time_bytes(void **state)
+test_parse_time(void **state)
 {
+	const char *why;
 	uint64_t v;
 	double d;
 
 	(void)state;
-	assert_int_equal(sim_parse_time_ns("500us", &v), 0);
+	assert_int_equal(sim_parse_time_ns("500us", &v, &why), 0);
 	assert_int_equal(v, 500000);
-	assert_int_equal(sim_parse_time_ns("1.5ms", &v), 0);
+	assert_int_equal(sim_parse_time_ns("1.5ms", &v, &why), 0);
 	assert_int_equal(v, 1500000);
-	assert_int_equal(sim_parse_time_ns("2s", &v), 0);
+	assert_int_equal(sim_parse_time_ns("2s", &v, &why), 0);
 	assert_int_equal(v, 2000000000ull);
-	assert_int_equal(sim_parse_time_ns("1000", &v), 0);
+	assert_int_equal(sim_parse_time_ns("0.001ms", &v, &why), 0); /* HPCC topologies */
 	assert_int_equal(v, 1000);
-	assert_true(sim_parse_time_ns("5 min", &v) < 0);
-	assert_int_equal(sim_parse_bytes("12.5MB", &v), 0);
-	assert_int_equal(v, 12500000);
-	assert_int_equal(sim_parse_bytes("64KiB", &v), 0);
-	assert_int_equal(v, 65536);
-	assert_true(sim_parse_bytes("2 apples", &v) < 0);
+	assert_int_equal(sim_parse_time_ns("0", &v, &why), 0);
+	/* A bare number is no longer taken as ns: it needs a unit, as in the gateway. */
+	assert_true(sim_parse_time_ns("1000", &v, &why) < 0);
+	assert_non_null(strstr(why, "needs a unit (ns, us, ms or s)"));
+	assert_true(sim_parse_time_ns("1.5ns", &v, &why) < 0); /* exact, never rounded */
+	assert_true(sim_parse_time_ns("5 min", &v, &why) < 0);
 	assert_int_equal(sim_parse_u64("42", &v), 0);
 	assert_int_equal(v, 42);
 	assert_true(sim_parse_u64("-1", &v) < 0);
@@ -204,12 +210,87 @@ test_config_keys(void **state)
 	assert_true(sim_config_set(&c, "gateway", "mechanisms", "B", "t:3", err) < 0);
 	assert_true(sim_config_set(&c, "marker", "phantom_fraction", "2", "t:4", err) < 0);
 	assert_true(sim_config_set(&c, "nope", "x", "1", "t:5", err) < 0);
+	assert_true(sim_config_set(&c, "sim", "end", "1000", "t:6", err) < 0);
+	assert_true(sim_config_set(&c, "marker", "kmin", "2 apples", "t:7", err) < 0);
+	assert_true(sim_config_set(&c, "sim", "sed", "1", "t:8", err) < 0);
+	assert_int_equal(sim_config_set(&c, "marker", "kmin", "12.5MB", "t", err), 0);
+	assert_int_equal(c.kmin_bytes, 12500000);
+	assert_int_equal(sim_config_set(&c, "marker", "kmax", "64KiB", "t", err), 0);
+	assert_int_equal(c.kmax_bytes, 65536);
+	assert_int_equal(sim_config_set(&c, "marker", "pmax", "20%", "t", err), 0);
+	assert_int_equal(c.pmax_ppm, 200000);
+	assert_int_equal(sim_config_set(&c, "sim", "retransmit", "off", "t", err), 0);
+	assert_false(c.retransmit);
 	fclose(err);
 	assert_non_null(strstr(buf, "t:3: [gateway] mechanisms:"));
-	assert_non_null(strstr(buf, "t:4: [marker] phantom_fraction: out of range"));
-	assert_non_null(strstr(buf, "t:5: [nope] x: unknown key"));
+	assert_non_null(strstr(buf, "t:4: [marker] phantom_fraction: 2 out of range (0.01 .. 1)"));
+	assert_non_null(strstr(buf, "t:5: [nope] x: unknown section [nope]"));
+	/* A bare number where a unit is needed names the key and the units. */
+	assert_non_null(strstr(buf, "t:6: [sim] end: bad value '1000': needs a unit (ns, us, ms or s)"));
+	assert_non_null(strstr(buf, "t:7: [marker] kmin: bad value '2 apples'"));
+	assert_non_null(strstr(buf, "t:8: [sim] sed: unknown key (did you mean seed?)"));
 	/* Failed sets leave the previous values. */
 	assert_int_equal(c.mechanisms, SIM_MECH_A | SIM_MECH_C);
+}
+
+/* Every default in the key table loads. */
+static void
+test_config_defaults(void **state)
+{
+	(void)state;
+	assert_int_equal(sim_config_default_errors(), 0);
+}
+
+/* The INI reader: FILE:LINE for every error, bounded regular files only. */
+static void
+test_config_ini(void **state)
+{
+	char dir[] = "/tmp/sim-unit-XXXXXX", path[64], buf[4096];
+	struct sim_config c;
+	FILE *err, *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/sim.ini", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("; comment\n[sim]\nseed = 7 ; inline comment\nend = 3\n[mech_x]\nhold = 1us\n"
+	      "[mech_c]\nhold 1us\nhold = 20us\n", f);
+	fclose(f);
+	sim_config_defaults(&c);
+	err = fmemopen(buf, sizeof(buf), "w");
+	assert_non_null(err);
+	assert_true(sim_config_load_ini(&c, path, err) < 0);
+	fclose(err);
+	assert_int_equal(c.seed, 7);
+	assert_int_equal(c.c_hold_ns, 20000);
+	assert_non_null(strstr(buf, "sim.ini:4: [sim] end: bad value '3': needs a unit"));
+	assert_non_null(strstr(buf, "sim.ini:5: unknown section [mech_x]"));
+	assert_null(strstr(buf, "sim.ini:6:")); /* keys of a refused section: quiet */
+	assert_non_null(strstr(buf, "sim.ini:8: [mech_c]: expected 'key = value'"));
+	unlink(path);
+
+	assert_int_equal(mkfifo(path, 0600), 0);
+	err = fmemopen(buf, sizeof(buf), "w");
+	assert_non_null(err);
+	assert_true(sim_config_load_ini(&c, path, err) < 0);
+	assert_true(sim_config_load_hpcc(&c, path, err) < 0);
+	fclose(err);
+	assert_non_null(strstr(buf, "sim.ini: not a regular file (a FIFO)"));
+	unlink(path);
+
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (unsigned int i = 0; i < (1u << 20) / 16 + 1; i++)
+		fputs("; padding......\n", f);
+	fclose(f);
+	err = fmemopen(buf, sizeof(buf), "w");
+	assert_non_null(err);
+	assert_true(sim_config_load_ini(&c, path, err) < 0);
+	fclose(err);
+	assert_non_null(strstr(buf, "larger than the 1048576-byte limit"));
+	unlink(path);
+	rmdir(dir);
 }
 
 int
@@ -219,7 +300,9 @@ main(void)
 		cmocka_unit_test(test_heap_order),
 		cmocka_unit_test(test_event_queues),
 		cmocka_unit_test(test_parse_rate),
-		cmocka_unit_test(test_parse_time_bytes),
+		cmocka_unit_test(test_parse_time),
+		cmocka_unit_test(test_config_defaults),
+		cmocka_unit_test(test_config_ini),
 		cmocka_unit_test(test_tx_time),
 		cmocka_unit_test(test_config_keys),
 	};

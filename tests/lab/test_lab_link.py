@@ -2,15 +2,20 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """
 hostem (site A, senders) -> wanem (100 km) -> hostem (site B, receivers),
-three processes joined by net_memif, no gateway: the two hostems address
-each other's MACs directly.
+three processes joined by links between processes (net_memif, or vhost-user:
+net_vhost in wanem, net_virtio_user in the hostems), no gateway: the two
+hostems address each other's MACs directly.
 
-    test_lab_memif.py --build BUILD --phase delay|cnp|loss [--keep DIR]
+    test_lab_link.py --build BUILD --phase delay|cnp|loss [--link memif|vhost] [--keep DIR]
+
+Timing on a shared machine is not asserted: latencies and lateness are
+printed; what must hold is behaviour (counts, order, that feedback arrives).
 
 delay: 500 us one way, no bottleneck. Every data packet carries its send
-       TSC; B's one-way latency must never be below the delay, its median
-       within --tolerance-us of it. Counters add up across the three tools,
-       every packet is acknowledged, no gaps.
+       TSC; B's one-way latency must never be below the delay (its median is
+       reported). Counters add up across the three tools, every packet is
+       acknowledged, no gaps. Over vhost every tool must have waited on rx
+       interrupts and been woken by packets.
 cnp:   A's two senders share a ToR uplink slower than their sum, with low
        RED thresholds, so B sees CE and sends CNPs; A must receive them
        (tagged as hostem's), no earlier than one WAN RTT after it started,
@@ -36,6 +41,14 @@ import time
 A_MAC, B_MAC = "02:00:00:00:0a:fe", "02:00:00:00:0b:fe"
 DELAY_NS = 500_000
 EAL = ["-m", "128", "--no-pci", "--log-level=*:warning"]
+# Device strings of a link's two ends (port number, directory, name): wanem is
+# the server of both its links, the hostems connect.
+LINKS = {
+    "memif": ("net_memif%d,role=server,socket=%s/%s.sock,id=0,bsize=8192",
+              "net_memif%d,role=client,socket=%s/%s.sock,id=0,bsize=8192"),
+    "vhost": ("net_vhost%d,iface=%s/%s.sock,queues=1",
+              "net_virtio_user%d,path=%s/%s.sock,queues=1,queue_size=1024"),
+}
 
 
 def fail(msg):
@@ -103,11 +116,11 @@ def run(args, d):
              "--json", os.path.join(d, "w.json")]
     if args.phase == "loss":
         wopts += ["--loss", "0.01", "--seed", "7"]
-    memif = "net_memif%d,role=server,socket=%s/%s.sock,id=0,bsize=8192"
+    server, client = LINKS[args.link]
     procs = {}
     try:
         procs["wanem"] = start([wanem_bin, "-l", "0", "--file-prefix", tag + "w"] + EAL +
-                               ["--vdev=" + memif % (0, d, "a"), "--vdev=" + memif % (1, d, "b"),
+                               ["--vdev=" + server % (0, d, "a"), "--vdev=" + server % (1, d, "b"),
                                 "--"] + wopts, os.path.join(d, "wanem.log"))
         # memif sockets are abstract by default: wait for wanem's banner instead.
         for _ in range(200):
@@ -116,13 +129,16 @@ def run(args, d):
             check(procs["wanem"].poll() is None, "wanem exited: " +
                   open(os.path.join(d, "wanem.log")).read())
             time.sleep(0.05)
-        client = "--vdev=net_memif0,role=client,socket=%s/%s.sock,id=0,bsize=8192"
-        procs["B"] = start([hostem_bin, "-l", "1", "--file-prefix", tag + "b"] + EAL +
-                           [client % (d, "b"), "--", "--config", os.path.join(d, "b.ini")],
-                           os.path.join(d, "b.log"))
+        # The client side of a vhost-user link shares its memory with the server:
+        # one file per memory segment list (virtio-user's limit is 8 regions).
+        ceal = EAL + (["--single-file-segments"] if args.link == "vhost" else [])
+        procs["B"] = start([hostem_bin, "-l", "1", "--file-prefix", tag + "b"] + ceal +
+                           ["--vdev=" + client % (0, d, "b"), "--", "--config",
+                            os.path.join(d, "b.ini")], os.path.join(d, "b.log"))
         time.sleep(0.3)
-        a = subprocess.run([hostem_bin, "-l", "1", "--file-prefix", tag + "a"] + EAL +
-                           [client % (d, "a"), "--", "--config", os.path.join(d, "a.ini")],
+        a = subprocess.run([hostem_bin, "-l", "1", "--file-prefix", tag + "a"] + ceal +
+                           ["--vdev=" + client % (0, d, "a"), "--", "--config",
+                            os.path.join(d, "a.ini")],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            timeout=60)
         print(a.stdout)
@@ -166,18 +182,30 @@ def common(A, B, W):
     return sent, got
 
 
-def phase_delay(A, B, W, tol_ns):
+def interrupts(A, B, W, link):
+    """Over vhost-user every tool blocked on rx interrupts and packets woke it."""
+    for name, j in (("hostem A", A), ("hostem B", B), ("wanem", W)):
+        print("%s: rx interrupts %s, %d waits, %d ended by a packet, %d by the due time, "
+              "%d timer settings, %d sleeps" % (name, j["rx_interrupts"], j["intr_waits"],
+                                               j["intr_wakeups"], j["timer_wakeups"],
+                                               j["timer_arms"], j["sleeps"]))
+        if link == "vhost":
+            check(j["rx_interrupts"] and j["intr_waits"] > 0 and j["intr_wakeups"] > 0,
+                  "%s did not wait on rx interrupts over vhost" % name)
+            check(j["sleeps"] == 0, "%s slept on a timer over vhost" % name)
+
+
+def phase_delay(A, B, W):
     sent, got = common(A, B, W)
     for r in B["receivers"]:
         lat = r["latency_ns"]
         print("delay: %s one-way latency min %.1f us, p50 %.1f, p99 %.1f, max %.1f "
-              "(line %d us)" % (r["qp"], lat["min"] / 1e3, lat["p50"] / 1e3, lat["p99"] / 1e3,
-                                lat["max"] / 1e3, DELAY_NS // 1000))
+              "(line %d us; reported, not asserted)" % (
+                  r["qp"], lat["min"] / 1e3, lat["p50"] / 1e3, lat["p99"] / 1e3,
+                  lat["max"] / 1e3, DELAY_NS // 1000))
         check(lat["n"] == r["pkts"], "every packet carries a stamp")
         check(lat["min"] >= DELAY_NS, "%s: a packet came out after %d ns, before the delay" %
               (r["qp"], lat["min"]))
-        check(lat["p50"] <= DELAY_NS + tol_ns, "%s: median latency %d ns above delay + %d" %
-              (r["qp"], lat["p50"], tol_ns))
         check(r["gaps"] == 0 and r["dups"] == 0 and r["naks_sent"] == 0, "gaps without loss")
     fwd = W["directions"][0]
     print("delay: wanem release lateness avg %.1f us max %.1f us over %d packets" %
@@ -244,19 +272,23 @@ def phase_loss(A, B, W):
 
 
 def main():
+    global DELAY_NS
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
     ap.add_argument("--phase", choices=["delay", "cnp", "loss"], required=True)
-    ap.add_argument("--tolerance-us", type=int, default=400,
-                    help="median latency may exceed the delay by this much")
+    ap.add_argument("--link", choices=sorted(LINKS), default="memif")
+    ap.add_argument("--delay-us", type=int, default=DELAY_NS // 1000,
+                    help="wanem's one-way delay (0 measures the two hops' wake-up latency)")
     ap.add_argument("--keep", help="keep logs and JSON here")
     args = ap.parse_args()
+    DELAY_NS = args.delay_us * 1000
     d = tempfile.mkdtemp(prefix="lslab-")  # short: memif socket paths are sun_path
     try:
         A, B, W = run(args, d)
         A["_path"] = os.path.join(d, "a.json")
+        interrupts(A, B, W, args.link)
         if args.phase == "delay":
-            phase_delay(A, B, W, args.tolerance_us * 1000)
+            phase_delay(A, B, W)
         elif args.phase == "cnp":
             phase_cnp(A, B, W)
         else:

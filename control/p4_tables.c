@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "p4_tables.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rte_swx_ctl.h>
+
+#include "control/config.h"
+#include "dataplane/dp_conf.h"
+
+/* The spec's ROLE_* and port count (port_role has 64 entries). */
+#define P4_ROLE_DC_ACTION "port_dc"
+#define P4_ROLE_WAN_ACTION "port_wan"
+
+/*
+ * The martian prefixes as table entries: the set dataplane/martian.h tests
+ * address by address (tests/unit/p4/test_p4_diff.c checks that the two
+ * agree). IPv4 224/3 is multicast and class E together (a[0] >= 224).
+ */
+static const struct {
+	uint32_t addr;
+	uint8_t len;
+} p4_martian4[] = {
+	{ 0x00000000, 8 }, { 0x7f000000, 8 }, { 0xa9fe0000, 16 }, { 0xe0000000, 3 },
+};
+
+static const struct {
+	uint64_t hi, lo;
+	uint8_t len;
+} p4_martian6[] = {
+	{ 0, 0, 128 },
+	{ 0, 1, 128 },
+	{ 0xfe80000000000000ull, 0, 10 },
+	{ 0xff00000000000000ull, 0, 8 },
+};
+
+static uint32_t
+get_be32(const uint8_t *a)
+{
+	return (uint32_t)a[0] << 24 | (uint32_t)a[1] << 16 | (uint32_t)a[2] << 8 | a[3];
+}
+
+static uint64_t
+get_be64(const uint8_t *a)
+{
+	return (uint64_t)get_be32(a) << 32 | get_be32(a + 4);
+}
+
+static uint64_t
+mac_u64(const uint8_t *m)
+{
+	return (uint64_t)m[0] << 40 | (uint64_t)m[1] << 32 | (uint64_t)get_be32(m + 2);
+}
+
+static uint32_t
+mask4(uint8_t len)
+{
+	return len == 0 ? 0 : ~0u << (32 - len);
+}
+
+static uint64_t
+mask64(int len)
+{
+	if (len <= 0)
+		return 0;
+	return len >= 64 ? ~0ull : ~0ull << (64 - len);
+}
+
+/* route4/rpf4 and route6/rpf6 entries: kind is peer, dc_local or martian. */
+static int
+lookup_entry(p4_tables_entry_fn fn, void *arg, uint8_t family, const uint8_t *a, uint8_t len,
+	     const char *kind, int peer)
+{
+	static const char *const tables[2][2] = { { "route4", "rpf4" }, { "route6", "rpf6" } };
+	static const char *const prefixes[2] = { "route", "rpf" };
+	char line[256], act[64];
+	int t, rc;
+
+	for (t = 0; t < 2; t++) {
+		if (peer >= 0)
+			snprintf(act, sizeof(act), "action %s_peer peer_id 0x%x", prefixes[t], peer);
+		else
+			snprintf(act, sizeof(act), "action %s_%s", prefixes[t], kind);
+		if (family == AF_INET) {
+			uint32_t m = mask4(len);
+
+			snprintf(line, sizeof(line), "match 0x%08" PRIx32 "/0x%08" PRIx32 " %s",
+				 get_be32(a) & m, m, act);
+		} else {
+			uint64_t mh = mask64(len), ml = mask64((int)len - 64);
+			/* Longest first: the wildcard table serves the lowest priority
+			 * value first; martians (priority 0) before any prefix. */
+			unsigned int prio = strcmp(kind, "martian") == 0 ? 0 : 129u - len;
+
+			snprintf(line, sizeof(line),
+				 "match 0x%016" PRIx64 "/0x%016" PRIx64 " 0x%016" PRIx64
+				 "/0x%016" PRIx64 " priority %u %s",
+				 get_be64(a) & mh, mh, get_be64(a + 8) & ml, ml, prio, act);
+		}
+		rc = fn(arg, tables[family == AF_INET ? 0 : 1][t], line, false);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+martians(p4_tables_entry_fn fn, void *arg)
+{
+	uint8_t a[16];
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < RTE_DIM(p4_martian4); i++) {
+		a[0] = (uint8_t)(p4_martian4[i].addr >> 24);
+		a[1] = (uint8_t)(p4_martian4[i].addr >> 16);
+		a[2] = (uint8_t)(p4_martian4[i].addr >> 8);
+		a[3] = (uint8_t)p4_martian4[i].addr;
+		rc = lookup_entry(fn, arg, AF_INET, a, p4_martian4[i].len, "martian", -1);
+		if (rc != 0)
+			return rc;
+	}
+	for (i = 0; i < RTE_DIM(p4_martian6); i++) {
+		unsigned int b;
+
+		for (b = 0; b < 8; b++) {
+			a[b] = (uint8_t)(p4_martian6[i].hi >> (56 - 8 * b));
+			a[8 + b] = (uint8_t)(p4_martian6[i].lo >> (56 - 8 * b));
+		}
+		rc = lookup_entry(fn, arg, AF_INET6, a, p4_martian6[i].len, "martian", -1);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+neighbours(const struct ls_port_conf *pc, p4_tables_entry_fn fn, void *arg)
+{
+	char line[160];
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < pc->n_neigh; i++) {
+		const struct ls_static_neigh *n = &pc->neigh[i];
+
+		if (n->ip.family == AF_INET)
+			snprintf(line, sizeof(line), "match 0x%08" PRIx32 " action neigh_mac mac 0x%012" PRIx64,
+				 get_be32(n->ip.a), mac_u64(n->mac));
+		else
+			snprintf(line, sizeof(line),
+				 "match 0x%016" PRIx64 " 0x%016" PRIx64 " action neigh_mac mac 0x%012" PRIx64,
+				 get_be64(n->ip.a), get_be64(n->ip.a + 8), mac_u64(n->mac));
+		rc = fn(arg, n->ip.family == AF_INET ? "neigh4" : "neigh6", line, false);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int
+p4_tables_build(const struct ls_config *cfg, const struct dp_conf *dp, p4_tables_entry_fn fn,
+		void *arg)
+{
+	const struct dp_port *dc = &dp->ports[dp->dc_port];
+	char line[384];
+	unsigned int i, j;
+	int rc;
+
+	for (i = 0; i < dp->n_ports; i++) {
+		const struct dp_port *pt = &dp->ports[i];
+
+		if (pt->role == LS_PORT_DC)
+			snprintf(line, sizeof(line), "match 0x%x action %s vlan 0x%x mac 0x%012" PRIx64, i,
+				 P4_ROLE_DC_ACTION, pt->vlan, mac_u64(pt->mac.addr_bytes));
+		else
+			snprintf(line, sizeof(line),
+				 "match 0x%x action %s vlan 0x%x mac 0x%012" PRIx64 " ip4 0x%08" PRIx32
+				 " geneve_port 0x%x",
+				 i, P4_ROLE_WAN_ACTION, pt->vlan, mac_u64(pt->mac.addr_bytes),
+				 get_be32((const uint8_t *)&pt->ip4), dp->geneve_port);
+		rc = fn(arg, "port_role", line, false);
+		if (rc != 0)
+			return rc;
+	}
+	rc = martians(fn, arg);
+	if (rc != 0)
+		return rc;
+	if (dc->has_ip4) {
+		rc = lookup_entry(fn, arg, AF_INET, (const uint8_t *)&dc->ip4, dc->ip4_prefix_len,
+				  "dc_local", -1);
+		if (rc != 0)
+			return rc;
+	}
+	if (dc->has_ip6) {
+		rc = lookup_entry(fn, arg, AF_INET6, dc->ip6, dc->ip6_prefix_len, "dc_local", -1);
+		if (rc != 0)
+			return rc;
+	}
+	for (i = 0; i < dp->n_peers; i++) {
+		const struct ls_peer_conf *pc = &cfg->peers[i];
+		const struct dp_peer *peer = &dp->peers[i];
+		const struct dp_port *wan = &dp->ports[peer->port];
+
+		if (peer->family != AF_INET)
+			return -ENOTSUP;
+		for (j = 0; j < pc->n_prefixes; j++) {
+			rc = lookup_entry(fn, arg, pc->prefixes[j].addr.family, pc->prefixes[j].addr.a,
+					  pc->prefixes[j].len, "peer", (int)i);
+			if (rc != 0)
+				return rc;
+		}
+		snprintf(line, sizeof(line),
+			 "match 0x%x action tunnel4 src_addr 0x%08" PRIx32 " dst_addr 0x%08" PRIx32
+			 " vni 0x%" PRIx32 " wan_port 0x%x vlan 0x%x wan_mac 0x%012" PRIx64
+			 " nexthop 0x%08" PRIx32 " mtu 0x%" PRIx32 " geneve_port 0x%x",
+			 i, get_be32(peer->src), get_be32(peer->dst), peer->vni, peer->port, wan->vlan,
+			 mac_u64(wan->mac.addr_bytes), get_be32(peer->nexthop), wan->mtu,
+			 dp->geneve_port);
+		rc = fn(arg, "peer_tunnel", line, false);
+		if (rc != 0)
+			return rc;
+		snprintf(line, sizeof(line),
+			 "match 0x%08" PRIx32 " action decap_peer peer_id 0x%x source_strict 0x%x "
+			 "vni 0x%" PRIx32,
+			 get_be32(peer->dst), i, peer->source_strict ? 1u : 0u, peer->vni);
+		rc = fn(arg, "peer_by_remote4", line, false);
+		if (rc != 0)
+			return rc;
+	}
+	snprintf(line, sizeof(line),
+		 "action dc_port port 0x%x vlan 0x%x mac 0x%012" PRIx64 " gateway4 0x%08" PRIx32
+		 " gateway6_hi 0x%016" PRIx64 " gateway6_lo 0x%016" PRIx64,
+		 dp->dc_port, dc->vlan, mac_u64(dc->mac.addr_bytes),
+		 dc->has_gw4 ? get_be32((const uint8_t *)&dc->gw4) : 0,
+		 dc->has_gw6 ? get_be64(dc->gw6) : 0, dc->has_gw6 ? get_be64(dc->gw6 + 8) : 0);
+	rc = fn(arg, "dc_egress", line, true);
+	if (rc != 0)
+		return rc;
+	for (i = 0; i < cfg->n_ports; i++) {
+		rc = neighbours(&cfg->ports[i], fn, arg);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+struct p4_load {
+	struct rte_swx_ctl_pipeline *ctl;
+	char *err;
+	size_t err_size;
+};
+
+static int
+p4_load_entry(void *arg, const char *table, const char *line, bool is_default)
+{
+	struct p4_load *l = arg;
+	struct rte_swx_table_entry *e;
+	char buf[384];
+	int blank = 0, rc;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	e = rte_swx_ctl_pipeline_table_entry_read(l->ctl, table, buf, &blank);
+	if (e == NULL) {
+		snprintf(l->err, l->err_size, "p4: table %s: entry not understood: %s", table, line);
+		return -EINVAL;
+	}
+	rc = is_default ? rte_swx_ctl_pipeline_table_default_entry_add(l->ctl, table, e)
+			: rte_swx_ctl_pipeline_table_entry_add(l->ctl, table, e);
+	/* DPDK 22.11 exports no free for what entry_read allocates: its parts
+	 * are calloc'd, and the add copied them. */
+	free(e->key);
+	free(e->key_mask);
+	free(e->action_data);
+	free(e);
+	if (rc != 0)
+		snprintf(l->err, l->err_size, "p4: table %s: entry refused (%s): %s", table,
+			 strerror(-rc), line);
+	return rc;
+}
+
+int
+p4_tables_load(struct rte_swx_ctl_pipeline *ctl, const struct ls_config *cfg,
+	       const struct dp_conf *dp, char *err, size_t err_size)
+{
+	struct p4_load l = { .ctl = ctl, .err = err, .err_size = err_size };
+	int rc;
+
+	rc = p4_tables_build(cfg, dp, p4_load_entry, &l);
+	if (rc == -ENOTSUP)
+		snprintf(err, err_size, "p4: a peer with an IPv6 underlay (p4 mode has IPv4 only)");
+	if (rc != 0) {
+		rte_swx_ctl_pipeline_abort(ctl);
+		return rc;
+	}
+	rc = rte_swx_ctl_pipeline_commit(ctl, 1);
+	if (rc != 0)
+		snprintf(err, err_size, "p4: commit failed (%s); the running tables stay",
+			 strerror(-rc));
+	return rc;
+}

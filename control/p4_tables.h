@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LONGSPAN_P4_TABLES_H
+#define LONGSPAN_P4_TABLES_H
+
+/*
+ * The tables of dataplane/p4/longspan.spec from the configuration, the
+ * same configuration the C path's snapshot is built from (docs/p4.md, "What
+ * the program does"): port roles, route and source lookups (peer prefixes,
+ * the DC subnet, the martian prefixes), peer tunnels and their termination,
+ * the DC port, the static neighbours. Control thread only.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct ls_config;
+struct dp_conf;
+struct rte_swx_ctl_pipeline;
+
+/* One entry in rte_swx_ctl's text form; is_default: the table's default. */
+typedef int (*p4_tables_entry_fn)(void *arg, const char *table, const char *line,
+				  bool is_default);
+
+/*
+ * Call fn for every entry the configuration gives, in table order. The
+ * pipeline's input port i is dp->ports[i], and peer i is dp->peers[i].
+ * Returns 0, fn's first non-zero return, or -ENOTSUP for a peer with an
+ * IPv6 underlay (p4 mode has none yet).
+ */
+int p4_tables_build(const struct ls_config *cfg, const struct dp_conf *dp, p4_tables_entry_fn fn,
+		    void *arg);
+
+/*
+ * Add every entry through ctl and commit them as one transaction; on any
+ * failure nothing is committed (the running tables stay), and err names the
+ * table and the entry. Returns 0 or a negative errno.
+ */
+int p4_tables_load(struct rte_swx_ctl_pipeline *ctl, const struct ls_config *cfg,
+		   const struct dp_conf *dp, char *err, size_t err_size);
+
+#endif /* LONGSPAN_P4_TABLES_H */

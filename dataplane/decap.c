@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Tunnel termination, WAN -> DC (decap.h). */
+#include "decap.h"
+
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rte_udp.h>
+
+#include "congestion/ecn.h"
+#include "csum.h"
+#include "geneve.h"
+
+static inline int
+dp_peer_find(const struct dp_conf *c, uint8_t family, const uint8_t *src)
+{
+	uint16_t i;
+
+	for (i = 0; i < c->n_peers; i++) {
+		const struct dp_peer *p = &c->peers[i];
+
+		if (p->family == family && memcmp(p->dst, src, family == AF_INET ? 4 : 16) == 0)
+			return i;
+	}
+	return -1;
+}
+
+static inline void
+dp_seq_track(struct dp_worker *w, struct dp_counters *ctr, uint32_t peer,
+	     const struct geneve_info *gi)
+{
+	struct dp_peer_seq *ps = &w->seq[peer];
+	uint16_t wid = gi->worker % DP_MAX_WORKERS;
+	int32_t d;
+
+	if (!ps->rx_seen[wid]) {
+		ps->rx_seen[wid] = 1;
+		ps->rx_expect[wid] = gi->seq + 1;
+		return;
+	}
+	d = (int32_t)(gi->seq - ps->rx_expect[wid]);
+	if (d >= 0) {
+		ctr->peer[peer].rx_seq_gaps += (uint32_t)d;
+		ps->rx_expect[wid] = gi->seq + 1;
+	} else {
+		ctr->peer[peer].rx_seq_reorder++;
+	}
+}
+
+/*
+ * The peer's outer UDP checksum policy (docs/wire-format.md): zero means
+ * no checksum over IPv4 (RFC 768) and is dropped over IPv6 unless the peer
+ * may send it (RFC 6935, 6936); a non-zero one is verified unless the peer
+ * says ignore (RFC 8926 section 3.3 lets the decapsulator choose).
+ */
+static inline enum ls_drop_reason
+dp_decap_csum(const struct dp_peer *peer, uint8_t family, const uint8_t *src, const uint8_t *dst,
+	      const uint8_t *udp, uint16_t udp_len)
+{
+	if (((const struct rte_udp_hdr *)udp)->dgram_cksum == 0)
+		return family == AF_INET6 && !peer->zero_csum6_ok ? LS_DROP_UDP_ZERO_CSUM6 :
+								    LS_DROP_NONE;
+	if (peer->csum_verify &&
+	    !csum_udp_ok(src, dst, family == AF_INET ? 4 : 16, udp, udp_len))
+		return LS_DROP_UDP_CSUM;
+	return LS_DROP_NONE;
+}
+
+enum ls_drop_reason
+dp_decap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
+	 const struct pkt_meta *meta, struct pkt_meta *imeta, uint32_t *peer_out)
+{
+	struct dp_counters *ctr = &w->counters;
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t udp_end = (uint32_t)meta->l4_off +
+			   rte_be_to_cpu_16(((struct rte_udp_hdr *)(p + meta->l4_off))->dgram_len);
+	const uint8_t *src, *dst;
+	struct geneve_info gi;
+	enum ls_drop_reason r;
+	uint8_t family, outer_ecn, inner_ecn;
+	int peer, ecn;
+
+	if (meta->l3 == PKT_L3_IP4) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(p + meta->l3_off);
+
+		family = AF_INET;
+		src = (const uint8_t *)&ip->src_addr;
+		dst = (const uint8_t *)&ip->dst_addr;
+	} else {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(p + meta->l3_off);
+
+		family = AF_INET6;
+		src = ip->src_addr;
+		dst = ip->dst_addr;
+	}
+	/* The parser bounded the UDP datagram by the IP packet; keep it so here. */
+	if (unlikely(udp_end > (uint32_t)meta->l3_off + meta->ip_len || udp_end > m->data_len))
+		return LS_DROP_UDP_LEN;
+	peer = dp_peer_find(c, family, src);
+	if (peer < 0)
+		return LS_DROP_UNKNOWN_PEER;
+	if (memcmp(dst, c->peers[peer].src, family == AF_INET ? 4 : 16) != 0)
+		return LS_DROP_NOT_FOR_US;
+	r = dp_decap_csum(&c->peers[peer], family, src, dst, p + meta->l4_off,
+			  (uint16_t)(udp_end - meta->l4_off));
+	if (r != LS_DROP_NONE)
+		return r;
+	r = geneve_parse(p, meta->l4_off + sizeof(struct rte_udp_hdr), udp_end, &gi);
+	if (r != LS_DROP_NONE)
+		return r;
+	if (gi.vni != c->peers[peer].vni)
+		return LS_DROP_VNI_MISMATCH;
+	/* The packet crossed the WAN: account its sequence even if dropped below. */
+	if (gi.has_ls_opt)
+		dp_seq_track(w, ctr, (uint32_t)peer, &gi);
+	if (parse_ip(p, udp_end, gi.inner_off, gi.proto, imeta) != LS_DROP_NONE)
+		return LS_DROP_INNER_INVALID;
+
+	/* RFC 6040 decapsulation. */
+	outer_ecn = ecn_of_tos(meta->tos);
+	inner_ecn = ecn_of_tos(imeta->tos);
+	ecn = ecn_decap(outer_ecn, inner_ecn);
+	if (ecn == ECN_DECAP_DROP)
+		return LS_DROP_ECN_CE_NOT_ECT;
+	if (outer_ecn == ECN_CE)
+		ctr->peer[peer].rx_ce++;
+	if (ecn != inner_ecn) {
+		uint8_t tos = ecn_tos_with(imeta->tos, (uint8_t)ecn);
+		uint8_t *ih = p + gi.inner_off;
+
+		if (imeta->l3 == PKT_L3_IP4) {
+			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)ih;
+
+			ip->type_of_service = tos;
+			ip->hdr_checksum = rte_cpu_to_be_16(ecn_ipv4_csum_update_tos(
+				rte_be_to_cpu_16(ip->hdr_checksum), imeta->tos, tos));
+		} else {
+			struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)ih;
+			uint32_t vtc = rte_be_to_cpu_32(ip->vtc_flow);
+
+			vtc = (vtc & ~(0xffu << 20)) | (uint32_t)tos << 20;
+			ip->vtc_flow = rte_cpu_to_be_32(vtc);
+		}
+		if (ecn == ECN_CE)
+			ctr->ecn_marked++;
+		imeta->tos = tos;
+	}
+	/* Strip: keep only the inner IP packet. */
+	if (m->pkt_len > gi.inner_off + imeta->ip_len)
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - gi.inner_off - imeta->ip_len));
+	rte_pktmbuf_adj(m, gi.inner_off);
+	imeta->l4_off = (uint16_t)(imeta->l4_off - gi.inner_off);
+	if (imeta->bth_off)
+		imeta->bth_off = (uint16_t)(imeta->bth_off - gi.inner_off);
+	imeta->l3_off = 0;
+	*peer_out = (uint32_t)peer;
+	return LS_DROP_NONE;
+}
