@@ -29,6 +29,13 @@
  *   egress: Ethernet for the DC port           dp_dc_rewrite()         decap.h
  *   mechanism C: hold queue, release           hold_push(), dp_hold_out()  hold.c, mech.c
  *
+ * The hook points (docs/telemetry.md) sit between these stages: dc_rx after
+ * dp_roce_dc(), wan_tx in the traffic manager (tm.c) and at a failed
+ * dp_tm_prepare(), wan_rx after dp_roce_wan(), dc_tx at the forward, at the
+ * rewrite and hold-full drops and at the hold release (dp_hold_out(),
+ * mech.c). The calls are out of line in hook_pipe.h; each point is flushed
+ * once per burst.
+ *
  * Small helpers every stage uses (drop, punt, prefixes, ECN field, flow
  * keys) are static inline in dp_helpers.h; the FIFOs under the traffic
  * manager are the first half of tm.c.
