@@ -20,6 +20,7 @@
 #include "api_cmds.h"
 #include "config.h"
 #include "peering.h"
+#include "hook_api.h"
 #include "runtime.h"
 #include "congestion/ecn_marker.h"
 #include "dataplane/drop_reason.h"
@@ -363,6 +364,8 @@ api_show_stats(struct api_ctx *ctx, int argc, char **argv)
 	fmt_u64(f, "alloc_failed", rt->l2.alloc_failed);
 	fmt_u64(f, "table_full", rt->l2.table_full);
 	fmt_close(f);
+
+	hook_api_stats(ctx);
 
 	fmt_open(f, "workers", FMT_OBJ);
 	fmt_notef(f, "%-*s%*s%*s%*s%*s%*s%*s%*s%*s", FMT_KEY_WIDTH - 2, "worker",

@@ -140,16 +140,17 @@ config_on_section(void *ctx, unsigned int line, const char *type, const char *na
 		else
 			config_error(p, p->line, NULL, NULL,
 				     "unknown section [%s] (known: [gateway], [eal], [port NAME], "
-				     "[peer NAME], [congestion], [peering])",
+				     "[peer NAME], [congestion], [hook NAME], [telemetry], [peering])",
 				     type);
 		return -1;
 	}
 
-	if (sec == CONFIG_SEC_PORT || sec == CONFIG_SEC_PEER) {
-		bool port = sec == CONFIG_SEC_PORT;
-		unsigned int *n = port ? &p->cfg->n_ports : &p->cfg->n_peers;
-		unsigned int max = port ? LS_MAX_PORTS : LS_MAX_PEERS;
-		unsigned int first = port ? CONFIG_INST_PORT0 : CONFIG_INST_PEER0;
+	if (sec == CONFIG_SEC_PORT || sec == CONFIG_SEC_PEER || sec == CONFIG_SEC_HOOK) {
+		bool port = sec == CONFIG_SEC_PORT, hook = sec == CONFIG_SEC_HOOK;
+		unsigned int *n = port ? &p->cfg->n_ports : hook ? &p->cfg->n_hooks : &p->cfg->n_peers;
+		unsigned int max = port ? LS_MAX_PORTS : hook ? LS_MAX_HOOKS : LS_MAX_PEERS;
+		unsigned int first = port ? CONFIG_INST_PORT0 : hook ? CONFIG_INST_HOOK0
+								     : CONFIG_INST_PEER0;
 
 		if (*name == '\0') {
 			config_error(p, p->line, NULL, NULL, "[%s]: needs a name: [%s NAME]", type,
@@ -165,7 +166,8 @@ config_on_section(void *ctx, unsigned int line, const char *type, const char *na
 			return -1;
 		}
 		for (i = 0; i < *n; i++) {
-			const char *other = port ? p->cfg->ports[i].name : p->cfg->peers[i].name;
+			const char *other = port ? p->cfg->ports[i].name
+					   : hook ? p->cfg->hooks[i].name : p->cfg->peers[i].name;
 
 			if (strcmp(other, name) == 0) {
 				config_error(p, p->line, NULL, NULL,
@@ -181,7 +183,13 @@ config_on_section(void *ctx, unsigned int line, const char *type, const char *na
 			return -1;
 		}
 		in = &p->inst[first + *n];
-		if (port) {
+		if (hook) {
+			struct ls_hook_conf *hc = &p->cfg->hooks[*n];
+
+			memcpy(hc->name, name, strlen(name) + 1);
+			hc->line = p->line;
+			in->base = hc;
+		} else if (port) {
 			struct ls_port_conf *pc = &p->cfg->ports[*n];
 
 			memcpy(pc->name, name, strlen(name) + 1);
@@ -201,10 +209,11 @@ config_on_section(void *ctx, unsigned int line, const char *type, const char *na
 		snprintf(in->label, sizeof(in->label), "[%s %s]", type, name);
 		config_apply_defaults(p, in);
 	} else {
-		in = &p->inst[sec == CONFIG_SEC_GATEWAY	   ? CONFIG_INST_GATEWAY
-			      : sec == CONFIG_SEC_EAL	   ? CONFIG_INST_EAL
-			      : sec == CONFIG_SEC_PEERING ? CONFIG_INST_PEERING
-							   : CONFIG_INST_CONGESTION];
+		in = &p->inst[sec == CONFIG_SEC_GATEWAY	     ? CONFIG_INST_GATEWAY
+			      : sec == CONFIG_SEC_EAL	     ? CONFIG_INST_EAL
+			      : sec == CONFIG_SEC_TELEMETRY ? CONFIG_INST_TELEMETRY
+			      : sec == CONFIG_SEC_PEERING   ? CONFIG_INST_PEERING
+							     : CONFIG_INST_CONGESTION];
 		if (*name != '\0') {
 			config_error(p, p->line, NULL, NULL, "[%s %.40s]: [%s] takes no name", type,
 				     name, type);
@@ -234,7 +243,8 @@ config_on_key(void *ctx, unsigned int line, const char *name, const char *value)
 	if (in == NULL) {
 		config_error(p, p->line, NULL, name,
 			     "key outside any section (put it under [gateway], [eal], "
-			     "[port NAME], [peer NAME] or [congestion])");
+			     "[port NAME], [peer NAME], [congestion], [hook NAME] or "
+			     "[telemetry])");
 		return;
 	}
 	if (name[0] == '\0') {
@@ -292,8 +302,9 @@ static void
 config_parser_init(struct config_parser *p, const char *name, FILE *err, struct ls_config *cfg)
 {
 	static const enum config_section singles[] = { CONFIG_SEC_GATEWAY, CONFIG_SEC_EAL,
-						       CONFIG_SEC_CONGESTION, CONFIG_SEC_PEERING };
-	void *bases[] = { &cfg->gw, &cfg->eal, &cfg->cong, &cfg->peering };
+						       CONFIG_SEC_CONGESTION, CONFIG_SEC_TELEMETRY,
+						       CONFIG_SEC_PEERING };
+	void *bases[] = { &cfg->gw, &cfg->eal, &cfg->cong, &cfg->tel, &cfg->peering };
 
 	memset(p, 0, sizeof(*p));
 	memset(cfg, 0, sizeof(*cfg));
@@ -527,6 +538,9 @@ config_dump(const struct ls_config *cfg, FILE *out)
 	for (unsigned int i = 0; i < cfg->n_peers; i++)
 		config_dump_section(out, CONFIG_SEC_PEER, cfg->peers[i].name, &cfg->peers[i]);
 	config_dump_section(out, CONFIG_SEC_CONGESTION, NULL, &cfg->cong);
+	for (unsigned int i = 0; i < cfg->n_hooks; i++)
+		config_dump_section(out, CONFIG_SEC_HOOK, cfg->hooks[i].name, &cfg->hooks[i]);
+	config_dump_section(out, CONFIG_SEC_TELEMETRY, NULL, &cfg->tel);
 	if (cfg->peering.enabled)
 		config_dump_section(out, CONFIG_SEC_PEERING, NULL, &cfg->peering);
 }

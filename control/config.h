@@ -207,6 +207,48 @@ struct ls_eal_conf {
 	char extra[512]; /* appended verbatim, split on spaces */
 };
 
+#define LS_MAX_HOOKS 8 /* [hook NAME] sections; = DP_HOOKS_MAX (dataplane/hook.h) */
+#define LS_HOOK_PATH_MAX 256
+
+/* Hook points a [hook NAME] runs at (bit i = enum ls_hook_point i). */
+#define LS_HOOK_POINTS_ALL 0x0fu
+
+/* One [hook NAME]: an eBPF object the workers run (docs/telemetry.md). */
+struct ls_hook_conf {
+	char name[LS_NAME_MAX];
+	char object[LS_HOOK_PATH_MAX]; /* ELF object path */
+	char section[64]; /* its program's section; default: the hook's name */
+	char points_text[64]; /* as written: "dc_rx, wan_rx, wan_tx, dc_tx" */
+	char pin_dir[LS_HOOK_PATH_MAX]; /* default /sys/fs/bpf/longspan/GATEWAY/NAME */
+	uint32_t max_insns;
+	unsigned int points; /* bits of enum ls_hook_point, from points_text */
+	uint8_t order[4]; /* the points in points_text's order (n_points of them) */
+	unsigned int n_points;
+	unsigned int line;
+};
+
+/* [telemetry]: the hook exporter and its outputs. */
+struct ls_telemetry_conf {
+	uint64_t interval_ns; /* one exporter pass over every slot */
+	uint64_t idle_timeout_ns;
+	uint64_t active_timeout_ns;
+	uint32_t max_flows; /* aggregate entries over all workers */
+	uint32_t top_k;
+	char prometheus[64]; /* "ADDR:PORT" or "[ADDR6]:PORT"; "" = off */
+	char ipfix[LS_HOOK_PATH_MAX]; /* udp://IP:PORT, tcp://IP:PORT, file:PATH; "" = off */
+	uint32_t ipfix_domain;
+	uint32_t ipfix_pen;
+	uint32_t ipfix_mtu;
+	uint64_t template_refresh_ns;
+	/* Parsed from the strings above by config_hooks_check(). */
+	struct ls_addr prom_addr;
+	uint16_t prom_port;
+	uint8_t ipfix_transport; /* 0 udp, 1 tcp, 2 file (enum hook_ipfix_transport) */
+	struct ls_addr ipfix_addr;
+	uint16_t ipfix_port;
+	char ipfix_path[LS_HOOK_PATH_MAX];
+};
+
 struct ls_config {
 	char path[256];
 	struct ls_gateway_conf gw;
@@ -218,6 +260,9 @@ struct ls_config {
 	unsigned int n_peers;
 	struct ls_peer_conf peers[LS_MAX_PEERS];
 	int dc_port; /* index of the single DC-facing port */
+	unsigned int n_hooks;
+	struct ls_hook_conf hooks[LS_MAX_HOOKS];
+	struct ls_telemetry_conf tel;
 };
 
 /*

@@ -565,6 +565,16 @@ config_check_required(struct config_parser *p)
 	}
 }
 
+/* config_hooks_check()'s errors, at the key's line of its section. */
+static void
+config_hooks_error(void *arg, unsigned int hook, const char *key, const char *msg)
+{
+	struct config_parser *p = arg;
+	struct config_inst *in =
+		&p->inst[hook == UINT32_MAX ? CONFIG_INST_TELEMETRY : CONFIG_INST_HOOK0 + hook];
+
+	config_error(p, key != NULL ? config_line(in, key) : in->line, in, key, "%s", msg);
+}
 
 void
 config_check(struct config_parser *p)
@@ -576,5 +586,6 @@ config_check(struct config_parser *p)
 	for (unsigned int i = 0; i < p->cfg->n_peers; i++)
 		config_check_peer(p, i);
 	config_check_congestion(p);
+	config_hooks_check(p->cfg, config_hooks_error, p);
 	config_check_peering(p);
 }

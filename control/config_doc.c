@@ -127,6 +127,8 @@ config_doc_section(FILE *out, enum config_section sec)
 		[CONFIG_SEC_PORT] = "[port NAME]",
 		[CONFIG_SEC_PEER] = "[peer NAME]",
 		[CONFIG_SEC_CONGESTION] = "[congestion]",
+		[CONFIG_SEC_HOOK] = "[hook NAME]",
+		[CONFIG_SEC_TELEMETRY] = "[telemetry]",
 		[CONFIG_SEC_PEERING] = "[peering]",
 	};
 	static const char *const intros[CONFIG_SEC_MAX] = {
@@ -145,6 +147,16 @@ config_doc_section(FILE *out, enum config_section sec)
 			"ECN marking on the WAN egress queue and the gateway mechanisms "
 			"(docs/congestion.md). Keys whose default is 0 derive their value from "
 			"the link rate and the peers' RTT.",
+		[CONFIG_SEC_HOOK] =
+			"One section per eBPF hook the workers run (at most 8; docs/telemetry.md): "
+			"its object, the program's section and the hook points. Objects are "
+			"checked and loaded at start and at every reload; a refusal names the "
+			"object, the section and the reason, and a failed reload keeps the "
+			"running hooks.",
+		[CONFIG_SEC_TELEMETRY] =
+			"The exporter of the hooks' flow records (docs/telemetry.md): its "
+			"interval and timeouts, the Prometheus endpoint and the IPFIX collector. "
+			"Used when a hook keeps flow records.",
 	};
 
 	fprintf(out, "\n## %s\n\n%s\n\n", titles[sec], intros[sec]);
@@ -197,5 +209,7 @@ config_doc_markdown(FILE *out)
 	config_doc_section(out, CONFIG_SEC_PORT);
 	config_doc_section(out, CONFIG_SEC_PEER);
 	config_doc_section(out, CONFIG_SEC_CONGESTION);
+	config_doc_section(out, CONFIG_SEC_HOOK);
+	config_doc_section(out, CONFIG_SEC_TELEMETRY);
 	config_doc_section(out, CONFIG_SEC_PEERING);
 }

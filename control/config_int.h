@@ -17,15 +17,17 @@
 /* Reporting stops after this many errors: garbage input is not worth more. */
 #define CONFIG_MAX_ERRORS 100u
 
-/* Section instances: the singletons, then ports, then peers. */
+/* Section instances: the singletons, then ports, peers and hooks. */
 enum {
 	CONFIG_INST_GATEWAY = 0,
 	CONFIG_INST_EAL,
 	CONFIG_INST_CONGESTION,
+	CONFIG_INST_TELEMETRY,
 	CONFIG_INST_PEERING, /* the only singleton with required keys: keep it last */
 	CONFIG_INST_PORT0,
 	CONFIG_INST_PEER0 = CONFIG_INST_PORT0 + LS_MAX_PORTS,
-	CONFIG_INST_MAX = CONFIG_INST_PEER0 + LS_MAX_PEERS,
+	CONFIG_INST_HOOK0 = CONFIG_INST_PEER0 + LS_MAX_PEERS,
+	CONFIG_INST_MAX = CONFIG_INST_HOOK0 + LS_MAX_HOOKS,
 };
 
 /* What the parser knows about one section of the file. */

@@ -21,6 +21,8 @@ const char *const config_section_names[CONFIG_SEC_MAX] = {
 	[CONFIG_SEC_PEER] = "peer",
 	[CONFIG_SEC_CONGESTION] = "congestion",
 	[CONFIG_SEC_PEERING] = "peering",
+	[CONFIG_SEC_HOOK] = "hook",
+	[CONFIG_SEC_TELEMETRY] = "telemetry",
 };
 
 static const struct conf_enum_name config_role_names[] = {
@@ -80,6 +82,8 @@ static const struct conf_enum_name config_zero_checksum6_names[] = {
 #define PEER(f) FIELD(struct ls_peer_conf, f)
 #define CONG(f) FIELD(struct ls_congestion_conf, f)
 #define PEERING(f) FIELD(struct ls_peering_conf, f)
+#define HOOK(f) FIELD(struct ls_hook_conf, f)
+#define TEL(f) FIELD(struct ls_telemetry_conf, f)
 
 #define NS_US UINT64_C(1000)
 #define NS_MS UINT64_C(1000000)
@@ -639,6 +643,118 @@ const struct conf_key config_keys[] = {
 		FIELD_LIST(struct ls_peering_conf, prefixes, n_prefixes),
 		.help = "A prefix of this site that peers learn from the session; repeat "
 			"for more. None given: the dc port's ipv4 and ipv6 subnets.",
+	},
+
+	/* [hook NAME] */
+	{
+		.section = CONFIG_SEC_HOOK, .name = "object", .type = CONFIG_T_STRING,
+		.flags = CONF_F_REQUIRED, .min = 1, .max = LS_HOOK_PATH_MAX - 1, HOOK(object),
+		.help = "Path of the hook's eBPF object (clang -O2 -target bpf -mcpu=v2, built "
+			"against dataplane/hook_abi.h; the shipped ones are installed in "
+			"share/longspan/hooks/). It is checked and loaded at start and at every "
+			"reload; a refused object fails the start or the reload with "
+			"OBJECT: section 'S': reason (docs/telemetry.md).",
+	},
+	{
+		.section = CONFIG_SEC_HOOK, .name = "section", .type = CONFIG_T_STRING,
+		.flags = CONF_F_NAMECHARS, .min = 1, .max = 63, HOOK(section),
+		.help = "ELF section of the hook's program in the object. Default: the "
+			"hook's name.",
+	},
+	{
+		.section = CONFIG_SEC_HOOK, .name = "points", .type = CONFIG_T_STRING,
+		.min = 1, .max = 63, .def = "dc_rx, wan_rx, wan_tx, dc_tx", HOOK(points_text),
+		.help = "Hook points the program runs at, comma separated: dc_rx (from the "
+			"DC, after parse and flow lookup), wan_rx (from the WAN, after "
+			"decapsulation and flow lookup), wan_tx (toward the WAN, at the traffic "
+			"manager's dequeue), dc_tx (toward the DC, at transmit). At one point "
+			"the hooks run in the order of their sections, at most 4.",
+	},
+	{
+		.section = CONFIG_SEC_HOOK, .name = "pin_dir", .type = CONFIG_T_STRING,
+		.min = 1, .max = LS_HOOK_PATH_MAX - 1, HOOK(pin_dir),
+		.help = "Directory under a bpffs where the hook's maps are pinned (created, "
+			"and removed at exit). Default: /sys/fs/bpf/longspan/GATEWAY/NAME with "
+			"every '.' of the two names made '_'. Two hooks may not share one.",
+	},
+	{
+		.section = CONFIG_SEC_HOOK, .name = "max_insns", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .unit_label = "instructions", .min = 16, .max = 65536,
+		.def = "4096", HOOK(max_insns),
+		.help = "Largest program accepted.",
+	},
+
+	/* [telemetry] */
+	{
+		.section = CONFIG_SEC_TELEMETRY, .name = "interval", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = 100 * NS_MS, .max = 600 * NS_S, .def = "1s",
+		TEL(interval_ns),
+		.help = "One exporter pass over every hook's flow slots (spread over the "
+			"control loop's iterations); Prometheus, the telemetry pages and IPFIX "
+			"are refreshed after each. Must be below the flow_idle_ms that each "
+			"hook object declares (checked when it loads).",
+	},
+	{
+		.section = CONFIG_SEC_TELEMETRY, .name = "idle_timeout", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = NS_S, .max = 86400 * NS_S, .def = "15s",
+		TEL(idle_timeout_ns),
+		.help = "A flow without packets for this long ends: its last IPFIX record, "
+			"then it leaves the aggregate and the pinned flows map.",
+	},
+	{
+		.section = CONFIG_SEC_TELEMETRY, .name = "active_timeout", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = NS_S, .max = 86400 * NS_S, .def = "60s",
+		TEL(active_timeout_ns),
+		.help = "A live flow gets an IPFIX record at least this often.",
+	},
+	{
+		.section = CONFIG_SEC_TELEMETRY, .name = "max_flows", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .unit_label = "flows", .min = 1024, .max = UINT64_C(1) << 22,
+		.def = "65536", TEL(max_flows),
+		.help = "Flows the exporter aggregates over all workers (and the pinned "
+			"flows map holds).",
+	},
+	{
+		.section = CONFIG_SEC_TELEMETRY, .name = "prometheus", .type = CONFIG_T_STRING,
+		.min = 1, .max = 63, TEL(prometheus),
+		.help = "Serve the Prometheus text exposition on GET /metrics at ADDR:PORT "
+			"(127.0.0.1:9464, [::1]:9464; numeric). Unset: no HTTP server.",
+	},
+	{
+		.section = CONFIG_SEC_TELEMETRY, .name = "top_k", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .unit_label = "flows", .min = 1, .max = 100, .def = "10",
+		TEL(top_k),
+		.help = "Flows with the most bytes that Prometheus shows by label (bounds "
+			"the series however many flows there are).",
+	},
+	{
+		.section = CONFIG_SEC_TELEMETRY, .name = "ipfix", .type = CONFIG_T_STRING,
+		.min = 1, .max = LS_HOOK_PATH_MAX - 1, TEL(ipfix),
+		.help = "Export IPFIX flow records (RFC 7011) to udp://IP:PORT, tcp://IP:PORT "
+			"(numeric, [IPv6] in brackets) or file:PATH. Unset: no IPFIX.",
+	},
+	{
+		.section = CONFIG_SEC_TELEMETRY, .name = "ipfix_domain", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .min = 0, .max = UINT32_MAX, .def = "0", TEL(ipfix_domain),
+		.help = "IPFIX observation domain ID.",
+	},
+	{
+		.section = CONFIG_SEC_TELEMETRY, .name = "ipfix_pen", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .min = 1, .max = UINT32_MAX, .def = "32473", TEL(ipfix_pen),
+		.help = "Private enterprise number of the RoCE information elements "
+			"(32473 is RFC 5612's documentation number).",
+	},
+	{
+		.section = CONFIG_SEC_TELEMETRY, .name = "ipfix_mtu", .type = CONFIG_T_UINT,
+		.units = UNITS_COUNT, .unit_label = "bytes", .min = 512, .max = 65000,
+		.def = "1400", TEL(ipfix_mtu),
+		.help = "Largest IPFIX message over UDP.",
+	},
+	{
+		.section = CONFIG_SEC_TELEMETRY, .name = "template_refresh", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = NS_S, .max = 86400 * NS_S, .def = "600s",
+		TEL(template_refresh_ns),
+		.help = "How often IPFIX templates are resent over UDP (RFC 7011 8.4).",
 	},
 };
 

@@ -23,6 +23,8 @@ enum config_section {
 	CONFIG_SEC_PEER,
 	CONFIG_SEC_CONGESTION,
 	CONFIG_SEC_PEERING,
+	CONFIG_SEC_HOOK,
+	CONFIG_SEC_TELEMETRY,
 	CONFIG_SEC_MAX,
 };
 
@@ -50,7 +52,7 @@ enum config_type {
 
 /* Bounds of the per-instance bookkeeping in config.c (static_asserts in
  * config_keys.c keep the table within them). */
-#define CONFIG_KEYS_MAX 96 /* rows in config_keys[] */
+#define CONFIG_KEYS_MAX 128 /* rows in config_keys[] */
 #define CONFIG_ELEMS_MAX 64 /* elements of one repeatable key */
 
 /* The setter and dumper of each type (config_types.c). */
@@ -73,5 +75,15 @@ unsigned int config_key_index(const struct conf_key *key);
 
 /* Short type description for docs: "time", "rate", "dc, wan", ... */
 const char *config_key_type_text(const struct conf_key *key);
+
+/*
+ * Cross-field rules of [hook NAME] and [telemetry] (config_hooks.c): fills
+ * the defaults that depend on other keys (section, pin_dir) and the parsed
+ * forms (points, addresses), and reports each problem through
+ * err(arg, hook, key, message), hook = UINT32_MAX for [telemetry].
+ */
+typedef void (*config_hooks_err_fn)(void *arg, unsigned int hook, const char *key,
+				    const char *msg);
+void config_hooks_check(struct ls_config *cfg, config_hooks_err_fn err, void *arg);
 
 #endif /* LONGSPAN_CONFIG_KEYS_H */

@@ -53,6 +53,8 @@ ctl_usage(FILE *out)
 		"  show peers [NAME] [--page N] [--limit N]\n"
 		"  show flows [--page N] [--limit N] [--sort bytes|pkts|rate|ce|cnp]\n"
 		"             [--dir dc|wan] [--peer NAME]\n"
+		"  show flows --source hook [--page N] [--limit N]   (the hook exporter's flows)\n"
+		"  show hooks\n"
 		"  show tm [PORT] [--page N] [--limit N]   (also: show queues)\n"
 		"  show config [--summary]\n"
 		"  tune [--rate R (--rtt T | --distance D) [--mtu M] [--mechanisms none|A|C|A,C]]\n"
@@ -66,6 +68,8 @@ ctl_usage(FILE *out)
 		"  -c, --config CONFIG   use the socket of gateway config CONFIG\n"
 		"  -j, --json            JSON output\n"
 		"  -t, --timeout SECONDS wait at most this long for the reply (default %d)\n"
+		"  --watch[=SECONDS]     after the command: repeat it every SECONDS (1), redrawn\n"
+		"                        in place like top (show flows --watch)\n"
 		"  -h, --help            this text\n"
 		"  -V, --version         longspanctl's version (the gateway's: 'version')\n"
 		"\n"
@@ -455,6 +459,54 @@ ctl_run(const char *socket_path, const char *request, int timeout_s)
 	return status;
 }
 
+/*
+ * "--watch" or "--watch=SECONDS" among the command's words: removed from
+ * argv, the interval returned (0 when absent, -1 when malformed).
+ */
+static int
+ctl_watch_opt(int *argc, char **argv)
+{
+	int interval = 0;
+
+	for (int i = 0; i < *argc; i++) {
+		char *end;
+		long v = 1;
+
+		if (strcmp(argv[i], "--watch") != 0 && strncmp(argv[i], "--watch=", 8) != 0)
+			continue;
+		if (argv[i][7] == '=') {
+			errno = 0;
+			v = strtol(argv[i] + 8, &end, 10);
+			if (errno != 0 || *end != '\0' || end == argv[i] + 8 || v < 1 || v > 3600)
+				return -1;
+		}
+		interval = (int)v;
+		memmove(&argv[i], &argv[i + 1], (size_t)(*argc - i - 1) * sizeof(*argv));
+		(*argc)--;
+		i--;
+	}
+	return interval;
+}
+
+/* Re-run the request every interval seconds, redrawn in place like top(1). */
+static int
+ctl_watch(const char *socket_path, const char *request, int timeout_s, int interval)
+{
+	for (;;) {
+		struct timespec ts = { .tv_sec = interval, .tv_nsec = 0 };
+		time_t now = time(NULL);
+		char when[32];
+		int rc;
+
+		strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
+		printf("\033[H\033[2J%s  every %d s: %s\n\n", when, interval, request);
+		rc = ctl_run(socket_path, request, timeout_s);
+		if (rc != CTL_EXIT_OK)
+			return rc;
+		nanosleep(&ts, NULL);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -472,7 +524,7 @@ main(int argc, char **argv)
 	const char *socket_opt = NULL, *config = NULL, *env;
 	int timeout_s = CTL_TIMEOUT_S_DEFAULT;
 	bool json = false;
-	int opt, rc;
+	int opt, rc, watch;
 
 	/* '+': stop at the command, so its own options reach the gateway. */
 	while ((opt = getopt_long(argc, argv, "+s:c:jt:hV", long_opts, NULL)) != -1) {
@@ -539,9 +591,16 @@ main(int argc, char **argv)
 			 env != NULL && env[0] != '\0' ? env : API_SOCKET_DEFAULT);
 	}
 
+	watch = ctl_watch_opt(&argc, argv);
+	if (watch < 0) {
+		fprintf(stderr, "longspanctl: --watch=SECONDS: expected 1 to 3600\n");
+		return CTL_EXIT_USAGE;
+	}
 	rc = ctl_build_request(argc - optind, argv + optind, json, request, sizeof(request));
 	if (rc != 0)
 		return rc;
+	if (watch > 0)
+		return ctl_watch(socket_path, request, timeout_s, watch);
 	rc = ctl_run(socket_path, request, timeout_s);
 	if (rc == CTL_EXIT_CONNECT && strcmp(argv[optind], "help") == 0)
 		ctl_usage(stderr);

@@ -23,6 +23,7 @@
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
+#include "hook_set.h"
 #include "l2.h"
 #include "lossless_conf.h"
 #include "peering.h"
@@ -437,20 +438,60 @@ runtime_static_neigh(struct ls_runtime *rt, const struct ls_config *cfg, uint64_
 	}
 }
 
+uint64_t
+runtime_workers_ns(const struct ls_runtime *rt)
+{
+	const struct dp_worker *w = rt->n_workers > 0 ? rt->workers[0] : NULL;
+
+	if (w == NULL || w->tsc_hz == 0)
+		return runtime_now_ns();
+	return w->ns_base + (uint64_t)((unsigned __int128)(rte_rdtsc() - w->tsc_base) *
+				       1000000000u / w->tsc_hz);
+}
+
+int
+runtime_hooks_prepare(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_conf *dp,
+		      FILE *err)
+{
+	struct hook_set_env env = {
+		.gateway = cfg->gw.name,
+		.n_workers = rt->n_workers,
+		.workers = (const struct dp_worker *const *)rt->workers,
+		.now_ns = runtime_workers_ns(rt),
+	};
+	struct hook_set *s;
+	int rc;
+
+	rc = hook_set_build(cfg, rt->hooks, &env, &s, err);
+	if (rc != 0)
+		return rc;
+	for (unsigned int w = 0; w < rt->n_workers; w++)
+		dp->hooks[w] = hook_set_worker(s, w);
+	rt->hooks_next = s;
+	return 0;
+}
+
 void
 runtime_publish(struct ls_runtime *rt, struct ls_config *cfg, struct dp_conf *dp)
 {
 	struct ls_config *old_cfg = rt->cfg;
 	struct dp_conf *old_dp = rt->dp;
+	struct hook_set *old_hooks = rt->hooks;
 
 	runtime_static_neigh(rt, cfg, runtime_now_ns());
 	pthread_mutex_lock(&rt->cfg_lock);
 	rt->cfg = cfg;
 	__atomic_store_n(&rt->dp, dp, __ATOMIC_RELEASE);
+	rt->hooks = rt->hooks_next;
+	rt->hooks_next = NULL;
 	pthread_mutex_unlock(&rt->cfg_lock);
-	/* Wait until no worker can still hold the old snapshot. */
+	/*
+	 * Wait until no worker can still hold the old snapshot, nor call a
+	 * program of the old hooks (they are reached only through it).
+	 */
 	if (old_dp != NULL && rt->rcu != NULL)
 		rte_rcu_qsbr_synchronize(rt->rcu, RTE_QSBR_THRID_INVALID);
+	hook_set_retire(old_hooks, rt->hooks, runtime_workers_ns(rt));
 	runtime_dp_free(old_dp);
 	free(old_cfg);
 }
@@ -537,6 +578,12 @@ runtime_reload(struct ls_runtime *rt, const char *path, FILE *err)
 	rc = runtime_dp_build(rt, cfg, &dp, err);
 	if (rc != 0)
 		goto fail;
+	rc = runtime_hooks_prepare(rt, cfg, dp, err);
+	if (rc != 0) {
+		fprintf(err, "reload: running config and hooks kept\n");
+		runtime_dp_free(dp);
+		goto fail;
+	}
 	runtime_publish(rt, cfg, dp);
 	rt->reloads_ok++;
 	config_warn(cfg, err);

@@ -40,6 +40,7 @@ struct runtime_learned {
 	unsigned int n_peers;
 	struct runtime_learned_peer peers[LS_MAX_PEERS];
 };
+struct hook_set;
 
 /* Control-thread layer 2 counters (written by the control thread only). */
 struct l2_stats {
@@ -71,6 +72,11 @@ struct ls_runtime {
 	struct l2_stats l2;
 	struct peering *peering; /* NULL = no [peering] (control/peering.h) */
 	const struct runtime_learned *learned; /* NULL = none */
+	/*
+	 * The running hooks (control/hook_set.h), swapped with dp under
+	 * cfg_lock; hooks_next is what the next runtime_publish() installs.
+	 */
+	struct hook_set *hooks, *hooks_next;
 	bool stop; /* set by signal handler (relaxed), read by control loop */
 };
 
@@ -86,6 +92,17 @@ uint64_t runtime_now_ns(void);
 int runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_conf **out,
 		     FILE *err);
 void runtime_dp_free(struct dp_conf *c);
+
+/*
+ * Check and load the hooks of cfg for every worker and point dp->hooks[]
+ * at their tables; runtime_publish() then installs them with dp. On
+ * failure (every error on err) the running hooks are untouched.
+ */
+int runtime_hooks_prepare(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_conf *dp,
+			  FILE *err);
+
+/* The workers' clock (struct dp_clock.ns) now, for the hook exporter. */
+uint64_t runtime_workers_ns(const struct ls_runtime *rt);
 
 /*
  * Make cfg/dp the running config: install static neighbours, swap the

@@ -37,6 +37,7 @@ struct rte_ring;
 struct rte_mempool;
 struct rte_rcu_qsbr;
 struct neigh_table;
+struct dp_hooks;
 
 #define DP_MAX_WORKERS 16
 #define DP_MAX_BURST 64
@@ -143,6 +144,13 @@ struct dp_conf {
 	struct dp_tm_conf tm[LS_MAX_PORTS]; /* WAN ports only */
 	struct dp_mech_conf mech;
 	struct dp_lossless_conf lossless;
+	/*
+	 * What each worker runs at the hook points (NULL: nothing). Owned by
+	 * the control thread's hook set (control/hook_set.c), not by the
+	 * snapshot: it is built with the snapshot, published with it and
+	 * unloaded only after the grace period that frees the snapshot.
+	 */
+	const struct dp_hooks *hooks[DP_MAX_WORKERS];
 };
 
 /*

@@ -99,3 +99,40 @@ done:
 	c->hash = hash != 0 ? hash : dp_hook_ctx_hash(c);
 	return (c->flags & LS_HOOK_F_ROCE) != 0;
 }
+
+static void
+dp_hook_fill(struct ls_hook_ctx *c, enum ls_hook_point p, const struct dp_hook_at *at,
+	     const uint8_t *ip, uint32_t len, uint32_t hash)
+{
+	dp_hook_ctx_init(c, p, at->lcore, at->tsc, at->now_ns);
+	dp_hook_ctx_ip(c, ip, len, hash);
+	c->direction = p == LS_HOOK_DC_RX || p == LS_HOOK_WAN_TX ? LS_HOOK_DIR_DC_TO_WAN
+								  : LS_HOOK_DIR_WAN_TO_DC;
+	c->port = at->port;
+	c->peer = at->peer;
+	c->frame_bytes = (uint16_t)(at->frame_bytes > UINT16_MAX ? UINT16_MAX : at->frame_bytes);
+}
+
+void
+dp_hook_rx(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point p,
+	   const struct dp_hook_at *at, const uint8_t *ip, uint32_t len, uint32_t hash,
+	   uint32_t slot)
+{
+	struct ls_hook_ctx *c = dp_hook_next(io, h, p);
+
+	dp_hook_fill(c, p, at, ip, len, hash);
+	c->flow_slot = slot;
+}
+
+void
+dp_hook_tx(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point p,
+	   const struct dp_hook_at *at, const uint8_t *ip, uint32_t len, uint8_t verdict,
+	   uint16_t drop, uint64_t sojourn_ns)
+{
+	struct ls_hook_ctx *c = dp_hook_next(io, h, p);
+
+	dp_hook_fill(c, p, at, ip, len, 0);
+	c->verdict = verdict;
+	c->drop_reason = drop;
+	c->sojourn_ns = sojourn_ns;
+}

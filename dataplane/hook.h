@@ -6,7 +6,7 @@
  * Hooks, the workers' side: running the JIT'd hook programs of a hook point
  * over a burst's contexts, and filling those contexts (dataplane/hook_abi.h)
  * from packets. Loading, maps and export are the control thread's
- * (control/hook_*.c); docs/telemetry.md has the integration plan.
+ * (control/hook_*.c); docs/telemetry.md says how the pipeline calls it.
  *
  * Publication: a struct dp_hooks is immutable once published. The control
  * thread builds one per worker (each instance bound to that worker's maps),
@@ -134,5 +134,68 @@ bool dp_hook_ctx_ip(struct ls_hook_ctx *c, const uint8_t *ip, uint32_t len, uint
  * packet, so a flow has one hash at rx and tx.
  */
 uint32_t dp_hook_ctx_hash(const struct ls_hook_ctx *c);
+
+/*
+ * The hook contexts a worker collects during one poll, per point, and its
+ * per-hook counters. A pipeline stage appends a context where a point is
+ * (dp_hook_rx(), dp_hook_tx()) and the stage that ends the burst runs the
+ * point's hooks over them at once (dp_hook_flush()): the rx point of a
+ * burst before its tx point, so a hook sees a packet arrive before it
+ * leaves. A full batch runs early. Ownership: the worker's (struct
+ * dp_worker.hook); the control thread reads stats only.
+ */
+#define DP_HOOK_BATCH 64 /* contexts per point between runs (DP_MAX_BURST) */
+
+struct dp_hook_io {
+	uint16_t n[LS_HOOK_POINT_MAX];
+	struct dp_hook_stats stats[DP_HOOKS_MAX];
+	struct ls_hook_ctx ctx[LS_HOOK_POINT_MAX][DP_HOOK_BATCH];
+};
+
+/* Run point p's hooks over what was collected for it. */
+static inline void
+dp_hook_flush(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point p)
+{
+	if (io->n[p] == 0)
+		return;
+	dp_hooks_run(h, p, io->ctx[p], io->n[p], io->stats);
+	io->n[p] = 0;
+}
+
+/* The next free context of point p (running the batch when it is full). */
+static inline struct ls_hook_ctx *
+dp_hook_next(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point p)
+{
+	if (io->n[p] == DP_HOOK_BATCH)
+		dp_hook_flush(io, h, p);
+	return &io->ctx[p][io->n[p]++];
+}
+
+/* Where a packet is: the arguments common to both kinds of point. */
+struct dp_hook_at {
+	uint16_t lcore;
+	uint16_t port; /* config port index: received on (rx), leaving by (tx) */
+	uint16_t peer; /* config peer index, LS_HOOK_NO_PEER */
+	uint32_t frame_bytes; /* the Ethernet frame at this point */
+	uint64_t tsc, now_ns; /* the burst's clock */
+};
+
+/*
+ * A packet at rx point p (dc_rx, wan_rx): its inner IP packet at ip (len
+ * bytes), the flow table hash the lookup used (0: computed) and its flow
+ * table slot (LS_HOOK_NO_SLOT when none). Called only when p has hooks.
+ */
+void dp_hook_rx(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point p,
+		const struct dp_hook_at *at, const uint8_t *ip, uint32_t len, uint32_t hash,
+		uint32_t slot);
+
+/*
+ * A packet at tx point p (wan_tx, dc_tx), or dropped between its rx point
+ * and its tx point (verdict without LS_HOOK_V_FORWARDED, drop the reason),
+ * with the time it waited in the gateway. Called only when p has hooks.
+ */
+void dp_hook_tx(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point p,
+		const struct dp_hook_at *at, const uint8_t *ip, uint32_t len, uint8_t verdict,
+		uint16_t drop, uint64_t sojourn_ns);
 
 #endif /* LONGSPAN_HOOK_H */

@@ -49,6 +49,8 @@ static_assert(sizeof(struct dp_mbuf_meta) <= 24, "fits the mbuf dynamic field ar
 
 #define DP_TM_F_ROCE_DATA 0x01 /* inner RoCE data: mechanism A applies */
 #define DP_TM_F_CE_IN 0x02 /* arrived with CE (marked upstream) */
+#define DP_TM_F_MARKED 0x04 /* the gateway wrote CE (for the wan_tx hook point) */
+#define DP_TM_F_CNP 0x08 /* the gateway sent a CNP for it (for the wan_tx hook point) */
 
 extern int dp_mbuf_meta_offset;
 

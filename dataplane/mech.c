@@ -8,6 +8,7 @@
 #include "congestion/gw_mech.h"
 #include "dc_pfc.h"
 #include "eth.h"
+#include "hook_pipe.h"
 #include "neigh.h"
 
 /* Send a gateway CNP to the local sender of flow fe (mechanism A); false if none left. */
@@ -124,12 +125,16 @@ dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m, bool
 	gw_mech_a(&cfg, fe != NULL ? &fe->cnp : NULL, &in, clk->ns, &a);
 	if (!a.signal)
 		return;
-	if (a.answered)
+	if (a.answered) {
 		dp_mech_a_answer(w, c, fe, tmc, &in, &a, clk, tx);
+		if (a.send_cnp)
+			dp_mbuf_meta(m)->tm.flags |= DP_TM_F_CNP;
+	}
 	if (a.ecn_out == in.ecn || drop)
 		return;
 	dp_ip_set_ecn(ip, a.ecn_out);
 	if (a.set_ce) {
+		dp_mbuf_meta(m)->tm.flags |= DP_TM_F_MARKED;
 		w->counters.ecn_marked++;
 		tmc->ce_written++;
 		if (fe != NULL) {
@@ -279,6 +284,12 @@ dp_hold_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock 
 			mc->trp_queued--;
 			if (unlikely(w->dc_pfc.enabled) && dp_hold_pfc(w, c, m, clk))
 				continue;
+			if (unlikely(dp_hooks_at(dp_hook_set(w, c), LS_HOOK_DC_TX)))
+				dp_hook_pipe_tx(w, dp_hook_set(w, c), LS_HOOK_DC_TX, clk, c->dc_port,
+						LS_HOOK_NO_PEER, m->pkt_len, m, m->l2_len,
+						LS_HOOK_V_FORWARDED | LS_HOOK_V_HELD, 0,
+						(clk->tsc - dp_mbuf_meta(m)->tm.enq_tsc) * 1000000000u /
+							w->tsc_hz);
 			dp_tx_add(tx, c->dc_port, m);
 		}
 		if (trp_active(&c->mech.trp, &he->trp, clk->ns))

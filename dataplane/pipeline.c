@@ -33,6 +33,13 @@
  * DC port MAC control (PFC): obeyed in dp_parse() (dc_pfc_rx()); pauses
  * and resumes sent and held packets released by dp_pipeline_dc_pfc().
  *
+ * The hook points (docs/telemetry.md) sit between these stages: dc_rx after
+ * dp_roce_dc(), wan_tx in the traffic manager (tm.c) and at a failed
+ * dp_tm_prepare(), wan_rx after dp_roce_wan(), dc_tx at the forward, at the
+ * rewrite and hold-full drops and at the hold release (dp_hold_out(),
+ * mech.c). The calls are out of line in hook_pipe.h; each point is flushed
+ * once per burst.
+ *
  * Small helpers every stage uses (drop, punt, prefixes, ECN field, flow
  * keys) are static inline in dp_helpers.h; the FIFOs under the traffic
  * manager are the first half of tm.c.
@@ -57,6 +64,7 @@
 #include "decap.h"
 #include "dp_helpers.h"
 #include "eth.h"
+#include "hook_pipe.h"
 #include "martian.h"
 #include "mech.h"
 #include "neigh.h"
@@ -247,10 +255,12 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 	struct dp_counters *ctr = &w->counters;
 	struct dp_ready ready[DP_MAX_BURST];
 	struct dp_dc_pkt st[DP_MAX_BURST];
+	const struct dp_hooks *hk;
 	struct rte_ether_addr dmac;
 	uint32_t dmac_peer = UINT32_MAX; /* the peer whose next hop dmac holds */
 	uint64_t rx_bytes = 0;
 	unsigned int nready = 0, nst = 0, j;
+	bool hrx;
 	uint16_t i;
 
 	/*
@@ -325,6 +335,8 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 	ctr->port[port].rx_bytes += rx_bytes;
 
 	/* Second pass. */
+	hk = dp_hook_set(w, c);
+	hrx = dp_hooks_at(hk, LS_HOOK_DC_RX);
 	for (j = 0; j < nst; j++) {
 		struct dp_dc_pkt *s = &st[j];
 		enum ls_drop_reason r;
@@ -333,15 +345,26 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 		ready[nready].fe = s->meta.bth_off != 0 ?
 			dp_roce_dc(w, c, &s->meta, s->peer, clk, &s->key, s->hash, s->learn_hash) :
 			NULL;
+		if (unlikely(hrx))
+			dp_hook_pipe_rx(w, hk, LS_HOOK_DC_RX, clk, port, s->peer, s->m->pkt_len,
+					rte_pktmbuf_mtod_offset(s->m, const uint8_t *, s->meta.l3_off),
+					s->meta.ip_len, s->meta.bth_off != 0 ? s->hash : 0,
+					ready[nready].fe);
 
 		/* Traffic manager, enqueue side: size, headroom, encapsulation plan. */
 		r = dp_tm_prepare(c, s->peer, s->m, &s->meta, &s->dmac, &ready[nready]);
 		if (unlikely(r != LS_DROP_NONE)) {
+			if (unlikely(dp_hooks_at(hk, LS_HOOK_WAN_TX)))
+				dp_hook_pipe_tx(w, hk, LS_HOOK_WAN_TX, clk, c->peers[s->peer].port,
+						s->peer, s->m->pkt_len, s->m, s->meta.l3_off, 0,
+						(uint16_t)r, 0);
 			dp_drop(w, s->m, r);
 			continue;
 		}
 		nready++;
 	}
+	if (unlikely(hrx))
+		dp_hook_flush(&w->hook, hk, LS_HOOK_DC_RX);
 
 	/* Traffic manager: WAN queues, ECN marking, gateway CNPs. */
 	dp_tm_burst(w, c, ready, nready, clk, tx);
@@ -360,7 +383,11 @@ void
 dp_pipeline_hold(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
 		 struct dp_tx *tx)
 {
+	const struct dp_hooks *hk = dp_hook_set(w, c);
+
 	dp_hold_out(w, c, clk, tx);
+	if (unlikely(dp_hooks_at(hk, LS_HOOK_DC_TX)))
+		dp_hook_flush(&w->hook, hk, LS_HOOK_DC_TX);
 }
 
 void
@@ -386,10 +413,13 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 	const struct dp_port *pt = &c->ports[port];
 	const struct dp_port *dc = &c->ports[c->dc_port];
 	struct dp_counters *ctr = &w->counters;
+	const struct dp_hooks *hk = dp_hook_set(w, c);
+	bool hrx = dp_hooks_at(hk, LS_HOOK_WAN_RX), htx = dp_hooks_at(hk, LS_HOOK_DC_TX);
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
+		uint32_t frame = m->pkt_len;
 		struct pkt_meta meta, imeta;
 		struct rte_ether_addr dmac;
 		struct hold_entry *he = NULL;
@@ -472,10 +502,16 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 		/* Ingress match-action: the per-QP flow table, mechanisms A and C. */
 		if (imeta.bth_off != 0)
 			he = dp_roce_wan(w, c, m, &imeta, peer, clk);
+		if (unlikely(hrx))
+			dp_hook_pipe_rx(w, hk, LS_HOOK_WAN_RX, clk, port, peer, frame,
+					rte_pktmbuf_mtod(m, const uint8_t *), imeta.ip_len, 0, NULL);
 
 		/* Egress / deparser. */
 		r = dp_dc_rewrite(dc, m, imeta.l3, &dmac);
 		if (unlikely(r != LS_DROP_NONE)) {
+			if (unlikely(htx))
+				dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer, m->pkt_len,
+						m, 0, 0, (uint16_t)r, 0);
 			dp_drop(w, m, r);
 			continue;
 		}
@@ -484,7 +520,13 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 		if (unlikely(he != NULL) &&
 		    (hold_count(he) != 0 ||
 		     trp_allow(&c->mech.trp, &he->trp, m->pkt_len, clk->ns).action != TRP_SEND)) {
+			if (unlikely(htx))
+				dp_mbuf_meta(m)->tm.enq_tsc = clk->tsc; /* its sojourn at dc_tx */
 			if (!hold_push(he, m)) {
+				if (unlikely(htx))
+					dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer,
+							m->pkt_len, m, m->l2_len, 0,
+							LS_DROP_TRP_QUEUE_FULL, 0);
 				dp_drop(w, m, LS_DROP_TRP_QUEUE_FULL);
 				continue;
 			}
@@ -500,10 +542,20 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 				clk->tsc, &r))
 			continue;
 		if (unlikely(r != LS_DROP_NONE)) {
+			if (unlikely(htx))
+				dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer,
+						m->pkt_len, m, m->l2_len, 0, (uint16_t)r, 0);
 			dp_drop(w, m, r);
 			continue;
 		}
+		if (unlikely(htx))
+			dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer, m->pkt_len, m,
+					m->l2_len, LS_HOOK_V_FORWARDED, 0, 0);
 		dp_tx_add(tx, c->dc_port, m);
 	}
+	if (unlikely(hrx))
+		dp_hook_flush(&w->hook, hk, LS_HOOK_WAN_RX);
 	dp_hold_out(w, c, clk, tx);
+	if (unlikely(htx))
+		dp_hook_flush(&w->hook, hk, LS_HOOK_DC_TX);
 }

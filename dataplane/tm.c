@@ -16,6 +16,7 @@
 #include "congestion/ecn.h"
 #include "dp_helpers.h"
 #include "encap.h"
+#include "hook_pipe.h"
 #include "mbuf_meta.h"
 #include "mech.h"
 #include "pipeline.h"
@@ -172,7 +173,15 @@ dp_tm_queue(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready 
 		 * instead of from a NAK a WAN round trip later. Nothing is
 		 * written into the packet: it does not leave.
 		 */
+		const struct dp_hooks *hk = dp_hook_set(w, c);
+
 		dp_signal(w, c, r->m, false, true, r->fe, tmc, clk, tx);
+		if (unlikely(dp_hooks_at(hk, LS_HOOK_WAN_TX)))
+			dp_hook_pipe_tx(w, hk, LS_HOOK_WAN_TX, clk, r->port, dp_mbuf_meta(r->m)->tm.peer,
+					r->frame, r->m, 0,
+					(dp_mbuf_meta(r->m)->tm.flags & DP_TM_F_CNP) ?
+						LS_HOOK_V_CNP_GENERATED : 0,
+					LS_DROP_TM_QUEUE_FULL, 0);
 		dp_drop(w, r->m, LS_DROP_TM_QUEUE_FULL);
 		return;
 	}
@@ -230,6 +239,10 @@ dp_tm_pass(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready *
 				      dp_ip_ecn(rte_pktmbuf_mtod(r->m, uint8_t *)) == ECN_CE)))
 			dp_signal(w, c, r->m, mark, false, r->fe, cc, clk, tx);
 	}
+	if (unlikely(dp_hooks_at(dp_hook_set(w, c), LS_HOOK_WAN_TX)))
+		dp_hook_pipe_tx(w, dp_hook_set(w, c), LS_HOOK_WAN_TX, clk, r->port,
+				dp_mbuf_meta(r->m)->tm.peer, r->frame, r->m, 0,
+				dp_hook_tm_verdict(dp_mbuf_meta(r->m)->tm.flags), 0, 0);
 	dp_encap(w, c, r->m, clk);
 	dp_tx_add(tx, r->port, r->m);
 }
@@ -307,6 +320,8 @@ void
 dp_tm_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
 	  struct dp_tx *tx)
 {
+	const struct dp_hooks *hk = dp_hook_set(w, c);
+	bool htx = dp_hooks_at(hk, LS_HOOK_WAN_TX);
 	uint16_t p;
 
 	for (p = 0; p < c->n_ports; p++) {
@@ -337,6 +352,10 @@ dp_tm_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *c
 					fe = dp_tm_flow(w, m, clk);
 				dp_signal(w, c, m, mark, false, fe, &w->counters.tm[p][cls[i]], clk, tx);
 			}
+			if (unlikely(htx))
+				dp_hook_pipe_tx(w, hk, LS_HOOK_WAN_TX, clk, p, dp_mbuf_meta(m)->tm.peer,
+						dp_mbuf_meta(m)->tm.frame_bytes, m, 0,
+						dp_hook_tm_verdict(dp_mbuf_meta(m)->tm.flags), 0, soj[i]);
 			dp_encap(w, c, m, clk);
 			dp_tx_add(tx, p, m);
 		}
@@ -344,4 +363,6 @@ dp_tm_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *c
 		if (due != UINT64_MAX && clk->tsc + due < w->next_due_tsc)
 			w->next_due_tsc = clk->tsc + due;
 	}
+	if (unlikely(htx))
+		dp_hook_flush(&w->hook, hk, LS_HOOK_WAN_TX);
 }

@@ -22,6 +22,7 @@
 #include "dp_conf.h"
 #include "flow.h"
 #include "hold.h"
+#include "hook.h"
 #include "idle.h"
 #include "tm.h"
 
@@ -67,6 +68,7 @@ struct dp_worker {
 	struct hold_table hold; /* mechanism C */
 	struct dc_pfc dc_pfc; /* mechanism B at the DC port */
 	struct dp_counters counters;
+	struct dp_hook_io hook; /* hook contexts of this poll, per-hook counters */
 } __rte_cache_aligned;
 
 /* lcore entry point (rte_eal_remote_launch); returns when stop is set. */

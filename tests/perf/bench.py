@@ -470,7 +470,17 @@ mechanisms = {mechanisms}
 CONGESTION = {"marker": "none", "mechanisms": "none"}
 
 
-def write_config(path, sock, pcap, n_mbufs, prefix, rings=False, flows=1024):
+HOOK_CONF = """
+[hook roce_flow]
+object = {obj}
+
+[telemetry]
+interval = 1s
+max_flows = {max_flows}
+"""
+
+
+def write_config(path, sock, pcap, n_mbufs, prefix, rings=False, flows=1024, hook=None):
     """The benchmark's longspand config; with rings, net_ring_dc/net_ring_wan
     device names for dp_cycles, which replaces the ports with its own rings."""
     entries = 1 << max(10, (4 * flows - 1).bit_length())
@@ -479,6 +489,8 @@ def write_config(path, sock, pcap, n_mbufs, prefix, rings=False, flows=1024):
                                  prefix=prefix, pcap=pcap, dc_mac=DC_MAC,
                                  dc_router_mac=DC_ROUTER_MAC, wan_mac=WAN_MAC,
                                  peer_mac=PEER_MAC, wan_mtu=WAN_MTU, **CONGESTION)
+    if hook:
+        text += HOOK_CONF.format(obj=hook, max_flows=max(1024, 2 * flows))
     if rings:
         text = text.replace("dev = net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap, "dev = net_ring_dc")
         text = text.replace("dev = net_null0,no-rx=1", "dev = net_ring_wan")
@@ -518,11 +530,11 @@ def pin_start(args, sock, timeout=6.0, max_err=0.05):
     return None, None
 
 
-def run_longspand(args, pcap, n_mbufs, tag, flows):
+def run_longspand(args, pcap, n_mbufs, tag, flows, hook=None):
     prefix = "lsperf-%d-%s" % (os.getpid(), tag)
     sock = os.path.join(args.workdir, "bench.sock")
     conf = os.path.join(args.workdir, "bench-%s.conf" % tag)
-    write_config(conf, sock, pcap, n_mbufs, prefix, flows=flows)
+    write_config(conf, sock, pcap, n_mbufs, prefix, flows=flows, hook=hook)
     r = subprocess.run([args.longspand, "--check-config", conf], capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError("bench config rejected:\n" + r.stdout + r.stderr)
@@ -583,6 +595,10 @@ def run_longspand(args, pcap, n_mbufs, tag, flows):
             w["idle_poll_pct"] = 100.0 * idle / polls if polls else float("nan")
             w["pkts_per_poll"] = tx / (polls - idle) if polls > idle else float("nan")
             w["tx"] = tx
+            h0, h1 = a.get("hooks", {}).get("roce_flow"), b.get("hooks", {}).get("roce_flow")
+            if h0 and h1 and tx > 0:
+                w["hook_cycles_per_pkt"] = (h1["cycles"] - h0["cycles"]) / tx
+                w["hook_calls_per_pkt"] = (h1["calls"] - h0["calls"]) / tx
             if "flows_full" in b:  # per-QP flow table: every flow must fit
                 w["flows_full"] = b["flows_full"] - a["flows_full"]
                 w["flows_created"] = b["flows_created"]
@@ -674,7 +690,17 @@ def summarise(row, tsc_hz):
     else:
         busy_cyc = float("nan")
     other = max(w["other_pct"] for k in ("longspand", "io", "macswap") for w in row[k])
+    hk = row.get("longspand_hook", [])
+    hook = {}
+    if hk:
+        hpps = median([w["pps"] for w in hk])
+        hook = {"hook_mpps": hpps / 1e6, "ratio_hook": hpps / pps,
+                "hook_cycles_per_pkt": median([w.get("hook_cycles_per_pkt", float("nan"))
+                                               for w in hk]),
+                "hook_calls_per_pkt": median([w.get("hook_calls_per_pkt", float("nan"))
+                                              for w in hk])}
     return {
+        **hook,
         "flows": row["flows"], "size": row["size"], "frame_bytes": row["frame_bytes"],
         "mpps": pps / 1e6, "ns_per_pkt": 1e9 / pps,
         "cycles_per_pkt": tsc_hz / pps if tsc_hz else float("nan"),
@@ -718,6 +744,17 @@ def table(summ):
              fmt(s["io_oncpu_cycles_per_pkt"] / s["oncpu_cycles_per_pkt"], 2),
              fmt(s["macswap_mpps"], 2), fmt(s["ratio_macswap"], 2), fmt(s["other_pct"], 0) + "%"]
         lines.append("| " + " | ".join(v) + " |")
+    if any("hook_mpps" in s for s in summ):
+        lines += ["", "With the roce_flow hook at all four points (same run, same cores):", "",
+                  "| flows | frame | hooks off Mpps | hooks on Mpps | on/off | "
+                  "hook cycles/pkt (its own counter) | hook calls/pkt |",
+                  "|---|---|---|---|---|---|---|"]
+        for s in summ:
+            if "hook_mpps" in s:
+                lines.append("| %d | %d B | %s | %s | %s | %s | %s |" % (
+                    s["flows"], s["frame_bytes"], fmt(s["mpps"], 2), fmt(s["hook_mpps"], 2),
+                    fmt(s["ratio_hook"], 2), fmt(s["hook_cycles_per_pkt"], 1),
+                    fmt(s["hook_calls_per_pkt"], 1)))
     return "\n".join(lines)
 
 
@@ -861,6 +898,8 @@ def main():
                     help="[congestion] marker of the benchmark's gateway (default none)")
     ap.add_argument("--mechanisms", default="none",
                     help="[congestion] mechanisms: none, A, C or A,C (default none)")
+    ap.add_argument("--hook", default=None,
+                    help="roce_flow.bpf.o: also run longspand with the hook at every point")
     ap.add_argument("--workdir", default="/tmp/longspan-perf",
                     help="pcaps (kept between runs), configs and logs")
     ap.add_argument("--out", default=None,
@@ -956,6 +995,11 @@ def main():
                     ws, hz = run_longspand(args, pcap, n_mbufs, tag, nf)
                     row["longspand"] += ws
                     tsc_hz = tsc_hz or hz
+                    if args.hook:
+                        log("bench: %s: longspand with the roce_flow hook%s" % (what, sfx))
+                        ws, _ = run_longspand(args, pcap, n_mbufs, tag + "-hook", nf,
+                                              hook=args.hook)
+                        row.setdefault("longspand_hook", []).extend(ws)
                     log("bench: %s: testpmd macswap%s" % (what, sfx))
                     row["macswap"] += run_testpmd(args, "macswap", pcap, n_mbufs, tag + "-macswap")
                 if args.dp_cycles:

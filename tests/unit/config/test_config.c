@@ -646,7 +646,7 @@ test_all_errors_reported(void **state)
 		"t.conf:16: [peer b] vni: 16777216 out of range (0 .. 16777215)\n",
 		"t.conf:18: [peer b] distance: set rtt or distance, not both\n",
 		"t.conf:20: unknown section [whatever] (known: [gateway], [eal], [port NAME], "
-		"[peer NAME], [congestion], [peering])\n",
+		"[peer NAME], [congestion], [hook NAME], [telemetry], [peering])\n",
 		"t.conf:23: [congestion] kmin: 2MB, kmax 1MB: kmin must be below kmax\n",
 	};
 	struct load_result r = load_text(text, &cfg);
@@ -861,6 +861,8 @@ round_trip(const struct ls_config *orig)
 		a.ports[i].line = b.ports[i].line = 0;
 	for (unsigned int i = 0; i < LS_MAX_PEERS; i++)
 		a.peers[i].line = b.peers[i].line = 0;
+	for (unsigned int i = 0; i < LS_MAX_HOOKS; i++)
+		a.hooks[i].line = b.hooks[i].line = 0;
 	if (memcmp(&a, &b, sizeof(a)) != 0)
 		fail_msg("dump loads to a different config; dump:\n%s", text);
 
@@ -900,6 +902,58 @@ test_round_trip_base(void **state)
 	round_trip(&cfg);
 	load_result_free(&r);
 	free(t);
+}
+
+/* [hook NAME] and [telemetry]: defaults that depend on the name, points in order, round trip. */
+static void
+test_hooks_and_telemetry(void **state)
+{
+	char obj[] = "/tmp/ls-config-hook-XXXXXX";
+	int fd = mkstemp(obj);
+	char snippet[512], *t, *u;
+	struct load_result r;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(snippet, sizeof(snippet),
+		 "\n[hook roce.flow]\nobject = %s\npoints = wan_tx, dc_rx\n"
+		 "\n[telemetry]\ninterval = 500ms\nprometheus = [::1]:9464\n"
+		 "ipfix = udp://192.0.2.9:4739\n",
+		 obj);
+	t = malloc(strlen(base_conf) + strlen(snippet) + 1);
+	assert_non_null(t);
+	strcpy(t, base_conf);
+	strcat(t, snippet);
+	r = load_text(t, &cfg);
+	expect_ok(&r);
+	assert_int_equal(cfg.n_hooks, 1);
+	assert_string_equal(cfg.hooks[0].section, "roce.flow");
+	assert_int_equal(cfg.hooks[0].n_points, 2);
+	assert_int_equal(cfg.hooks[0].order[0], 2); /* wan_tx */
+	assert_int_equal(cfg.hooks[0].order[1], 0); /* dc_rx */
+	assert_int_equal(cfg.hooks[0].points, 0x5);
+	assert_int_equal(cfg.hooks[0].max_insns, 4096);
+	assert_int_equal(cfg.tel.interval_ns, 500000000u);
+	assert_int_equal(cfg.tel.prom_addr.family, AF_INET6);
+	assert_int_equal(cfg.tel.prom_port, 9464);
+	assert_int_equal(cfg.tel.ipfix_transport, 0);
+	assert_int_equal(cfg.tel.ipfix_port, 4739);
+	round_trip(&cfg);
+	load_result_free(&r);
+
+	/* An interval above the timeouts is refused with both keys named. */
+	u = insert_after(t, "interval = 500ms", "\nidle_timeout = 1s\nactive_timeout = 1s");
+	*strstr(u, "interval = 500ms") = ';';
+	free(t);
+	t = insert_after(u, "[telemetry]", "\ninterval = 2s");
+	r = load_text(t, &cfg);
+	assert_non_null(strstr(r.errors, "[telemetry] active_timeout: must be at least interval"));
+	assert_non_null(strstr(r.errors, "[telemetry] idle_timeout: must be at least interval"));
+	load_result_free(&r);
+	free(t);
+	free(u);
+	unlink(obj);
 }
 
 static char *
@@ -1179,6 +1233,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_error_cap),
 		cmocka_unit_test(test_load_refuses_non_regular),
 		cmocka_unit_test(test_round_trip_base),
+		cmocka_unit_test(test_hooks_and_telemetry),
 		cmocka_unit_test(test_example_configs),
 		cmocka_unit_test(test_good_corpus),
 		cmocka_unit_test(test_bad_corpus),

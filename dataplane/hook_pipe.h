@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LONGSPAN_HOOK_PIPE_H
+#define LONGSPAN_HOOK_PIPE_H
+
+/*
+ * The pipeline's hook points (docs/telemetry.md): what a stage calls where
+ * a point is. A stage loads its worker's struct dp_hooks once per burst
+ * (dp_hook_set()) and tests dp_hooks_at() once; only with hooks at the
+ * point does it call these (cold, out of line), so a gateway without hooks
+ * pays one load and a branch per burst and point. The stages live in several
+ * files (pipeline.c, tm.c, mech.c), each using some of the calls: hence
+ * __rte_unused.
+ */
+
+#include <rte_mbuf.h>
+
+#include "hook.h"
+#include "mbuf_meta.h"
+#include "worker.h"
+
+/* The hooks this worker runs, from the snapshot it holds. */
+static inline const struct dp_hooks *
+dp_hook_set(const struct dp_worker *w, const struct dp_conf *c)
+{
+	return c->hooks[w->id];
+}
+
+static inline struct dp_hook_at
+dp_hook_here(const struct dp_worker *w, const struct dp_clock *clk, uint16_t port,
+	     uint32_t peer, uint32_t frame_bytes)
+{
+	struct dp_hook_at at = {
+		.lcore = (uint16_t)w->lcore,
+		.port = port,
+		.peer = peer < LS_HOOK_NO_PEER ? (uint16_t)peer : LS_HOOK_NO_PEER,
+		.frame_bytes = frame_bytes,
+		.tsc = clk->tsc,
+		.now_ns = clk->ns,
+	};
+
+	return at;
+}
+
+/* A packet at rx point p: inner IP at ip, flow table hash h (0: none), entry fe. */
+static __rte_noinline __rte_unused void
+dp_hook_pipe_rx(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_point p,
+		const struct dp_clock *clk, uint16_t port, uint32_t peer, uint32_t frame_bytes,
+		const uint8_t *ip, uint32_t len, uint32_t hash, const struct flow_entry *fe)
+{
+	struct dp_hook_at at = dp_hook_here(w, clk, port, peer, frame_bytes);
+
+	dp_hook_rx(&w->hook, h, p, &at, ip, len, hash,
+		   fe != NULL ? (uint32_t)(fe - w->flows.e) : LS_HOOK_NO_SLOT);
+}
+
+/*
+ * Packet m at tx point p, its IP header ip_off bytes into the mbuf; verdict
+ * LS_HOOK_V_*, or a drop (reason drop) after its rx point.
+ */
+static __rte_noinline __rte_unused void
+dp_hook_pipe_tx(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_point p,
+		const struct dp_clock *clk, uint16_t port, uint32_t peer, uint32_t frame_bytes,
+		struct rte_mbuf *m, uint32_t ip_off, uint8_t verdict, uint16_t drop,
+		uint64_t sojourn_ns)
+{
+	struct dp_hook_at at = dp_hook_here(w, clk, port, peer, frame_bytes);
+	uint32_t len = rte_pktmbuf_data_len(m) > ip_off ? rte_pktmbuf_data_len(m) - ip_off : 0;
+
+	dp_hook_tx(&w->hook, h, p, &at, rte_pktmbuf_mtod_offset(m, const uint8_t *, ip_off), len,
+		   verdict, drop, sojourn_ns);
+}
+
+/* The wan_tx verdict of a packet leaving a traffic manager (flags of its metadata). */
+static inline uint8_t
+dp_hook_tm_verdict(uint8_t tm_flags)
+{
+	return (uint8_t)(LS_HOOK_V_FORWARDED | ((tm_flags & DP_TM_F_MARKED) ? LS_HOOK_V_MARKED : 0) |
+			 ((tm_flags & DP_TM_F_CNP) ? LS_HOOK_V_CNP_GENERATED : 0));
+}
+
+#endif /* LONGSPAN_HOOK_PIPE_H */
