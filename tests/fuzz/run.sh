@@ -40,6 +40,7 @@ common=(-g -O1 -std=c11 -D_GNU_SOURCE -DALLOW_EXPERIMENTAL_API
 # longspand's config loader and the shared config library under it.
 config_src=(control/config.c control/config_check.c control/config_keys.c
 	control/config_types.c control/config_doc.c control/eal_args.c
+	control/config_hooks.c
 	control/conf_file.c control/conf_ini.c control/conf_key.c control/units.c
 	congestion/ecn_red.c)
 
@@ -91,12 +92,15 @@ build() {
 		mkdir -p "$out/gen/control"
 		version=$(sed -n "s/^[[:space:]]*version: '\([^']*\)',\$/\1/p" meson.build | head -n 1)
 		printf '#define LONGSPAN_VERSION "%s"\n' "$version" >"$out/gen/control/longspan_version.h"
-		"$cc" "${common[@]}" -I"$out/gen" $(pkg-config --cflags libdpdk) \
+		"$cc" "${common[@]}" -I"$out/gen" $(pkg-config --cflags libdpdk libfixbuf) \
 			tests/fuzz/fuzz_api.c tests/unit/ctl/ctl_fixture.c tests/unit/ctl/ctl_doubles.c \
 			control/api_*.c control/fmt.c control/telemetry.c control/runtime_counters.c \
 			control/peering_show.c control/peer_*.c "${config_src[@]}" \
+			control/hook_api.c control/hook_set.c control/hook_load.c control/hook_maps.c \
+			control/hook_export.c control/hook_prom.c control/hook_ipfix.c dataplane/hook.c \
 			dataplane/drop_reason.c $(ls congestion/*.c | grep -v '/ecn_red.c$') \
-			$(pkg-config --libs libdpdk libssl libcrypto) -lm -o "$out/fuzz_api"
+			$(pkg-config --libs libdpdk libssl libcrypto libbpf libelf libmicrohttpd libfixbuf) \
+			-lm -o "$out/fuzz_api"
 		;;
 	*)
 		echo "unknown target $1: add its build rule to tests/fuzz/run.sh" >&2
