@@ -151,8 +151,15 @@ config_hooks_check(struct ls_config *cfg, config_hooks_err_fn err, void *arg)
 		struct ls_hook_conf *h = &cfg->hooks[i];
 		struct stat st;
 
-		if (h->section[0] == '\0')
-			snprintf(h->section, sizeof(h->section), "%s", h->name);
+		if (h->section[0] == '\0') {
+			/* Not snprintf: gcc -O0 sees one object (cfg) and warns on restrict. */
+			size_t n = strnlen(h->name, sizeof(h->name));
+
+			if (n >= sizeof(h->section))
+				n = sizeof(h->section) - 1;
+			memcpy(h->section, h->name, n);
+			h->section[n] = '\0';
+		}
 		if (!config_hook_points(h, msg, sizeof(msg)))
 			err(arg, i, "points", msg);
 		if (h->object[0] != '\0') {
