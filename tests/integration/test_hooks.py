@@ -65,7 +65,7 @@ HOST_MAC, PEER_MAC = "02:00:00:00:01:01", "02:00:00:00:0b:02"
 
 
 def config_text(tag, tmp, dc_dev, wan_dev, hook_obj, section="roce_flow", prom_port=0,
-                ipfix=None):
+                ipfix=None, wan_rate="10G"):
     lines = [
         "[gateway]", f"name = {tag}", f"socket = {tmp}/api.sock", "workers = 1",
         "idle_sleep = 1ms", "idle = sleep",
@@ -74,7 +74,7 @@ def config_text(tag, tmp, dc_dev, wan_dev, hook_obj, section="roce_flow", prom_p
         "[port dc]", "role = dc", f"dev = {dc_dev}", f"mac = {DC_MAC}", "ipv4 = 10.1.0.254/16",
         f"neighbor = 10.1.0.1 {HOST_MAC}",
         "[port wan]", "role = wan", f"dev = {wan_dev}", f"mac = {WAN_MAC}",
-        "ipv4 = 192.0.2.1/24", "link_rate = 10G", f"neighbor = 192.0.2.2 {PEER_MAC}",
+        "ipv4 = 192.0.2.1/24", f"link_rate = {wan_rate}", f"neighbor = 192.0.2.2 {PEER_MAC}",
         "[peer site-b]", "port = wan", "remote = 192.0.2.2", "vni = 100", "rtt = 1ms",
         "prefix = 10.2.0.0/16",
         "[hook roce_flow]", f"object = {hook_obj}", f"section = {section}",
@@ -347,7 +347,11 @@ def reloads_under_traffic(args, tmp, obj, bad):
 
     def write(path, o, section="roce_flow"):
         with open(path, "w") as f:
-            f.write(config_text(tag, tmp, dc_dev, wan_dev, o, section=section))
+            # The replay runs as fast as the worker can take it; a WAN shaped
+            # at 10G would then tail-drop whenever the replay outpaces it,
+            # which says nothing about the swap. The replay stays far below 100G.
+            f.write(config_text(tag, tmp, dc_dev, wan_dev, o, section=section,
+                                wan_rate="100G"))
     write(conf, obj)
     gw = gwlab.Gateway(args.build, conf, f"{tmp}/gw2.log").start()
     with open(f"{tmp}/truncated.bpf.o", "wb") as f:
