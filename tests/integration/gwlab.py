@@ -7,6 +7,7 @@ import collections
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -82,6 +83,23 @@ def gateway_config(site, tag, dc_dev, wan_dev, underlay="4", static_dc=True, eal
         f"prefix = fd00:{on}::/48",
     ]
     return "\n".join(lines) + "\n"
+
+
+def telemetry(file_prefix, cmd, timeout=2.0):
+    """One DPDK telemetry command to the process with FILE_PREFIX, as
+    dpdk-telemetry.py sends it; None when it does not answer."""
+    path = f"/var/run/dpdk/{file_prefix}/dpdk_telemetry.v2"
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(timeout)
+    try:
+        s.connect(path)
+        s.recv(16384)  # greeting
+        s.send(cmd.encode())
+        return json.loads(s.recv(65536))
+    except (OSError, ValueError):
+        return None
+    finally:
+        s.close()
 
 
 class Gateway:

@@ -111,18 +111,7 @@ class Daemon(gwlab.Gateway):
 
     def telemetry(self, cmd, timeout=2.0):
         """One DPDK telemetry command, as dpdk-telemetry.py sends it; None on no answer."""
-        path = f"/var/run/dpdk/{self.tag}/dpdk_telemetry.v2"
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        s.settimeout(timeout)
-        try:
-            s.connect(path)
-            s.recv(1024)  # greeting
-            s.send(cmd.encode())
-            return json.loads(s.recv(65536))
-        except (OSError, ValueError):
-            return None
-        finally:
-            s.close()
+        return gwlab.telemetry(self.tag, cmd, timeout)
 
     def api_answers(self):
         rc, out, _, _ = self.run_ctl("show", "stats", timeout=2)

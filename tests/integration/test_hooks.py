@@ -196,18 +196,6 @@ def prom_get(samples, name, **labels):
 
 # ---- DPDK telemetry ----
 
-def telemetry(prefix, cmd):
-    path = f"/var/run/dpdk/{prefix}/dpdk_telemetry.v2"
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    s.settimeout(5)
-    s.connect(path)
-    s.recv(16384)
-    s.send(cmd.encode())
-    out = json.loads(s.recv(65536).decode())
-    s.close()
-    return out
-
-
 def wait(what, cond, timeout=20):
     end = time.time() + timeout
     while time.time() < end:
@@ -292,7 +280,7 @@ def known_traffic(args, tmp, obj):
         for _ in range(5):  # a pass may end between two pages: take them again
             seen, passes, page = [], set(), 1
             while True:
-                r = telemetry(tag, f"/longspan/hook_flows,{page},2")["/longspan/hook_flows"]
+                r = gwlab.telemetry(tag, f"/longspan/hook_flows,{page},2", timeout=5)["/longspan/hook_flows"]
                 passes.add(r["pass"])
                 seen += [(f["dest_qp"], dirs[f["direction"]]) for f in r["flows"].values()]
                 if page >= r.get("pages", 1):

@@ -34,6 +34,8 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gwlab  # noqa: E402
 
 ANSWER_MS = 100  # show stats while the peering port is abused (a large margin)
 ROUTE_HOLD_S = 3
@@ -135,18 +137,7 @@ def wait_for(what, fn, timeout=15.0):
 
 def telemetry(site, cmd, timeout=2.0):
     """One DPDK telemetry command to SITE's gateway; None on no answer."""
-    path = f"/var/run/dpdk/pr{os.getpid()}{site}/dpdk_telemetry.v2"
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    s.settimeout(timeout)
-    try:
-        s.connect(path)
-        s.recv(1024)  # greeting
-        s.send(cmd.encode())
-        return json.loads(s.recv(65536))
-    except (OSError, ValueError):
-        return None
-    finally:
-        s.close()
+    return gwlab.telemetry(f"pr{os.getpid()}{site}", cmd, timeout)
 
 
 def generation(gw):
