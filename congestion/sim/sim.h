@@ -40,6 +40,7 @@ enum sim_pkt_type {
 	SIM_PKT_NACK,
 	SIM_PKT_CNP,
 	SIM_PKT_PFC,
+	SIM_PKT_CREDIT, /* mechanism B between gateways: a grant or a sender report */
 };
 
 /* ECN codepoints (RFC 3168). */
@@ -56,6 +57,9 @@ enum sim_ecn {
 #define SIM_PKTF_SHAPED 0x08	  /* DATA already passed a gateway shaper */
 #define SIM_PKTF_GWDONE 0x10	  /* a gateway handled its signal at enqueue */
 #define SIM_PKTF_LOSSY 0x20	  /* queued at a lossy WAN egress, outside the MMU */
+#define SIM_PKTF_CREDIT 0x40	  /* DATA sent within WAN credit: on the WAN, then in the
+				   * receiving gateway's credit buffer (outside the MMU) */
+#define SIM_PKTF_GRANT 0x02	  /* CREDIT: a grant (else a sender report) */
 
 /*
  * A packet.  32 bytes, two to a cache line, allocated from a free list,
@@ -132,6 +136,7 @@ struct sim_port {
 	uint8_t wan;	       /* gateway port facing the WAN */
 	uint8_t qmask;	       /* bit q: queue q holds packets */
 	uint8_t paused;	       /* bit q: the peer paused priority q */
+	uint8_t held;	       /* bit q: a gateway holds priority q (no WAN credit) */
 	/* Line 1: the queues (packet lists per priority). */
 	uint32_t qhead[SIM_NQ];
 	uint32_t qtail[SIM_NQ];
@@ -295,6 +300,8 @@ enum sim_ev_type {
 	SIM_EV_GW_CNP,	   /* a gateway CNP is ready to leave (mechanism A) */
 	SIM_EV_GW_SHAPE,   /* a gateway shaper may release a packet (mechanism C) */
 	SIM_EV_SAMPLE,	   /* statistics and time series */
+	SIM_EV_GW_CREDIT,  /* mechanism B: a grant timer or a sender's first report */
+	SIM_EV_GW_PFC,	   /* mechanism B: a gateway's PFC refresh */
 	SIM_EV_TYPES,
 };
 
@@ -445,6 +452,7 @@ struct sim {
 	int stop_signal;	/* signal that stopped the run early (partial outputs), or 0 */
 	uint64_t rng;
 	/* gateways */
+	uint64_t wan_fifo_bytes; /* WAN egress outside the MMU of this size; 0 = switch port */
 	struct sim_gw **gws;
 	uint32_t ngws;
 	struct sim_stats st;
@@ -671,6 +679,8 @@ uint32_t sim_topo_ip(uint32_t node);
 void sim_net_arrive(struct sim *s, uint32_t port);
 void sim_net_port_tx(struct sim *s, uint32_t port);
 void sim_net_kick(struct sim *s, uint32_t port);
+/* A PFC PAUSE (or resume) for priority prio leaves port pi (strict priority). */
+void sim_net_pfc(struct sim *s, uint32_t pi, uint8_t prio, bool pause);
 void sim_net_enqueue(struct sim *s, uint32_t port, uint32_t q, uint32_t p);
 uint32_t sim_net_route(struct sim *s, const struct sim_node *n, const struct sim_pkt *pkt);
 int sim_net_setup(struct sim *s);
@@ -704,6 +714,22 @@ void sim_gw_cnp_event(struct sim *s, uint32_t idx);
 void sim_gw_shape_event(struct sim *s, uint32_t idx);
 void sim_gw_on_enqueue(struct sim *s, struct sim_port *port, struct sim_pkt *pkt);
 void sim_gw_on_drop(struct sim *s, struct sim_port *port, struct sim_pkt *pkt);
+
+/* sim_gw_b.c: mechanism B (congestion/pfc.h and congestion/credit.h) */
+int sim_gw_b_setup(struct sim *s, struct sim_gw *gw);
+void sim_gw_b_free(struct sim *s, struct sim_gw *gw);
+/* A packet joined WAN egress queue q (after sim_net_enqueue() linked it). */
+void sim_gw_b_wan_enqueue(struct sim *s, struct sim_port *port, uint32_t q);
+/* A data packet leaves WAN port port now (from sim_gw_egress()). */
+void sim_gw_b_wan_dequeue(struct sim *s, struct sim_port *port, struct sim_pkt *pkt);
+/* A credited data packet arrived from the WAN on in_port. */
+void sim_gw_b_wan_arrive(struct sim *s, uint32_t in_port, struct sim_pkt *pkt);
+/* A credited data packet leaves the gateway toward its DC on port. */
+void sim_gw_b_dc_dequeue(struct sim *s, struct sim_node *n, struct sim_pkt *pkt);
+/* A SIM_PKT_CREDIT arrived on port pi. */
+void sim_gw_b_ctrl_rx(struct sim *s, uint32_t pi, const struct sim_pkt *pkt);
+void sim_gw_b_credit_event(struct sim *s, uint32_t idx);
+void sim_gw_b_pfc_event(struct sim *s, uint32_t idx);
 
 /* sim_out.c */
 FILE *sim_out_create(const char *dir, const char *name);

@@ -105,7 +105,7 @@ static const char *const sim_section_names[SIM_SEC_MAX] = {
 /* The simulator's own value types, after conf_key.h's built-ins. */
 enum sim_key_type {
 	SIM_T_IDS = CONF_T_FIRST_APP, /* node ids "48,49" into gateways[] */
-	SIM_T_MECH, /* none, A, C or A,C */
+	SIM_T_MECH, /* none or a list of A, B, C */
 	SIM_T_MAX,
 };
 
@@ -123,6 +123,9 @@ static const struct conf_enum_name sim_window_names[] = {
 };
 static const struct conf_enum_name sim_tx_time_names[] = {
 	{ "exact", SIM_TX_TIME_EXACT }, { "ns3", SIM_TX_TIME_NS3 }, { NULL, 0 },
+};
+static const struct conf_enum_name sim_lossless_names[] = {
+	{ "pfc", SIM_LOSSLESS_PFC }, { "credit", SIM_LOSSLESS_CREDIT }, { NULL, 0 },
 };
 static const struct conf_enum_name sim_qpn_names[] = {
 	{ "cm", SIM_QPN_CM }, { "inband", SIM_QPN_INBAND }, { NULL, 0 },
@@ -191,7 +194,7 @@ static const struct conf_key sim_keys[] = {
 	{ SEC(GATEWAY), .name = "ids", .type = SIM_T_IDS, .max_count = SIM_MAX_GATEWAYS,
 	  .help = "gateway node ids (48,49); unset = the two ends of the longest-delay link" },
 	{ SEC(GATEWAY), .name = "mechanisms", .type = SIM_T_MECH, .def = "none", F(mechanisms),
-	  .help = "none, A, C or A,C" },
+	  .help = "none, or a comma-separated list of A, B and C (A,C; A,B,C)" },
 	{ SEC(GATEWAY), .name = "marker", ENUM(sim_marker_names), .def = "red-as-switch",
 	  F_SET(marker, marker_set),
 	  .help = "WAN egress marker: red-as-switch (HPCC map), red, sojourn, phantom" },
@@ -202,6 +205,13 @@ static const struct conf_key sim_keys[] = {
 	  .help = "0: the WAN ports are switch ports (shared buffer, PFC, lossless, as HPCC); "
 		  "N: the WAN egress is a tail-drop queue of N bytes outside the shared buffer "
 		  "and no PFC crosses the WAN, as the dataplane's traffic manager" },
+	{ SEC(GATEWAY), .name = "lossless", ENUM(sim_lossless_names), .def = "credit",
+	  F(lossless),
+	  .help = "mechanism B's mode on every gateway (with B in mechanisms): pfc pauses the "
+		  "DC at the WAN queue's XOFF and resumes at XON; credit adds the credit-based "
+		  "WAN hop (data leaves only within the peer's grants, whose buffer holds what "
+		  "arrives from the WAN outside the shared buffer). With B and wan_buffer 0 the "
+		  "WAN queue is the derived buffer" },
 
 	{ SEC(MARKER), .name = "kmin", SIZE(0, UINT64_C(1000000000000)), .def = "0",
 	  F(kmin_bytes), .help = "RED Kmin on the WAN egress; 0 = derived" },
@@ -306,20 +316,37 @@ sim_dump_ids(const struct conf_key *k, const void *base, FILE *f)
 static int
 sim_set_mech(const struct conf_key *k, void *base, const char *v, struct conf_set_ctx *ctx)
 {
-	uint32_t m;
+	uint32_t m = 0;
+	const char *t = v;
 
-	if (strcmp(v, "none") == 0)
-		m = 0;
-	else if (strcmp(v, "A") == 0)
-		m = SIM_MECH_A;
-	else if (strcmp(v, "C") == 0)
-		m = SIM_MECH_C;
-	else if (strcmp(v, "A,C") == 0 || strcmp(v, "C,A") == 0)
-		m = SIM_MECH_A | SIM_MECH_C;
-	else
-		return conf_fail(ctx, "'%s' is not a mechanism list (none, A, C or A,C)", v);
+	if (strcmp(v, "none") == 0) {
+		*(uint32_t *)((char *)base + k->offset) = 0;
+		return 0;
+	}
+	/* A list of single letters, each once: "A,C", "C,A", "A,B,C". */
+	for (;;) {
+		uint32_t bit = t[0] == 'A' ? SIM_MECH_A : t[0] == 'B' ? SIM_MECH_B :
+			       t[0] == 'C' ? SIM_MECH_C : 0;
+
+		if (bit == 0 || (m & bit) || (t[1] != ',' && t[1] != '\0'))
+			return conf_fail(ctx, "'%s' is not a mechanism list (none, or A, B and C "
+					 "separated by commas, each once: A,C or A,B,C)", v);
+		m |= bit;
+		if (t[1] == '\0')
+			break;
+		t += 2;
+	}
 	*(uint32_t *)((char *)base + k->offset) = m;
 	return 0;
+}
+
+const char *
+sim_mech_name(uint32_t m)
+{
+	static const char *const names[8] = { "none", "A", "B", "A,B", "C", "A,C", "B,C",
+					      "A,B,C" };
+
+	return names[m & 7];
 }
 
 static void
@@ -327,8 +354,7 @@ sim_dump_mech(const struct conf_key *k, const void *base, FILE *f)
 {
 	uint32_t m = *(const uint32_t *)((const char *)base + k->offset);
 
-	fprintf(f, "%s = %s\n", k->name,
-		m == 0 ? "none" : m == SIM_MECH_A ? "A" : m == SIM_MECH_C ? "C" : "A,C");
+	fprintf(f, "%s = %s\n", k->name, sim_mech_name(m));
 }
 
 static const struct conf_type sim_types[SIM_T_MAX] = {

@@ -3,7 +3,7 @@
  * longspan-sim command line and event loop.
  *
  *   longspan-sim --topology FILE --flows FILE [--hpcc-config FILE]
- *       [--config FILE.ini] [--gateways ID,ID] [--mechanisms none|A|C|A,C]
+ *       [--config FILE.ini] [--gateways ID,ID] [--mechanisms none|A|C|A,C|A,B,C]
  *       [--marker red|sojourn|phantom|red-as-switch] [--seed N] --out DIR
  *       [--host-model hpcc|firmware|paper] [--window auto|on|off]
  *       [--ts-interval T] [--end T] [-o section.key=value]...
@@ -43,7 +43,7 @@ sim_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: longspan-sim --topology FILE --flows FILE [--hpcc-config FILE]\n"
-		"         [--config FILE.ini] [--gateways ID,ID] [--mechanisms none|A|C|A,C]\n"
+		"         [--config FILE.ini] [--gateways ID,ID] [--mechanisms none|A|C|A,C|A,B,C]\n"
 		"         [--marker red|sojourn|phantom|red-as-switch] [--seed N] --out DIR\n"
 		"         [--host-model hpcc|firmware|paper] [--window auto|on|off]\n"
 		"         [--ts-interval TIME] [--end TIME] [-o section.key=value]...\n"
@@ -118,6 +118,12 @@ sim_run(struct sim *s, struct sim_progress *prog)
 			break;
 		case SIM_EV_GW_SHAPE:
 			sim_gw_shape_event(s, idx);
+			break;
+		case SIM_EV_GW_CREDIT:
+			sim_gw_b_credit_event(s, idx);
+			break;
+		case SIM_EV_GW_PFC:
+			sim_gw_b_pfc_event(s, idx);
 			break;
 		case SIM_EV_SAMPLE:
 			sim_out_sample(s);
