@@ -64,7 +64,7 @@ runtime_link_local(const struct rte_ether_addr *mac, uint8_t *ip)
 }
 
 static bool
-runtime_on_link(const struct ls_prefix *net, const struct ls_addr *a)
+runtime_on_link(const struct conf_prefix *net, const struct conf_addr *a)
 {
 	unsigned int full = net->len / 8, rem = net->len % 8;
 
@@ -206,7 +206,7 @@ runtime_learned_of(const struct ls_runtime *rt, const char *name)
 }
 
 static int
-runtime_route_add(struct dp_conf *c, const struct ls_prefix *pf, unsigned int peer)
+runtime_route_add(struct dp_conf *c, const struct conf_prefix *pf, unsigned int peer)
 {
 	uint32_t a;
 
@@ -279,8 +279,8 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 	for (i = 0; i < cfg->n_peers; i++) {
 		const struct ls_peer_conf *pc = &cfg->peers[i];
 		const struct ls_port_conf *wan = &cfg->ports[pc->port_index];
-		const struct ls_prefix *net = pc->remote.family == AF_INET ? &wan->ipv4 : &wan->ipv6;
-		const struct ls_addr *gw = pc->remote.family == AF_INET ? &wan->gateway4 : &wan->gateway6;
+		const struct conf_prefix *net = pc->remote.family == AF_INET ? &wan->ipv4 : &wan->ipv6;
+		const struct conf_addr *gw = pc->remote.family == AF_INET ? &wan->gateway4 : &wan->gateway6;
 		struct dp_peer *dp = &c->peers[i];
 
 		dp->port = (uint16_t)pc->port_index;
@@ -384,7 +384,7 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 		const struct ls_peer_conf *pc = &cfg->peers[i];
 
 		for (j = 0; j < pc->n_prefixes; j++) {
-			const struct ls_prefix *pf = &pc->prefixes[j];
+			const struct conf_prefix *pf = &pc->prefixes[j];
 
 			if (pf->addr.family == AF_INET) {
 				uint32_t a;

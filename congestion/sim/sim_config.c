@@ -7,6 +7,7 @@
  * parses its own. Every error in a file is reported, each as
  * FILE:LINE: [section] key: message, and any error fails the load.
  */
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -17,6 +18,7 @@
 #include "control/conf_file.h"
 #include "control/conf_ini.h"
 #include "control/conf_key.h"
+#include "control/conf_mech.h"
 #include "control/units.h"
 #include "sim_config.h"
 
@@ -303,21 +305,17 @@ sim_dump_ids(const struct conf_key *k, const void *base, FILE *f)
 	fputc('\n', f);
 }
 
+/* One mechanism list parser for the gateway and the simulator (conf_mech.c). */
+static_assert(SIM_MECH_A == CONF_MECH_A && SIM_MECH_C == CONF_MECH_C, "mechanism bits");
+
 static int
 sim_set_mech(const struct conf_key *k, void *base, const char *v, struct conf_set_ctx *ctx)
 {
-	uint32_t m;
+	const char *why = NULL;
+	unsigned int m;
 
-	if (strcmp(v, "none") == 0)
-		m = 0;
-	else if (strcmp(v, "A") == 0)
-		m = SIM_MECH_A;
-	else if (strcmp(v, "C") == 0)
-		m = SIM_MECH_C;
-	else if (strcmp(v, "A,C") == 0 || strcmp(v, "C,A") == 0)
-		m = SIM_MECH_A | SIM_MECH_C;
-	else
-		return conf_fail(ctx, "'%s' is not a mechanism list (none, A, C or A,C)", v);
+	if (conf_mech_parse(v, &m, &why) < 0)
+		return conf_fail(ctx, "'%s' %s", v, why);
 	*(uint32_t *)((char *)base + k->offset) = m;
 	return 0;
 }
@@ -325,10 +323,8 @@ sim_set_mech(const struct conf_key *k, void *base, const char *v, struct conf_se
 static void
 sim_dump_mech(const struct conf_key *k, const void *base, FILE *f)
 {
-	uint32_t m = *(const uint32_t *)((const char *)base + k->offset);
-
 	fprintf(f, "%s = %s\n", k->name,
-		m == 0 ? "none" : m == SIM_MECH_A ? "A" : m == SIM_MECH_C ? "C" : "A,C");
+		conf_mech_name(*(const uint32_t *)((const char *)base + k->offset)));
 }
 
 static const struct conf_type sim_types[SIM_T_MAX] = {
