@@ -154,6 +154,7 @@ runtime_mech_build(const struct ls_config *cfg, const struct dp_conf *c, struct 
 	};
 	uint64_t dc_rate = cfg->ports[cfg->dc_port].link_rate_bps;
 	uint64_t hold = cg->hold_ns;
+	uint64_t dc_rtt = 0;
 	struct trp_params tp;
 	unsigned int i;
 
@@ -176,6 +177,18 @@ runtime_mech_build(const struct ls_config *cfg, const struct dp_conf *c, struct 
 		hold = cfg->peers[i].rtt_ns;
 	if (hold == 0)
 		hold = 1000000; /* 1 ms: the 100 km case */
+	/*
+	 * Mechanism C's policy: the upstream-CE window of congestion/gw_mech.h
+	 * for the DC RTT the derivation used (the simulator's default too),
+	 * and every receiver CNP is forwarded as the packet it is.
+	 */
+	for (i = 0; i < c->n_ports && dc_rtt == 0; i++)
+		if (c->tm[i].enabled)
+			dc_rtt = c->tm[i].derived.dc_rtt_ns;
+	m->c_policy.upstream_ce_window_ns =
+		gw_mech_c_upstream_ce_window_default_ns(dc_rtt != 0 ? dc_rtt : CC_DEFAULT_DC_RTT_NS);
+	m->c_policy.forward_cnp = true;
+	m->c_policy.cnp_gap_ns = 0;
 	trp_params_default(&tp, dc_rate != 0 ? dc_rate : RUNTIME_DC_DEFAULT_BPS, hold);
 	if (trp_config_init(&m->trp, &tp) != 0) {
 		fprintf(err, "%s: [congestion] hold: mechanism C parameters rejected\n", cfg->path);

@@ -237,10 +237,10 @@ sim_gw_init_one(struct sim *s, struct sim_gw *gw, uint64_t wan_rtt, uint64_t dc_
 		tp.ramp_interval_ns = c->c_ramp_interval_ns;
 	if (c->c_ramp_steps != 0)
 		tp.ramp_steps = c->c_ramp_steps;
-	/* Two DC round trips: the CE packet's way to the receiver and its CNP's way back. */
-	gw->c_policy.upstream_ce_window_ns = !c->c_upstream_ce_check ? 0 :
-					     c->c_upstream_ce_window_ns ? c->c_upstream_ce_window_ns :
-					     2 * gw->d.dc_rtt_ns;
+	gw->c_policy.upstream_ce_window_ns =
+		!c->c_upstream_ce_check ? 0 :
+		c->c_upstream_ce_window_ns ? c->c_upstream_ce_window_ns :
+		gw_mech_c_upstream_ce_window_default_ns(gw->d.dc_rtt_ns);
 	gw->c_policy.forward_cnp = c->c_forward_cnp;
 	gw->c_policy.cnp_gap_ns = c->c_cnp_gap_ns;
 	if (trp_config_init(&gw->c_cfg, &tp) < 0) {
