@@ -704,6 +704,13 @@ void sim_gw_cnp_event(struct sim *s, uint32_t idx);
 void sim_gw_shape_event(struct sim *s, uint32_t idx);
 void sim_gw_on_enqueue(struct sim *s, struct sim_port *port, struct sim_pkt *pkt);
 void sim_gw_on_drop(struct sim *s, struct sim_port *port, struct sim_pkt *pkt);
+/*
+ * Mechanism A for one data packet at a gateway WAN egress: the marker said
+ * marked, or the queue dropped it (the hooks above call it; so does the
+ * test that drives both hosts of congestion/gw_mech.h with one trace).
+ */
+void sim_gw_signal(struct sim *s, struct sim_gw_port *gp, struct sim_pkt *pkt, bool marked,
+		   bool drop);
 
 /* sim_out.c */
 FILE *sim_out_create(const char *dir, const char *name);

@@ -591,7 +591,7 @@ sim_gw_ingress(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t out
  * the dataplane's dp_signal() runs too) decides: a CNP to the local sender,
  * the mark, a cleared CE.
  */
-static void
+void
 sim_gw_signal(struct sim *s, struct sim_gw_port *gp, struct sim_pkt *pkt, bool marked,
 	      bool drop)
 {
