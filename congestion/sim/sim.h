@@ -595,6 +595,22 @@ sim_pkt_free(struct sim *s, uint32_t p)
 	s->live_pkts--;
 }
 
+/*
+ * Append packet p to the FIFO linked through sim_pkt.next from *head to
+ * *tail (SIM_NONE when empty): port queues, a host's ACK queue, a
+ * gateway's shaping queue.
+ */
+static inline void
+sim_pkt_append(struct sim *s, uint32_t *head, uint32_t *tail, uint32_t p)
+{
+	s->pkts[p].next = SIM_NONE;
+	if (*tail == SIM_NONE)
+		*head = p;
+	else
+		s->pkts[*tail].next = p;
+	*tail = p;
+}
+
 uint64_t sim_net_tx_ns(enum sim_tx_time mode, uint64_t bytes, uint64_t rate_bps);
 
 static inline void
@@ -661,6 +677,8 @@ sim_rng_unit(uint64_t *state)
 
 /* sim_topo.c */
 int sim_topo_load(struct sim *s, const char *path);
+/* Free what sim_topo_load() ... sim_host_setup() allocated; s itself is the caller's. */
+void sim_free(struct sim *s);
 int sim_flows_load(struct sim *s, const char *path);
 int sim_topo_routes(struct sim *s);
 uint32_t sim_topo_hash(uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dport,

@@ -476,12 +476,7 @@ sim_gw_data_from_wan(struct sim *s, struct sim_gw *gw, uint32_t in_port, uint32_
 			return false;
 	}
 	/* Hold it in gateway DRAM behind the QP's earlier packets. */
-	pkt->next = SIM_NONE;
-	if (fs->shape_tail == SIM_NONE)
-		fs->shape_head = p;
-	else
-		s->pkts[fs->shape_tail].next = p;
-	fs->shape_tail = p;
+	sim_pkt_append(s, &fs->shape_head, &fs->shape_tail, p);
 	fs->shape_in = in_port;
 	fs->shape_out = out_port;
 	fs->shape_bytes += pkt->size;

@@ -435,12 +435,7 @@ sim_host_ctrl(struct sim *s, struct sim_host *h, uint32_t fi, uint8_t type, uint
 	pkt->ecn = SIM_ECN_NOT_ECT;
 	pkt->prio = f->pg;
 	pkt->flags = flags;
-	pkt->next = SIM_NONE;
-	if (h->ackq_tail == SIM_NONE)
-		h->ackq_head = p;
-	else
-		s->pkts[h->ackq_tail].next = p;
-	h->ackq_tail = p;
+	sim_pkt_append(s, &h->ackq_head, &h->ackq_tail, p);
 	sim_host_kick(s, (uint32_t)(h - s->hosts));
 }
 
