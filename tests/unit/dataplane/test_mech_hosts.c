@@ -51,7 +51,6 @@
 
 #include <cmocka.h>
 
-#include <rte_eth_ring.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -63,6 +62,7 @@
 #include "dataplane/worker.h"
 #include "ut_eal.h"
 #include "ut_pkt.h"
+#include "ut_ports.h"
 #include "ut_runtime.h"
 
 #define T0 UINT64_C(1000000000)
@@ -291,28 +291,6 @@ mh_dp_run(struct mh_dp *h, const struct mh_event *e, struct mh_actions *out)
 	mh_dp_flush(&tx);
 }
 
-static int
-mh_dp_ports(const struct ls_config *cfg)
-{
-	for (unsigned int i = 0; i < cfg->n_ports; i++) {
-		char name[RTE_RING_NAMESIZE];
-
-		snprintf(name, sizeof(name), "ut_mh_rx%u", i);
-		rx_ring[i] = rte_ring_create(name, 256, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "ut_mh_tx%u", i);
-		tx_ring[i] = rte_ring_create(name, 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (rx_ring[i] == NULL || tx_ring[i] == NULL)
-			return -1;
-		if (rte_eth_from_rings(cfg->ports[i].dev + 9, &rx_ring[i], 1, &tx_ring[i], 1, 0) < 0)
-			return -1;
-		if (cfg->ports[i].role == LS_PORT_WAN)
-			wan_port = i;
-		else
-			dc_port = i;
-	}
-	return 0;
-}
-
 /* A fresh worker state for each trace (flow table, learners, hold slots, counters). */
 static void
 mh_dp_reset(void)
@@ -418,21 +396,7 @@ mh_sim_fini(struct mh_sim *h)
 	struct sim *s = h->s;
 	char path[128];
 
-	sim_gw_free(s);
-	sim_host_free(s);
-	sim_net_free(s);
-	sim_net_pool_free(s);
-	sim_wheel_free(&s->wheel);
-	sim_heap_free(&s->heap);
-	sim_heap_free(&s->slow);
-	free(s->nodes);
-	free(s->ports);
-	free(s->hosts);
-	free(s->host_of_node);
-	free(s->rt);
-	free(s->rt_port);
-	free(s->pair);
-	free(s->flows);
+	sim_free(s);
 	free(s);
 	snprintf(path, sizeof(path), "%s/topo.txt", h->dir);
 	unlink(path);
@@ -729,7 +693,7 @@ main(int argc, char **argv)
 	if (ut_eal_init(argv[0], "ut_mh", 256) != 0)
 		return 1;
 	w = ut_runtime_init(&rt, "ut_mh", conf_text, 2047);
-	if (w == NULL || mh_dp_ports(rt.cfg) != 0 ||
+	if (w == NULL || ut_ports_create(rt.cfg, "ut_mh", 256, 1024, rx_ring, tx_ring, &dc_port, &wan_port) != 0 ||
 	    ports_setup(rt.cfg, rt.pool, rt.port_ids, stderr) != 0 || ut_runtime_publish(&rt) != 0)
 		return 1;
 	rc = cmocka_run_group_tests_name("dataplane_mech_hosts", tests, NULL, NULL);
