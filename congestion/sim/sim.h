@@ -611,6 +611,28 @@ sim_pkt_append(struct sim *s, uint32_t *head, uint32_t *tail, uint32_t p)
 	*tail = p;
 }
 
+/*
+ * A control packet of flow fi (ACK, NAK, CNP) back toward the flow's
+ * sender: a padded 60-byte frame, not ECT, in the flow's priority group.
+ * Leaves next and t_ns to the queue it goes on.
+ */
+static inline void
+sim_pkt_ctrl_init(struct sim *s, struct sim_pkt *pkt, uint32_t fi, uint8_t type, uint32_t seq,
+		  uint8_t flags)
+{
+	const struct sim_flow *f = &s->flows[fi];
+
+	pkt->flow = fi;
+	pkt->seq = seq;
+	pkt->in_local = 0;
+	pkt->dst = f->src;
+	pkt->size = SIM_CTRL_BYTES;
+	pkt->type = type;
+	pkt->ecn = SIM_ECN_NOT_ECT;
+	pkt->prio = f->pg;
+	pkt->flags = flags;
+}
+
 uint64_t sim_net_tx_ns(enum sim_tx_time mode, uint64_t bytes, uint64_t rate_bps);
 
 static inline void

@@ -723,13 +723,7 @@ sim_gw_cnp_event(struct sim *s, uint32_t idx)
 	p = sim_pkt_alloc(s);
 	pkt = &s->pkts[p];
 	memset(pkt, 0, sizeof(*pkt));
-	pkt->flow = fi;
-	pkt->dst = f->src;
-	pkt->size = SIM_CTRL_BYTES;
-	pkt->type = SIM_PKT_CNP;
-	pkt->ecn = SIM_ECN_NOT_ECT;
-	pkt->prio = f->pg;
-	pkt->flags = SIM_PKTF_GW;
+	sim_pkt_ctrl_init(s, pkt, fi, SIM_PKT_CNP, 0, SIM_PKTF_GW);
 	out = sim_net_route(s, n, pkt);
 	if (out == SIM_NONE) {
 		sim_pkt_free(s, p);
