@@ -517,7 +517,7 @@ api_config_summary(struct api_ctx *ctx, const struct ls_config *cfg)
 		fmt_str(f, NULL, cfg->peers[i].name);
 	fmt_close(f);
 	fmt_str(f, "marker", ecn_marker_kind_name((enum ecn_marker_kind)cfg->cong.marker));
-	fmt_str(f, "mechanisms", config_mechanisms_name(cfg->cong.mechanisms));
+	fmt_str(f, "mechanisms", conf_mech_name(cfg->cong.mechanisms));
 	fmt_u64(f, "generation", rt->dp != NULL ? rt->dp->generation : 0);
 	fmt_u64(f, "reloads_ok", rt->reloads_ok);
 	fmt_u64(f, "reloads_failed", rt->reloads_failed);

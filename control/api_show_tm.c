@@ -331,7 +331,7 @@ api_show_tm(struct api_ctx *ctx, int argc, char **argv)
 	if (rc < 0)
 		return rc;
 	runtime_counters_sum(ctx->rt, &sum);
-	fmt_str(ctx->fmt, "mechanisms", config_mechanisms_name(ctx->rt->dp->mech.mechanisms));
+	fmt_str(ctx->fmt, "mechanisms", conf_mech_name(ctx->rt->dp->mech.mechanisms));
 	fmt_notef(ctx->fmt, "(p50, p99: upper end of the log2 histogram bucket, at most the max)");
 	fmt_open(ctx->fmt, "ports", FMT_OBJ);
 	for (i = first; i < end; i++)

@@ -445,7 +445,7 @@ config_warn(const struct ls_config *cfg, FILE *out)
 			"keep a QP's data and its returning ACKs and CNPs on one worker, so gateway "
 			"CNPs and holds will miss most QPs; use workers = 1 for exact mechanisms "
 			"(docs/architecture.md)\n",
-			cfg->path, config_mechanisms_name(cfg->cong.mechanisms), cfg->gw.workers);
+			cfg->path, conf_mech_name(cfg->cong.mechanisms), cfg->gw.workers);
 		n++;
 	}
 	if (cfg->n_peers == 0) {

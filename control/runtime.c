@@ -64,7 +64,7 @@ runtime_link_local(const struct rte_ether_addr *mac, uint8_t *ip)
 }
 
 static bool
-runtime_on_link(const struct ls_prefix *net, const struct ls_addr *a)
+runtime_on_link(const struct conf_prefix *net, const struct conf_addr *a)
 {
 	unsigned int full = net->len / 8, rem = net->len % 8;
 
@@ -154,6 +154,7 @@ runtime_mech_build(const struct ls_config *cfg, const struct dp_conf *c, struct 
 	};
 	uint64_t dc_rate = cfg->ports[cfg->dc_port].link_rate_bps;
 	uint64_t hold = cg->hold_ns;
+	uint64_t dc_rtt = 0;
 	struct trp_params tp;
 	unsigned int i;
 
@@ -176,6 +177,18 @@ runtime_mech_build(const struct ls_config *cfg, const struct dp_conf *c, struct 
 		hold = cfg->peers[i].rtt_ns;
 	if (hold == 0)
 		hold = 1000000; /* 1 ms: the 100 km case */
+	/*
+	 * Mechanism C's policy: the upstream-CE window of congestion/gw_mech.h
+	 * for the DC RTT the derivation used (the simulator's default too),
+	 * and every receiver CNP is forwarded as the packet it is.
+	 */
+	for (i = 0; i < c->n_ports && dc_rtt == 0; i++)
+		if (c->tm[i].enabled)
+			dc_rtt = c->tm[i].derived.dc_rtt_ns;
+	m->c_policy.upstream_ce_window_ns =
+		gw_mech_c_upstream_ce_window_default_ns(dc_rtt != 0 ? dc_rtt : CC_DEFAULT_DC_RTT_NS);
+	m->c_policy.forward_cnp = true;
+	m->c_policy.cnp_gap_ns = 0;
 	trp_params_default(&tp, dc_rate != 0 ? dc_rate : RUNTIME_DC_DEFAULT_BPS, hold);
 	if (trp_config_init(&m->trp, &tp) != 0) {
 		fprintf(err, "%s: [congestion] hold: mechanism C parameters rejected\n", cfg->path);
@@ -206,7 +219,7 @@ runtime_learned_of(const struct ls_runtime *rt, const char *name)
 }
 
 static int
-runtime_route_add(struct dp_conf *c, const struct ls_prefix *pf, unsigned int peer)
+runtime_route_add(struct dp_conf *c, const struct conf_prefix *pf, unsigned int peer)
 {
 	uint32_t a;
 
@@ -279,8 +292,8 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 	for (i = 0; i < cfg->n_peers; i++) {
 		const struct ls_peer_conf *pc = &cfg->peers[i];
 		const struct ls_port_conf *wan = &cfg->ports[pc->port_index];
-		const struct ls_prefix *net = pc->remote.family == AF_INET ? &wan->ipv4 : &wan->ipv6;
-		const struct ls_addr *gw = pc->remote.family == AF_INET ? &wan->gateway4 : &wan->gateway6;
+		const struct conf_prefix *net = pc->remote.family == AF_INET ? &wan->ipv4 : &wan->ipv6;
+		const struct conf_addr *gw = pc->remote.family == AF_INET ? &wan->gateway4 : &wan->gateway6;
 		struct dp_peer *dp = &c->peers[i];
 
 		dp->port = (uint16_t)pc->port_index;
@@ -384,7 +397,7 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 		const struct ls_peer_conf *pc = &cfg->peers[i];
 
 		for (j = 0; j < pc->n_prefixes; j++) {
-			const struct ls_prefix *pf = &pc->prefixes[j];
+			const struct conf_prefix *pf = &pc->prefixes[j];
 
 			if (pf->addr.family == AF_INET) {
 				uint32_t a;

@@ -33,7 +33,7 @@ struct peering;
 struct runtime_learned_peer {
 	char name[LS_NAME_MAX];
 	unsigned int n;
-	struct ls_prefix p[LS_MAX_PREFIXES];
+	struct conf_prefix p[LS_MAX_PREFIXES];
 };
 
 struct runtime_learned {

@@ -25,6 +25,7 @@
 #include "drop_reason.h"
 #include "congestion/cc_params.h"
 #include "congestion/ecn_marker.h"
+#include "congestion/gw_mech.h"
 #include "congestion/pfc.h"
 #include "congestion/proxy_cnp.h"
 #include "congestion/qpn_learn.h"
@@ -118,6 +119,7 @@ struct dp_mech_conf {
 	struct proxy_cnp_config cnp; /* mechanism A rate limit and CE policy */
 	uint8_t cnp_dscp;
 	struct trp_config trp; /* mechanism C */
+	struct gw_mech_c_config c_policy; /* mechanism C: upstream-CE window, forwarding */
 	struct qpn_learn_params learn;
 	uint64_t flow_idle_ns;
 };

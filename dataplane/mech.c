@@ -157,11 +157,6 @@ dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_ke
 	struct hold_entry *he;
 	struct flow_entry *data;
 	struct flow_key dk;
-	/*
-	 * The gateway's mechanism C knobs: the upstream-CE window is the TRP
-	 * hold time, and every receiver CNP is forwarded as the packet it is.
-	 */
-	struct gw_mech_c_config ccfg = { .forward_cnp = true };
 	struct gw_mech_c_in cin = { 0 };
 	struct gw_mech_c_actions ca;
 
@@ -189,10 +184,9 @@ dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_ke
 	 * or on the WAN, where shaping here cannot help (and throttles the QP
 	 * twice): leave that to the sender and mechanism A.
 	 */
-	ccfg.upstream_ce_window_ns = c->mech.trp.hold_ns;
 	cin.wan_ce_seen = data != NULL && data->last_ce_ns != 0;
 	cin.wan_ce_ns = data != NULL ? data->last_ce_ns : 0;
-	gw_mech_c_cnp(&ccfg, &cin, clk->ns, &ca);
+	gw_mech_c_cnp(&c->mech.c_policy, &cin, clk->ns, &ca);
 	if (ca.skip_upstream) {
 		mc->trp_upstream_ce++;
 		if (!trp_active(&c->mech.trp, &he->trp, clk->ns))

@@ -211,11 +211,9 @@ dp_worker_idle_init(struct dp_worker *w)
 		int rc = idle_add_queue(&w->idle, c->ports[p].port_id, (uint16_t)w->id);
 
 		if (rc != 0) {
-			/* Once, at start: the port's driver has no rx interrupts. */
-			fprintf(stderr,
-				"worker %u: port %u has no rx interrupts (%s): idle workers sleep "
-				"instead ([gateway] idle)\n",
-				w->id, c->ports[p].port_id, rte_strerror(-rc));
+			/* The port's driver has no rx interrupts: control says so. */
+			w->idle_intr_rc = rc;
+			w->idle_intr_port = c->ports[p].port_id;
 			break;
 		}
 	}
@@ -228,7 +226,9 @@ dp_worker_main(void *arg)
 	struct dp_clock clk;
 
 	w->ns_per_tick_q32 = (uint64_t)(((unsigned __int128)1000000000u << 32) / w->tsc_hz);
+	w->idle_intr_rc = 0;
 	dp_worker_idle_init(w);
+	__atomic_store_n(&w->started, true, __ATOMIC_RELEASE);
 	rte_rcu_qsbr_thread_online(w->rcu, w->rcu_id);
 	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
 		uint64_t t0;

@@ -53,6 +53,16 @@ struct dp_worker {
 	uint8_t idle_mode; /* enum idle_mode, [gateway] idle */
 	uint64_t idle_sleep_ns; /* longest back-off sleep */
 	struct idle idle; /* owned by dp_worker_main() */
+	/*
+	 * Start-up status, for the control thread to report (a worker never
+	 * logs): written by dp_worker_main() before it sets started (release),
+	 * read by control after it saw started (acquire). idle_intr_rc is 0, or
+	 * the negative errno with which idle_intr_port refused rx interrupts
+	 * (the worker then sleeps when idle instead).
+	 */
+	bool started;
+	int idle_intr_rc;
+	uint16_t idle_intr_port;
 	uint64_t tsc_hz;
 	uint64_t ns_base; /* CLOCK_REALTIME ns at tsc_base */
 	uint64_t tsc_base;

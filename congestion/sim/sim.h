@@ -603,6 +603,44 @@ sim_pkt_free(struct sim *s, uint32_t p)
 	s->live_pkts--;
 }
 
+/*
+ * Append packet p to the FIFO linked through sim_pkt.next from *head to
+ * *tail (SIM_NONE when empty): port queues, a host's ACK queue, a
+ * gateway's shaping queue.
+ */
+static inline void
+sim_pkt_append(struct sim *s, uint32_t *head, uint32_t *tail, uint32_t p)
+{
+	s->pkts[p].next = SIM_NONE;
+	if (*tail == SIM_NONE)
+		*head = p;
+	else
+		s->pkts[*tail].next = p;
+	*tail = p;
+}
+
+/*
+ * A control packet of flow fi (ACK, NAK, CNP) back toward the flow's
+ * sender: a padded 60-byte frame, not ECT, in the flow's priority group.
+ * Leaves next and t_ns to the queue it goes on.
+ */
+static inline void
+sim_pkt_ctrl_init(struct sim *s, struct sim_pkt *pkt, uint32_t fi, uint8_t type, uint32_t seq,
+		  uint8_t flags)
+{
+	const struct sim_flow *f = &s->flows[fi];
+
+	pkt->flow = fi;
+	pkt->seq = seq;
+	pkt->in_local = 0;
+	pkt->dst = f->src;
+	pkt->size = SIM_CTRL_BYTES;
+	pkt->type = type;
+	pkt->ecn = SIM_ECN_NOT_ECT;
+	pkt->prio = f->pg;
+	pkt->flags = flags;
+}
+
 uint64_t sim_net_tx_ns(enum sim_tx_time mode, uint64_t bytes, uint64_t rate_bps);
 
 static inline void
@@ -669,6 +707,8 @@ sim_rng_unit(uint64_t *state)
 
 /* sim_topo.c */
 int sim_topo_load(struct sim *s, const char *path);
+/* Free what sim_topo_load() ... sim_host_setup() allocated; s itself is the caller's. */
+void sim_free(struct sim *s);
 int sim_flows_load(struct sim *s, const char *path);
 int sim_topo_routes(struct sim *s);
 uint32_t sim_topo_hash(uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dport,
@@ -714,6 +754,13 @@ void sim_gw_cnp_event(struct sim *s, uint32_t idx);
 void sim_gw_shape_event(struct sim *s, uint32_t idx);
 void sim_gw_on_enqueue(struct sim *s, struct sim_port *port, struct sim_pkt *pkt);
 void sim_gw_on_drop(struct sim *s, struct sim_port *port, struct sim_pkt *pkt);
+/*
+ * Mechanism A for one data packet at a gateway WAN egress: the marker said
+ * marked, or the queue dropped it (the hooks above call it; so does the
+ * test that drives both hosts of congestion/gw_mech.h with one trace).
+ */
+void sim_gw_signal(struct sim *s, struct sim_gw_port *gp, struct sim_pkt *pkt, bool marked,
+		   bool drop);
 
 /* sim_gw_b.c: mechanism B (congestion/pfc.h and congestion/credit.h) */
 int sim_gw_b_setup(struct sim *s, struct sim_gw *gw);

@@ -7,6 +7,7 @@
  * parses its own. Every error in a file is reported, each as
  * FILE:LINE: [section] key: message, and any error fails the load.
  */
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -17,6 +18,7 @@
 #include "control/conf_file.h"
 #include "control/conf_ini.h"
 #include "control/conf_key.h"
+#include "control/conf_mech.h"
 #include "control/units.h"
 #include "sim_config.h"
 
@@ -313,48 +315,27 @@ sim_dump_ids(const struct conf_key *k, const void *base, FILE *f)
 	fputc('\n', f);
 }
 
+/* One mechanism list parser for the gateway and the simulator (conf_mech.c). */
+static_assert(SIM_MECH_A == CONF_MECH_A && SIM_MECH_B == CONF_MECH_B && SIM_MECH_C == CONF_MECH_C,
+	      "mechanism bits");
+
 static int
 sim_set_mech(const struct conf_key *k, void *base, const char *v, struct conf_set_ctx *ctx)
 {
-	uint32_t m = 0;
-	const char *t = v;
+	const char *why = NULL;
+	unsigned int m;
 
-	if (strcmp(v, "none") == 0) {
-		*(uint32_t *)((char *)base + k->offset) = 0;
-		return 0;
-	}
-	/* A list of single letters, each once: "A,C", "C,A", "A,B,C". */
-	for (;;) {
-		uint32_t bit = t[0] == 'A' ? SIM_MECH_A : t[0] == 'B' ? SIM_MECH_B :
-			       t[0] == 'C' ? SIM_MECH_C : 0;
-
-		if (bit == 0 || (m & bit) || (t[1] != ',' && t[1] != '\0'))
-			return conf_fail(ctx, "'%s' is not a mechanism list (none, or A, B and C "
-					 "separated by commas, each once: A,C or A,B,C)", v);
-		m |= bit;
-		if (t[1] == '\0')
-			break;
-		t += 2;
-	}
+	if (conf_mech_parse(v, CONF_MECH_A | CONF_MECH_B | CONF_MECH_C, &m, &why) < 0)
+		return conf_fail(ctx, "'%s' %s", v, why);
 	*(uint32_t *)((char *)base + k->offset) = m;
 	return 0;
-}
-
-const char *
-sim_mech_name(uint32_t m)
-{
-	static const char *const names[8] = { "none", "A", "B", "A,B", "C", "A,C", "B,C",
-					      "A,B,C" };
-
-	return names[m & 7];
 }
 
 static void
 sim_dump_mech(const struct conf_key *k, const void *base, FILE *f)
 {
-	uint32_t m = *(const uint32_t *)((const char *)base + k->offset);
-
-	fprintf(f, "%s = %s\n", k->name, sim_mech_name(m));
+	fprintf(f, "%s = %s\n", k->name,
+		conf_mech_name(*(const uint32_t *)((const char *)base + k->offset)));
 }
 
 static const struct conf_type sim_types[SIM_T_MAX] = {

@@ -191,7 +191,5 @@ int sim_parse_double(const char *s, double *v);
 
 const char *sim_host_model_name(uint32_t m);
 const char *sim_marker_name(uint32_t m);
-/* "none", "A", "A,C", "A,B,C", ... for a SIM_MECH_* set. */
-const char *sim_mech_name(uint32_t m);
 
 #endif /* LONGSPAN_SIM_CONFIG_H */

@@ -250,10 +250,10 @@ sim_gw_init_one(struct sim *s, struct sim_gw *gw, uint64_t wan_rtt, uint64_t dc_
 		tp.ramp_interval_ns = c->c_ramp_interval_ns;
 	if (c->c_ramp_steps != 0)
 		tp.ramp_steps = c->c_ramp_steps;
-	/* Two DC round trips: the CE packet's way to the receiver and its CNP's way back. */
-	gw->c_policy.upstream_ce_window_ns = !c->c_upstream_ce_check ? 0 :
-					     c->c_upstream_ce_window_ns ? c->c_upstream_ce_window_ns :
-					     2 * gw->d.dc_rtt_ns;
+	gw->c_policy.upstream_ce_window_ns =
+		!c->c_upstream_ce_check ? 0 :
+		c->c_upstream_ce_window_ns ? c->c_upstream_ce_window_ns :
+		gw_mech_c_upstream_ce_window_default_ns(gw->d.dc_rtt_ns);
 	gw->c_policy.forward_cnp = c->c_forward_cnp;
 	gw->c_policy.cnp_gap_ns = c->c_cnp_gap_ns;
 	if (trp_config_init(&gw->c_cfg, &tp) < 0) {
@@ -491,12 +491,7 @@ sim_gw_data_from_wan(struct sim *s, struct sim_gw *gw, uint32_t in_port, uint32_
 			return false;
 	}
 	/* Hold it in gateway DRAM behind the QP's earlier packets. */
-	pkt->next = SIM_NONE;
-	if (fs->shape_tail == SIM_NONE)
-		fs->shape_head = p;
-	else
-		s->pkts[fs->shape_tail].next = p;
-	fs->shape_tail = p;
+	sim_pkt_append(s, &fs->shape_head, &fs->shape_tail, p);
 	fs->shape_in = in_port;
 	fs->shape_out = out_port;
 	fs->shape_bytes += pkt->size;
@@ -608,7 +603,7 @@ sim_gw_ingress(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t out
  * the dataplane's dp_signal() runs too) decides: a CNP to the local sender,
  * the mark, a cleared CE.
  */
-static void
+void
 sim_gw_signal(struct sim *s, struct sim_gw_port *gp, struct sim_pkt *pkt, bool marked,
 	      bool drop)
 {
@@ -749,13 +744,7 @@ sim_gw_cnp_event(struct sim *s, uint32_t idx)
 	p = sim_pkt_alloc(s);
 	pkt = &s->pkts[p];
 	memset(pkt, 0, sizeof(*pkt));
-	pkt->flow = fi;
-	pkt->dst = f->src;
-	pkt->size = SIM_CTRL_BYTES;
-	pkt->type = SIM_PKT_CNP;
-	pkt->ecn = SIM_ECN_NOT_ECT;
-	pkt->prio = f->pg;
-	pkt->flags = SIM_PKTF_GW;
+	sim_pkt_ctrl_init(s, pkt, fi, SIM_PKT_CNP, 0, SIM_PKTF_GW);
 	out = sim_net_route(s, n, pkt);
 	if (out == SIM_NONE) {
 		sim_pkt_free(s, p);

@@ -156,26 +156,6 @@ sim_split_override(char *arg, struct sim_cli_set *o)
 	return 0;
 }
 
-static void
-sim_free(struct sim *s)
-{
-	sim_gw_free(s);
-	sim_host_free(s);
-	sim_net_free(s);
-	sim_net_pool_free(s);
-	sim_wheel_free(&s->wheel);
-	sim_heap_free(&s->heap);
-	sim_heap_free(&s->slow);
-	free(s->nodes);
-	free(s->ports);
-	free(s->hosts);
-	free(s->host_of_node);
-	free(s->rt);
-	free(s->rt_port);
-	free(s->pair);
-	free(s->flows);
-}
-
 int
 main(int argc, char **argv)
 {

@@ -179,13 +179,8 @@ sim_net_enqueue(struct sim *s, uint32_t pi, uint32_t q, uint32_t p)
 
 	if (s->trace != NULL)
 		sim_trace_enqueue(s, pi, q, pkt);
-	pkt->next = SIM_NONE;
 	pkt->t_ns = s->now_ns;
-	if (port->qtail[q] == SIM_NONE)
-		port->qhead[q] = p;
-	else
-		s->pkts[port->qtail[q]].next = p;
-	port->qtail[q] = p;
+	sim_pkt_append(s, &port->qhead[q], &port->qtail[q], p);
 	port->qmask |= (uint8_t)(1u << q);
 	port->qbytes[q] += pkt->size;
 	port->qbytes_total += pkt->size;

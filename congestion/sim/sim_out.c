@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 
 #include "sim.h"
+#include "control/conf_mech.h"
 #include "sim_gw.h"
 #include "sim_trace.h"
 
@@ -554,7 +555,7 @@ sim_out_finish(struct sim *s, double wall_s, double cpu_s)
 		"\"gateways\": [",
 		s->cfg.topology, s->cfg.flows, s->cfg.hpcc_config ? s->cfg.hpcc_config : "",
 		s->cfg.ini ? s->cfg.ini : "", sim_host_model_name(s->cfg.host_model),
-		sim_mech_name(s->cfg.mechanisms), sim_marker_name(s->cfg.marker),
+		conf_mech_name(s->cfg.mechanisms), sim_marker_name(s->cfg.marker),
 		(unsigned long long)s->cfg.seed, s->window_on ? "true" : "false");
 	for (i = 0; i < s->ngws; i++)
 		fprintf(j, "%s%u", i ? ", " : "", s->gws[i]->node);

@@ -29,7 +29,7 @@
 /* -------- lookup by (local address, local QPN) -------- */
 
 static uint32_t
-hostem_qp_hash(const struct hostem_addr *a, uint32_t qpn)
+hostem_qp_hash(const struct conf_addr *a, uint32_t qpn)
 {
 	uint64_t h = UINT64_C(0xcbf29ce484222325) ^ qpn;
 	uint32_t n = a->family == AF_INET ? 4 : 16;
@@ -40,7 +40,7 @@ hostem_qp_hash(const struct hostem_addr *a, uint32_t qpn)
 }
 
 static bool
-hostem_qp_key_eq(const struct hostem_qp_conf *q, const struct hostem_addr *a, uint32_t qpn)
+hostem_qp_key_eq(const struct hostem_qp_conf *q, const struct conf_addr *a, uint32_t qpn)
 {
 	return q->local_qpn == qpn && q->local.family == a->family &&
 		memcmp(q->local.a, a->a, a->family == AF_INET ? 4 : 16) == 0;
@@ -57,7 +57,7 @@ hostem_table_add(uint16_t *table, const struct hostem_qp_conf *q, uint16_t index
 }
 
 static struct hostem_sender *
-hostem_find_sender(struct hostem *h, const struct hostem_addr *a, uint32_t qpn)
+hostem_find_sender(struct hostem *h, const struct conf_addr *a, uint32_t qpn)
 {
 	uint32_t i = hostem_qp_hash(a, qpn);
 	uint16_t e;
@@ -71,7 +71,7 @@ hostem_find_sender(struct hostem *h, const struct hostem_addr *a, uint32_t qpn)
 }
 
 static struct hostem_receiver *
-hostem_find_receiver(struct hostem *h, const struct hostem_addr *a, uint32_t qpn)
+hostem_find_receiver(struct hostem *h, const struct conf_addr *a, uint32_t qpn)
 {
 	uint32_t i = hostem_qp_hash(a, qpn);
 	uint16_t e;

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "congestion/sim/sim.h"
+#include "control/conf_mech.h"
 
 static uint64_t
 ev_time(const struct sim_ev *e)
@@ -210,7 +211,7 @@ test_config_keys(void **state)
 	/* Mechanism B joins the list in any order; each letter once, nothing else. */
 	assert_int_equal(sim_config_set(&c, "gateway", "mechanisms", "C,B,A", "t", err), 0);
 	assert_int_equal(c.mechanisms, SIM_MECH_A | SIM_MECH_B | SIM_MECH_C);
-	assert_string_equal(sim_mech_name(c.mechanisms), "A,B,C");
+	assert_string_equal(conf_mech_name(c.mechanisms), "A,B,C");
 	assert_int_equal(sim_config_set(&c, "gateway", "mechanisms", "B", "t", err), 0);
 	assert_int_equal(c.mechanisms, SIM_MECH_B);
 	assert_int_equal(c.lossless, SIM_LOSSLESS_CREDIT);
