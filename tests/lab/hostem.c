@@ -457,6 +457,14 @@ hostem_sender_due(const struct hostem *h, struct hostem_sender *s, uint64_t now_
 		uint64_t wait = token_bucket_wait(&s->tbc, &s->tb, frame, now_tsc, true);
 		uint64_t t = now_tsc + wait;
 
+		/*
+		 * On a grid, senders due in one slot wake together: one wake-up
+		 * instead of one per sender's frame. The later start costs no
+		 * credit (the bucket holds pacing_burst > 2 grid steps).
+		 */
+		if (wait != 0 && h->grid_ticks != 0)
+			t = h->clk.tsc0 + RTE_ALIGN_MUL_CEIL(t - h->clk.tsc0, h->grid_ticks);
+
 		if (due == HOSTEM_NEVER || (int64_t)(t - due) < 0)
 			due = t;
 	}
@@ -845,6 +853,7 @@ hostem_init(struct hostem *h, const struct hostem_conf *c, uint16_t port, struct
 	idle_init(&h->own_idle, c->idle_mode, HOSTEM_IDLE_SPIN_POLLS, HOSTEM_IDLE_MIN_NS,
 		  c->max_sleep_ns);
 	h->idle = &h->own_idle;
+	h->grid_ticks = lab_clock_ticks(&h->clk, c->pacing_grid_ns);
 	now = h->clk.tsc0;
 	for (uint32_t i = 0; i < c->n_qp; i++) {
 		ns += c->qp[i].role == HOSTEM_ROLE_SEND;

@@ -179,6 +179,7 @@ struct hostem {
 	uint64_t next_csv_ns, next_stats_ns, last_csv_ns, last_stats_ns;
 	FILE *csv;
 	uint32_t rr; /* round-robin start among senders */
+	uint64_t grid_ticks; /* pacing_grid in TSC ticks, 0 = none */
 };
 
 /* Sizes the pool needs for this config (ToR, DC line, ring, port). */
