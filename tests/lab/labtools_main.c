@@ -55,7 +55,7 @@ struct labtools_hostem {
 	struct hostem_conf *conf;
 	struct rte_mempool *pool;
 	struct hostem *h;
-	bool started, ready;
+	bool started; /* its port was started (closed at the end) */
 };
 
 struct labtools {
@@ -269,15 +269,16 @@ labtools_start(struct labtools *t)
 
 	if (t->wanem_on) {
 		t->w = calloc(1, sizeof(*t->w));
-		if (t->w == NULL || wanem_init(t->w, &t->wo, t->wanem_port[0], t->wanem_port[1]) != 0) {
+		if (t->w == NULL ||
+		    wanem_init(t->w, &t->wo, t->wanem_port[0], t->wanem_port[1]) != 0) {
 			fprintf(stderr, "labtools: wanem: setup failed\n");
 			free(t->w);
 			t->w = NULL;
 			return -EIO;
 		}
 		t->w->idle = &t->idle;
-		printf("labtools: wanem on ports %u <-> %u, delay %" PRIu64 " ns one way, rate %" PRIu64
-		       " b/s, %u pkts per direction, %u mbufs\n",
+		printf("labtools: wanem on ports %u <-> %u, delay %" PRIu64
+		       " ns one way, rate %" PRIu64 " b/s, %u pkts per direction, %u mbufs\n",
 		       t->wanem_port[0], t->wanem_port[1], t->wo.delay_ns, t->wo.rate_bps,
 		       t->wo.queue_pkts, t->wo.mbufs);
 	}
@@ -295,7 +296,6 @@ labtools_start(struct labtools *t)
 			fprintf(stderr, "labtools: cannot write %s\n", e->conf->csv_path);
 			return -EIO;
 		}
-		e->ready = true;
 		e->h->idle = &t->idle;
 		printf("labtools: hostem %s on port %u, %u senders, %u receivers, tsc0 %" PRIu64
 		       " at %" PRIu64 " Hz\n",
