@@ -94,9 +94,9 @@ CPUS = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
 
 
 def schedstat(pid):
-    """(ns on a CPU, ns runnable but waiting, {thread name: ns on a CPU}) summed over
-    every thread of pid."""
-    run = wait = 0
+    """(ns on a CPU, ns runnable but waiting, times switched in, {thread name: ns on a
+    CPU}) summed over every thread of pid."""
+    run = wait = slices = 0
     threads = {}
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
@@ -110,8 +110,9 @@ def schedstat(pid):
             continue
         run += int(f[0])
         wait += int(f[1])
+        slices += int(f[2])
         threads[comm] = threads.get(comm, 0) + int(f[0])
-    return run, wait, threads
+    return run, wait, slices, threads
 
 
 def log(msg):
@@ -181,7 +182,7 @@ class Lab:
                 f.close()
 
     def sched_snapshot(self):
-        """Per running process: (wall ns, run ns, wait ns)."""
+        """Per running process: (wall ns, run ns, wait ns, switches in, threads)."""
         now = time.monotonic_ns()
         snap = {}
         for n, p, f in self.procs:
@@ -401,10 +402,15 @@ def run_near_source(a, run_dir, mech):
     json.dump({"tm": tm, "flows": flows, "stats": stats, "series": series},
               open(os.path.join(run_dir, "gateway-a.json"), "w"), indent=1)
     sched = {}
-    for n, (w1, r1, q1, t1) in sched1.items():
+    for n, (w1, r1, q1, k1, t1) in sched1.items():
         if n in sched0 and w1 > sched0[n][0]:
-            w0, r0, q0, t0 = sched0[n]
+            w0, r0, q0, k0, t0 = sched0[n]
+            # Every switch-in after a wake-up waits at least the wake-up latency
+            # (an eventfd wake-up takes ~9 us here, docs/lab-tools.md): the
+            # wait per switch-in tells that apart from queueing behind others.
             sched[n] = {"cpu": (r1 - r0) / (w1 - w0), "wait": (q1 - q0) / (w1 - w0),
+                        "switches_per_s": (k1 - k0) * 1e9 / (w1 - w0),
+                        "wait_per_switch_ns": (q1 - q0) / (k1 - k0) if k1 > k0 else None,
                         "threads": {c: round((v - t0.get(c, 0)) / (w1 - w0), 3)
                                     for c, v in sorted(t1.items())}}
     return summarize_near_source(a, run_dir, mech, tm, flows, series, sched, stats["a"])
