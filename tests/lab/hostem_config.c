@@ -130,6 +130,9 @@ static const struct conf_key hostem_host_keys[] = {
 	{ .name = "pacing_burst", U(TIME), .min = 0, .max = SEC / 10, .def = "200us",
 	  HF(pacing_burst_ns),
 	  .help = "pacer depth at line rate (at least 2 frames): a sender catches up after a stall" },
+	{ .name = "pacing_grid", U(TIME), .min = 0, .max = SEC / 10, .def = "0", HF(pacing_grid_ns),
+	  .help = "senders' wake-ups rounded up to multiples of this, so one wake-up serves "
+		  "every sender due in the slot (0: each at its next frame; below pacing_burst / 2)" },
 	{ .name = "max_sleep", U(TIME), .min = 1000, .max = SEC, .def = "100us", HF(max_sleep_ns),
 	  .help = "idle back-off cap: the longest a packet waits unseen" },
 	{ .name = "mbufs", U(COUNT), .min = 0, .max = 1u << 24, .def = "0", HF(mbufs),
@@ -592,6 +595,9 @@ hostem_validate(struct hostem_parse *p)
 	if (c->tor_rate_bps != 0 && c->tor_xoff_bytes == 0)
 		hostem_error(p, hostem_host_line(p, "tor_xoff"), "host", "tor_xoff",
 			     "must be above 0");
+	if (c->pacing_grid_ns != 0 && 2 * c->pacing_grid_ns >= c->pacing_burst_ns)
+		hostem_error(p, hostem_host_line(p, "pacing_grid"), "host", "pacing_grid",
+			     "must be below pacing_burst / 2 (a later wake-up must not cost credit)");
 	if (c->csv_path[0] != '\0' && c->csv_interval_ns == 0)
 		hostem_error(p, hostem_host_line(p, "csv"), "host", "csv_interval",
 			     "must be above 0 with csv");

@@ -83,6 +83,7 @@ struct hostem_conf {
 	uint64_t max_sleep_ns, mbufs, wait_link_ns, cnp_log_max;
 	enum idle_mode idle_mode; /* --idle (command line only), default interrupt */
 	uint64_t pacing_burst_ns; /* token bucket depth, in time at the QP's line rate */
+	uint64_t pacing_grid_ns; /* senders' due times rounded up to this grid; 0 = none */
 	uint64_t set; /* bit i: key i of the host table was given */
 	struct hostem_qp_conf qp[HOSTEM_MAX_QPS];
 	uint32_t n_qp;
