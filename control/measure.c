@@ -13,17 +13,6 @@ static const struct path_hyst_params measure_hyst = {
 	.intervals = PATH_HYST_INTERVALS,
 };
 
-/* What one interval collected for one peer. */
-struct measure_acc {
-	uint64_t n; /* valid NTP samples */
-	int64_t best_rtt, best_off; /* the smallest-RTT sample */
-	int64_t rtt_sum, fwd_sum; /* fwd: t2 - t1, offset included */
-	uint64_t transit_n; /* packets from the peer with the option */
-	int64_t transit_sum;
-	uint64_t jitter;
-	struct path_seq_counts seq;
-};
-
 /* Copy worker w's NTP samples that mp has not seen; sequence-count read (path_meas.h). */
 static void
 measure_read_ntp(struct measure_peer *mp, unsigned int w, const struct dp_path_meas *pm,
@@ -70,7 +59,8 @@ measure_collect(struct measure_peer *mp, unsigned int i, struct dp_worker *const
 {
 	uint64_t ptx = 0, pfail = 0, prx = 0, pnoecho = 0;
 
-	memset(acc, 0, sizeof(*acc));
+	*acc = mp->ntp;
+	memset(&mp->ntp, 0, sizeof(mp->ntp));
 	for (unsigned int w = 0; w < n_workers && w < LS_MAX_WORKERS; w++) {
 		const struct dp_path_meas *pm = &workers[w]->meas[i];
 		const struct dp_peer_counters *pc = &workers[w]->counters.peer[i];
@@ -137,6 +127,35 @@ measure_auto(struct measure_peer *mp, const struct ls_config *cfg, unsigned int 
 	return true;
 }
 
+/* Make mp the numbers of cfg's peer i. */
+static void
+measure_peer_sync(struct measure_peer *mp, const struct ls_config *cfg, unsigned int i,
+		  struct dp_worker *const *workers, unsigned int n_workers)
+{
+	bool other = mp->name[0] != '\0';
+
+	if (strcmp(mp->name, cfg->peers[i].name) == 0)
+		return;
+	/* A reload put another peer at this index: start over, past the previous peer's samples. */
+	memset(mp, 0, sizeof(*mp));
+	snprintf(mp->name, sizeof(mp->name), "%s", cfg->peers[i].name);
+	for (unsigned int w = 0; other && w < n_workers && w < LS_MAX_WORKERS; w++)
+		mp->ntp_seen[w] = __atomic_load_n(&workers[w]->meas[i].ntp_n, __ATOMIC_ACQUIRE);
+}
+
+void
+measure_read(struct measure *m, const struct ls_config *cfg, struct dp_worker *const *workers,
+	     unsigned int n_workers)
+{
+	for (unsigned int i = 0; i < cfg->n_peers && i < LS_MAX_PEERS; i++) {
+		struct measure_peer *mp = &m->peers[i];
+
+		measure_peer_sync(mp, cfg, i, workers, n_workers);
+		for (unsigned int w = 0; w < n_workers && w < LS_MAX_WORKERS; w++)
+			measure_read_ntp(mp, w, &workers[w]->meas[i], &mp->ntp);
+	}
+}
+
 bool
 measure_interval(struct measure *m, const struct ls_config *cfg,
 		 struct dp_worker *const *workers, unsigned int n_workers, uint64_t now_ns,
@@ -151,19 +170,7 @@ measure_interval(struct measure *m, const struct ls_config *cfg,
 		uint64_t expected;
 		uint32_t loss, reorder;
 
-		if (strcmp(mp->name, cfg->peers[i].name) != 0) {
-			bool other = mp->name[0] != '\0';
-
-			/*
-			 * A reload put another peer at this index: start over,
-			 * past the samples that were the previous peer's.
-			 */
-			memset(mp, 0, sizeof(*mp));
-			snprintf(mp->name, sizeof(mp->name), "%s", cfg->peers[i].name);
-			for (unsigned int w = 0; other && w < n_workers && w < LS_MAX_WORKERS; w++)
-				mp->ntp_seen[w] = __atomic_load_n(&workers[w]->meas[i].ntp_n,
-								  __ATOMIC_ACQUIRE);
-		}
+		measure_peer_sync(mp, cfg, i, workers, n_workers);
 		measure_collect(mp, i, workers, n_workers, &acc);
 		if (acc.n > 0) {
 			mp->samples = acc.n;

@@ -27,6 +27,17 @@
 struct dp_worker;
 struct fmt;
 
+/* What one interval collected for one peer so far. */
+struct measure_acc {
+	uint64_t n; /* valid NTP samples */
+	int64_t best_rtt, best_off; /* the smallest-RTT sample */
+	int64_t rtt_sum, fwd_sum; /* fwd: t2 - t1, offset included */
+	uint64_t transit_n; /* packets from the peer with the option */
+	int64_t transit_sum;
+	uint64_t jitter;
+	struct path_seq_counts seq;
+};
+
 struct measure_peer {
 	char name[LS_NAME_MAX]; /* the config peer these numbers are of */
 	/* Measured (control thread's CLOCK_REALTIME ns at the update; 0 = never). */
@@ -50,11 +61,13 @@ struct measure_peer {
 	uint64_t ntp_seen[LS_MAX_WORKERS];
 	uint64_t transit_sum_prev[LS_MAX_WORKERS], transit_n_prev[LS_MAX_WORKERS];
 	struct path_seq_counts seq_prev;
+	struct measure_acc ntp; /* this interval's NTP samples so far (measure_read()) */
 	bool primed; /* the *_prev values hold a reading */
 };
 
 struct measure {
 	uint64_t next_ns; /* monotonic ns of the next interval end */
+	uint64_t next_read_ns; /* monotonic ns of the next measure_read() */
 	uint64_t intervals;
 	uint64_t rtt_changes; /* all peers */
 	uint64_t republish_failed;
@@ -71,6 +84,15 @@ struct measure {
 bool measure_interval(struct measure *m, const struct ls_config *cfg,
 		      struct dp_worker *const *workers, unsigned int n_workers, uint64_t now_ns,
 		      FILE *log);
+
+/*
+ * Take the workers' new NTP samples into the interval's: each worker keeps
+ * the last DP_MEAS_RING only, so the control thread calls this every
+ * MEASURE_READ_NS (measure_interval() does too).
+ */
+#define MEASURE_READ_NS 5000000u
+void measure_read(struct measure *m, const struct ls_config *cfg, struct dp_worker *const *workers,
+		  unsigned int n_workers);
 
 /* The RTT the parameters of cfg's peer i are derived from (measured for rtt = auto). */
 uint64_t measure_rtt_ns(const struct measure *m, const struct ls_config *cfg, unsigned int i);

@@ -519,7 +519,15 @@ runtime_measure_tick(struct ls_runtime *rt, uint64_t now_ns)
 	struct dp_conf *dp = NULL;
 	bool changed;
 
-	if (now_ns < rt->meas.next_ns || rt->cfg == NULL)
+	if (rt->cfg == NULL)
+		return;
+	if (now_ns >= rt->meas.next_read_ns && now_ns < rt->meas.next_ns) {
+		rt->meas.next_read_ns = now_ns + MEASURE_READ_NS;
+		pthread_mutex_lock(&rt->cfg_lock);
+		measure_read(&rt->meas, rt->cfg, rt->workers, rt->n_workers);
+		pthread_mutex_unlock(&rt->cfg_lock);
+	}
+	if (now_ns < rt->meas.next_ns)
 		return;
 	rt->meas.next_ns = now_ns + rt->cfg->gw.measure_interval_ns;
 	pthread_mutex_lock(&rt->cfg_lock);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_udp.h>
@@ -113,13 +114,21 @@ dp_probe_poll(struct dp_worker *w, const struct dp_conf *c, const struct dp_cloc
 	for (i = 0; i < c->n_peers; i++) {
 		const struct dp_peer *peer = &c->peers[i];
 		struct dp_path_meas *pm = &w->meas[i];
+		struct rte_eth_link link;
 		struct rte_ether_addr dmac;
 		struct rte_mbuf *m;
 
 		if ((int64_t)(clk->ns - pm->probe_next_ns) < 0)
 			continue;
 		pm->probe_next_ns = clk->ns + c->probe_interval_ns;
-		if (neigh_lookup(c->ports[peer->port].neigh, peer->family, peer->nexthop, &dmac) !=
+		/*
+		 * Not into a link that is down: the probe's sequence number
+		 * would count as lost at the peer. Once per interval, so the
+		 * driver call costs nothing per packet.
+		 */
+		if (rte_eth_link_get_nowait(c->ports[peer->port].port_id, &link) != 0 ||
+		    link.link_status == RTE_ETH_LINK_DOWN ||
+		    neigh_lookup(c->ports[peer->port].neigh, peer->family, peer->nexthop, &dmac) !=
 			    NEIGH_HIT ||
 		    tx->n[peer->port] >= DP_TX_MAX) {
 			pm->probes_failed++;
