@@ -57,8 +57,6 @@ static void
 measure_collect(struct measure_peer *mp, unsigned int i, struct dp_worker *const *workers,
 		unsigned int n_workers, struct measure_acc *acc)
 {
-	uint64_t ptx = 0, pfail = 0, prx = 0, pnoecho = 0;
-
 	*acc = mp->ntp;
 	memset(&mp->ntp, 0, sizeof(mp->ntp));
 	for (unsigned int w = 0; w < n_workers && w < LS_MAX_WORKERS; w++) {
@@ -76,18 +74,10 @@ measure_collect(struct measure_peer *mp, unsigned int i, struct dp_worker *const
 		mp->transit_sum_prev[w] = ts;
 		if (tn != 0 && path_jitter_ns(&pm->jitter) > acc->jitter)
 			acc->jitter = path_jitter_ns(&pm->jitter);
-		ptx += pm->probes_tx;
-		pfail += pm->probes_failed;
-		prx += pm->probes_rx;
-		pnoecho += pm->probes_rx_noecho;
 		acc->seq.received += pc->rx_seq_pkts;
 		acc->seq.gaps += pc->rx_seq_gaps;
 		acc->seq.reorder += pc->rx_seq_reorder;
 	}
-	mp->probes_tx = ptx;
-	mp->probes_failed = pfail;
-	mp->probes_rx = prx;
-	mp->probes_rx_noecho = pnoecho;
 }
 
 uint64_t
@@ -216,8 +206,10 @@ measure_age(struct fmt *f, const char *key, uint64_t updated_ns, uint64_t now_ns
 
 void
 measure_show_peer(struct fmt *f, const struct measure *m, const struct ls_config *cfg,
-		  unsigned int i, uint64_t now_ns)
+		  unsigned int i, struct dp_worker *const *workers, unsigned int n_workers,
+		  uint64_t now_ns)
 {
+	uint64_t ptx = 0, pfail = 0, prx = 0, pnoecho = 0;
 	const struct ls_peer_conf *pc = &cfg->peers[i];
 	const struct measure_peer *mp = &m->peers[i];
 	bool ours = strcmp(mp->name, pc->name) == 0;
@@ -261,10 +253,18 @@ measure_show_peer(struct fmt *f, const struct measure *m, const struct ls_config
 		fmt_none(f, "reorder_pct");
 	}
 	measure_age(f, "loss_age_ms", ours ? mp->loss_updated_ns : 0, now_ns);
-	fmt_u64(f, "probes_tx", ours ? mp->probes_tx : 0);
-	fmt_u64(f, "probes_failed", ours ? mp->probes_failed : 0);
-	fmt_u64(f, "probes_rx", ours ? mp->probes_rx : 0);
-	fmt_u64(f, "probes_rx_noecho", ours ? mp->probes_rx_noecho : 0);
+	for (unsigned int w = 0; w < n_workers && w < LS_MAX_WORKERS; w++) {
+		const struct dp_path_meas *pm = &workers[w]->meas[i];
+
+		ptx += pm->probes_tx;
+		pfail += pm->probes_failed;
+		prx += pm->probes_rx;
+		pnoecho += pm->probes_rx_noecho;
+	}
+	fmt_u64(f, "probes_tx", ptx);
+	fmt_u64(f, "probes_failed", pfail);
+	fmt_u64(f, "probes_rx", prx);
+	fmt_u64(f, "probes_rx_noecho", pnoecho);
 	fmt_u64(f, "samples_rejected", ours ? mp->samples_rejected : 0);
 	fmt_u64(f, "samples_overrun", ours ? mp->samples_overrun : 0);
 	fmt_u64(f, "rtt_changes", ours ? mp->rtt_changes : 0);

@@ -50,7 +50,6 @@ struct measure_peer {
 	uint32_t loss_ppm, reorder_ppm; /* packets from the peer, last interval with any */
 	uint64_t samples; /* NTP samples of the last interval with samples */
 	uint64_t rtt_updated_ns, owd_rx_updated_ns, jitter_updated_ns, loss_updated_ns;
-	uint64_t probes_tx, probes_failed, probes_rx, probes_rx_noecho; /* summed, cumulative */
 	uint64_t samples_rejected; /* impossible NTP samples, cumulative */
 	uint64_t samples_overrun; /* overwritten before they were read, cumulative */
 	/* rtt = auto. */
@@ -97,8 +96,12 @@ void measure_read(struct measure *m, const struct ls_config *cfg, struct dp_work
 /* The RTT the parameters of cfg's peer i are derived from (measured for rtt = auto). */
 uint64_t measure_rtt_ns(const struct measure *m, const struct ls_config *cfg, unsigned int i);
 
-/* show peers: the measurement of cfg's peer i, as of now_ns (CLOCK_REALTIME). */
+/*
+ * show peers: the measurement of cfg's peer i, as of now_ns (CLOCK_REALTIME);
+ * the probe counters are the workers' own, summed now.
+ */
 void measure_show_peer(struct fmt *f, const struct measure *m, const struct ls_config *cfg,
-		       unsigned int i, uint64_t now_ns);
+		       unsigned int i, struct dp_worker *const *workers, unsigned int n_workers,
+		       uint64_t now_ns);
 
 #endif /* LONGSPAN_MEASURE_H */

@@ -648,7 +648,14 @@ runtime_tm_capacity(const struct ls_config *cfg)
 
 	for (i = 0; i < cfg->n_peers; i++) {
 		const struct ls_port_conf *wan = &cfg->ports[cfg->peers[i].port_index];
-		uint64_t b = wan->link_rate_bps / 8 * cfg->peers[i].rtt_ns / 1000000000u;
+		/*
+		 * rtt = auto may later derive a larger buffer than its start:
+		 * room for a 10 ms RTT (1000 km) at least; a longer measured
+		 * path's queue is then bounded by these rings, not the buffer.
+		 */
+		uint64_t rtt = cfg->peers[i].rtt_auto && cfg->peers[i].rtt_ns < 10000000u ?
+				       10000000u : cfg->peers[i].rtt_ns;
+		uint64_t b = wan->link_rate_bps / 8 * rtt / 1000000000u;
 
 		if (b > bdp)
 			bdp = b;

@@ -86,9 +86,10 @@ def run(build, underlay, tmp):
             problems.append(f"gateway {s}: {drops[s]['total'] - probes} drops: "
                             + ", ".join(f"{k}={v['count']}" for k, v in drops[s]["drops"].items()
                                         if v["count"] and k != "probe_consumed"))
-        if probes != peers[s]["peers"][f"site-{o}"]["measured"]["probes_rx"]:
-            problems.append(f"gateway {s}: {probes} probes consumed, "
-                            f"{peers[s]['peers'][f'site-{o}']['measured']['probes_rx']} measured")
+        # show peers was asked after show drops: a probe or two may have arrived between.
+        measured = peers[s]["peers"][f"site-{o}"]["measured"]["probes_rx"]
+        if not probes <= measured <= probes + 2:
+            problems.append(f"gateway {s}: {probes} probes consumed, {measured} measured")
         if peers[s]["peers"][f"site-{o}"]["measured"]["rtt_ns"] is None:
             problems.append(f"gateway {s}: no RTT measured to site-{o} in 20 s of probes")
         # Per-peer counters agree with what crossed the WAN.
