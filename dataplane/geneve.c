@@ -33,8 +33,8 @@ geneve_options(const uint8_t *p, uint32_t o, uint32_t opt_end, struct geneve_inf
 			   p[o + 4] == GENEVE_LS_OPT_VERSION) {
 			const struct geneve_ls_echo *e = (const struct geneve_ls_echo *)(p + o);
 
-			/* Unknown flag bits are ignored; only VALID means anything. */
-			gi->echo_flags = (uint8_t)(e->flags | 0x80);
+			gi->has_echo = 1;
+			gi->echo_flags = e->flags;
 			gi->echo_t1_ns = rte_be_to_cpu_64(e->t1_ns);
 			gi->echo_t2_ns = rte_be_to_cpu_64(e->t2_ns);
 		} else if (type & GENEVE_OPT_TYPE_CRITICAL) {
@@ -65,6 +65,7 @@ geneve_parse(const uint8_t *p, uint32_t off, uint32_t end, struct geneve_info *g
 	gi->vni = (uint32_t)p[off + 4] << 16 | (uint32_t)p[off + 5] << 8 | p[off + 6];
 	gi->has_ls_opt = 0;
 	gi->probe = 0;
+	gi->has_echo = 0;
 	gi->echo_flags = 0;
 	if (b1 & 0x80) {
 		/*
@@ -73,9 +74,8 @@ geneve_parse(const uint8_t *p, uint32_t off, uint32_t end, struct geneve_info *g
 		 */
 		if (gi->proto != 0 || end != opt_end ||
 		    geneve_options(p, off + GENEVE_HDR_SIZE, opt_end, gi) != LS_DROP_NONE ||
-		    !gi->has_ls_opt || gi->echo_flags == 0)
+		    !gi->has_ls_opt || !gi->has_echo)
 			return LS_DROP_GENEVE_OAM;
-		gi->echo_flags &= 0x7f;
 		gi->probe = 1;
 		gi->inner_off = (uint16_t)opt_end;
 		return LS_DROP_NONE;

@@ -70,7 +70,8 @@ struct geneve_info {
 	uint32_t seq;
 	uint64_t tx_ns;
 	uint8_t probe; /* a path probe (O = 1, protocol 0, both options): consumed */
-	uint8_t echo_flags; /* GENEVE_ECHO_*; 0 without an echo option */
+	uint8_t has_echo; /* an echo option was present */
+	uint8_t echo_flags; /* its flags (GENEVE_ECHO_*; unknown bits ignored) */
 	uint64_t echo_t1_ns, echo_t2_ns;
 };
 

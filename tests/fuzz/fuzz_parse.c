@@ -100,8 +100,8 @@ check_geneve(uint32_t off, uint32_t end, enum ls_drop_reason r, const struct gen
 	FUZZ_CHECK((gi->inner_off - off) % 4 == 0);
 	/* A path probe: a control packet with both Longspan options and nothing after them. */
 	if (gi->probe) {
-		FUZZ_CHECK(gi->proto == 0 && gi->inner_off == end && gi->has_ls_opt);
-		FUZZ_CHECK(gi->echo_flags <= 0x7f);
+		FUZZ_CHECK(gi->proto == 0 && gi->inner_off == end && gi->has_ls_opt &&
+			   gi->has_echo);
 		return;
 	}
 	FUZZ_CHECK(gi->proto == 0x0800 || gi->proto == 0x86dd);
