@@ -13,9 +13,12 @@ report an RTT no shorter than twice the delay and no longer than that
 plus 5% plus twice the error the same setup shows with the line at zero
 delay (the smallest RTT then: wanem's and the two gateways' poll and
 wake-up latencies, about 250 us on a shared 2-vCPU machine), the offset
-cancelled (A sees +250 ms, B -250 ms, within 0.5% for the TSC-rate error
-of each gateway's clock, and the two agreeing), the one-way delay
-likewise, and no loss. With --loss: wanem drops 1% (seeded) at 1 ms and
+cancelled (A sees the offset between the two gateways' clocks, B its
+negative, each within the zero-delay error: the real offset is the
+injected 250 ms plus the difference of the two start-up readings, which
+the test computes from each gateway's clock base and TSC rate in show
+stats), the receive one-way delay (a mean over every packet) within 5%
+plus the zero-delay mean RTT, and no loss. With --loss: wanem drops 1% (seeded) at 1 ms and
 the loss reported over a 10 s interval of 1 ms probes must be within 0.3
 percentage points of what wanem says it dropped toward that gateway.
 
@@ -78,9 +81,16 @@ def one(build, tmp, delay_ns, loss, probe, interval, settle):
             open(path, "w").write(text)
             gw[s] = gwlab.Gateway(build, path, f"{tmp}/{tag}-gw-{s}.log").start()
         time.sleep(settle)
+        clk = {}
         for s in "ab":
             o = gwlab.other(s)
             got[s] = gw[s].ctl("show", "peers")["peers"][f"site-{o}"]
+            st = gw[s].ctl("show", "stats")
+            clk[s] = (st["clock_ns_base"], st["clock_tsc_base"], st["clock_tsc_hz"])
+        # The two timestamp clocks on the one TSC: ns = ns_base + (tsc - tsc_base) / hz, so
+        # B - A is the injected offset plus the difference of their start-up readings.
+        hz = clk["a"][2]
+        got["true_offset"] = (clk["b"][0] - clk["a"][0]) - (clk["b"][1] - clk["a"][1]) * 1e9 / hz
     finally:
         leaks = {s: g.stop() for s, g in gw.items()}
         w.terminate()
@@ -100,6 +110,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="ls-measure-") as tmp:
         base, _, _ = one(build, tmp, 0, False, "10ms", "500ms", 3.0)
         wake = max(base[s]["measured"]["rtt_ns"] or 0 for s in "ab")
+        wake_mean = max(base[s]["measured"]["rtt_mean_ns"] or 0 for s in "ab")
         print(f"line at 0: smallest RTT a {base['a']['measured']['rtt_ns']} ns, "
               f"b {base['b']['measured']['rtt_ns']} ns (the gateways' own error)")
         for d_us in [int(x) for x in a.delays_us.split(",")]:
@@ -109,20 +120,23 @@ def main():
             # measures with the line at zero (the emulator's and the gateways' error).
             hi = 2 * d + 0.05 * 2 * d + 2 * wake
             offs = [got[s]["measured"]["offset_ns"] for s in "ab"]
+            true = got["true_offset"]
+            print(f"wanem {d_us} us: the clocks' offset {true:.0f} ns (injected {OFFSET_NS}, "
+                  f"the rest is the two start-up clock readings)")
             for s in "ab":
                 m = got[s]["measured"]
-                want_off = OFFSET_NS if s == "a" else -OFFSET_NS
+                want_off = true if s == "a" else -true
                 print(f"wanem {d_us} us: {s}: rtt {m['rtt_ns']} ns (mean {m['rtt_mean_ns']}), "
                       f"owd tx {m['owd_tx_ns']} rx {m['owd_rx_ns']}, offset {m['offset_ns']}, "
                       f"jitter {m['jitter_ns']}, loss {m['loss_pct']}%, samples {m['samples']}; "
                       f"rtt wanted in [{2 * d}, {hi:.0f}] (5% + 2 x {wake} at zero delay)")
                 if m["rtt_ns"] is None or not 2 * d <= m["rtt_ns"] <= hi:
                     problems.append(f"{d_us} us: {s}: rtt {m['rtt_ns']}, want {2 * d} .. {hi:.0f}")
-                # The injected offset, give or take the TSC-rate error of each
-                # gateway's clock since its start (0.5%).
-                if m["offset_ns"] is None or abs(m["offset_ns"] - want_off) > 0.005 * OFFSET_NS:
-                    problems.append(f"{d_us} us: {s}: offset {m['offset_ns']}, want {want_off}")
-                if m["owd_rx_ns"] is None or not d - wake <= m["owd_rx_ns"] <= hi / 2:
+                # The clocks' real offset, within the error of the zero-delay RTT.
+                if m["offset_ns"] is None or abs(m["offset_ns"] - want_off) > wake:
+                    problems.append(f"{d_us} us: {s}: offset {m['offset_ns']}, want {want_off:.0f}")
+                # A mean over every packet: its bound is the zero-delay mean RTT.
+                if m["owd_rx_ns"] is None or not d - wake <= m["owd_rx_ns"] <= 1.05 * d + wake_mean:
                     problems.append(f"{d_us} us: {s}: one-way {m['owd_rx_ns']}, want {d}")
                 if m["loss_pct"] not in (0, 0.0):
                     problems.append(f"{d_us} us: {s}: loss {m['loss_pct']}% on a lossless line")
