@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
@@ -416,6 +417,16 @@ api_show_drops(struct api_ctx *ctx, int argc, char **argv)
 
 /* ---- show peers ---- */
 
+/* CLOCK_REALTIME, the measurement's "updated" clock (measure.h). */
+static uint64_t
+api_realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void
 api_peer_emit(struct api_ctx *ctx, const struct ls_config *cfg, unsigned int i,
 	      const struct dp_counters *sum)
@@ -444,6 +455,9 @@ api_peer_emit(struct api_ctx *ctx, const struct ls_config *cfg, unsigned int i,
 	fmt_u64(f, "rx_ce", c->rx_ce);
 	fmt_u64(f, "rx_seq_gaps", c->rx_seq_gaps);
 	fmt_u64(f, "rx_seq_reorder", c->rx_seq_reorder);
+	fmt_u64(f, "rx_seq_pkts", c->rx_seq_pkts);
+	measure_show_peer(f, &ctx->rt->meas, cfg, i, ctx->rt->workers, ctx->rt->n_workers,
+			  api_realtime_ns());
 	peering_show_peer(f, ctx->rt, pc->name);
 	fmt_close(f);
 }

@@ -99,8 +99,9 @@ struct ls_peer_conf {
 	struct conf_addr remote; /* outer address of the peer gateway */
 	struct conf_addr local; /* outer source; unset = WAN port address */
 	uint32_t vni; /* 24 bits */
-	uint64_t rtt_ns; /* configured (or derived from distance) WAN RTT */
+	uint64_t rtt_ns; /* configured (or derived from distance) WAN RTT; auto: the start */
 	uint64_t distance_m;
+	bool rtt_auto; /* rtt = auto: follow the measured RTT (control/measure.c) */
 	unsigned int n_prefixes;
 	struct conf_prefix prefixes[LS_MAX_PREFIXES];
 	enum ls_source_check source_check;
@@ -184,6 +185,9 @@ struct ls_gateway_conf {
 	uint64_t stats_interval_ns;
 	uint64_t neigh_timeout_ns; /* ARP/ND entry lifetime */
 	uint32_t flows; /* per-worker flow table and QPN learner entries */
+	uint64_t probe_interval_ns; /* path probes per worker and peer; 0 = none */
+	uint64_t measure_interval_ns; /* path measurement aggregation (control/measure.c) */
+	uint64_t clock_offset_ns; /* added to the workers' timestamp clock (tests: a clock offset) */
 };
 
 struct ls_eal_conf {

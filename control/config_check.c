@@ -333,7 +333,7 @@ config_check_peer(struct config_parser *p, unsigned int i)
 		}
 	}
 
-	if (rtt && dist) {
+	if (rtt && dist && !pc->rtt_auto) {
 		bool rtt_last = config_line(in, "rtt") > config_line(in, "distance");
 
 		config_error(p, config_line(in, rtt_last ? "rtt" : "distance"), in,

@@ -302,6 +302,35 @@ config_dump_prefix(const struct conf_key *k, const void *base, FILE *out)
 	}
 }
 
+/* ---- [peer] rtt: a time, or auto ----------------------------------------- */
+
+static int
+config_set_rtt(const struct conf_key *k, void *base, const char *value, struct conf_set_ctx *ctx)
+{
+	struct ls_peer_conf *pc = base;
+	struct conf_key as_uint = *k;
+
+	if (strcasecmp(value, "auto") == 0) {
+		pc->rtt_auto = true;
+		pc->rtt_ns = 0;
+		return 0;
+	}
+	pc->rtt_auto = false;
+	as_uint.type = CONF_T_UINT; /* its range message */
+	return conf_set_uint(&as_uint, base, value, ctx);
+}
+
+static void
+config_dump_rtt(const struct conf_key *k, const void *base, FILE *out)
+{
+	const struct ls_peer_conf *pc = base;
+
+	if (pc->rtt_auto)
+		fprintf(out, "%s = auto\n", k->name);
+	else
+		conf_dump_uint(k, base, out);
+}
+
 const struct conf_type config_types[CONFIG_T_MAX] = {
 	CONF_TYPE_BUILTINS,
 	[CONFIG_T_MECH] = { "mechanism list", config_set_mech, config_dump_mech },
@@ -313,4 +342,5 @@ const struct conf_type config_types[CONFIG_T_MAX] = {
 	[CONFIG_T_MAC] = { "MAC", config_set_mac, config_dump_mac },
 	[CONFIG_T_NEIGH] = { "IP MAC", config_set_neigh, config_dump_neigh },
 	[CONFIG_T_PREFIX] = { "prefix", config_set_prefix, config_dump_prefix },
+	[CONFIG_T_RTT] = { "time or auto", config_set_rtt, config_dump_rtt },
 };

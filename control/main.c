@@ -135,7 +135,7 @@ main_workers_create(struct ls_runtime *rt, FILE *err)
 		w->idle_sleep_ns = rt->cfg->gw.idle_sleep_ns;
 		w->tsc_hz = rte_get_tsc_hz();
 		w->tsc_base = rte_rdtsc();
-		w->ns_base = runtime_now_ns();
+		w->ns_base = runtime_now_ns() + rt->cfg->gw.clock_offset_ns;
 		w->pool = rt->pool;
 		rc = runtime_worker_state_alloc(rt->cfg, w, err);
 		if (rc != 0)
@@ -226,6 +226,7 @@ main_control_loop(struct ls_runtime *rt, int api_fd, bool stats)
 		}
 		/* Zero-timeout polls of its own sockets: never waits. */
 		peering_poll(rt, now);
+		runtime_measure_tick(rt, now);
 		if (now >= next_sec) {
 			l2_maintain(rt, runtime_now_ns());
 			peering_tick(rt, now);

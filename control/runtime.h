@@ -20,6 +20,7 @@
 #include "config.h"
 #include "dataplane/dp_conf.h"
 #include "dataplane/worker.h"
+#include "measure.h"
 
 struct rte_mempool;
 struct peering;
@@ -77,8 +78,16 @@ struct ls_runtime {
 	 * cfg_lock; hooks_next is what the next runtime_publish() installs.
 	 */
 	struct hook_set *hooks, *hooks_next;
+	struct measure meas; /* path measurement; control thread, under cfg_lock (measure.h) */
 	bool stop; /* set by signal handler (relaxed), read by control loop */
 };
+
+/*
+ * Once per [gateway] measure_interval (now_ns: monotonic): aggregate the
+ * path measurement and, when an rtt = auto peer's RTT moved, rebuild and
+ * publish the snapshot with the parameters derived from it.
+ */
+void runtime_measure_tick(struct ls_runtime *rt, uint64_t now_ns);
 
 /* CLOCK_REALTIME in ns (control plane time base; workers use the TSC). */
 uint64_t runtime_now_ns(void);

@@ -34,10 +34,12 @@ dp_seq_track(struct dp_worker *w, struct dp_counters *ctr, uint32_t peer,
 	int32_t d;
 
 	if (!ps->rx_seen[wid]) {
+		ctr->peer[peer].rx_seq_pkts++;
 		ps->rx_seen[wid] = 1;
 		ps->rx_expect[wid] = gi->seq + 1;
 		return;
 	}
+	ctr->peer[peer].rx_seq_pkts++;
 	d = (int32_t)(gi->seq - ps->rx_expect[wid]);
 	if (d >= 0) {
 		ctr->peer[peer].rx_seq_gaps += (uint32_t)d;
@@ -68,7 +70,8 @@ dp_decap_csum(const struct dp_peer *peer, uint8_t family, const uint8_t *src, co
 
 enum ls_drop_reason
 dp_decap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
-	 const struct pkt_meta *meta, struct pkt_meta *imeta, uint32_t *peer_out)
+	 const struct pkt_meta *meta, struct pkt_meta *imeta, uint32_t *peer_out,
+	 const struct dp_clock *clk)
 {
 	struct dp_counters *ctr = &w->counters;
 	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
@@ -110,9 +113,22 @@ dp_decap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		return r;
 	if (gi.vni != c->peers[peer].vni)
 		return LS_DROP_VNI_MISMATCH;
-	/* The packet crossed the WAN: account its sequence even if dropped below. */
-	if (gi.has_ls_opt)
+	/* The packet crossed the WAN: account its sequence and transit even if dropped below. */
+	if (gi.has_ls_opt) {
 		dp_seq_track(w, ctr, (uint32_t)peer, &gi);
+		dp_path_meas_rx(&w->meas[peer], gi.tx_ns, clk->ns);
+	}
+	if (unlikely(gi.probe)) {
+		struct dp_path_meas *pm = &w->meas[peer];
+
+		/* t1, t2 echoed; t3 = the probe's transmit time; t4 = now. */
+		pm->probes_rx++;
+		if (gi.echo_flags & GENEVE_ECHO_VALID)
+			dp_path_meas_ntp(pm, gi.echo_t1_ns, gi.echo_t2_ns, gi.tx_ns, clk->ns);
+		else
+			pm->probes_rx_noecho++;
+		return LS_DROP_PROBE_CONSUMED;
+	}
 	if (parse_ip(p, udp_end, gi.inner_off, gi.proto, imeta) != LS_DROP_NONE)
 		return LS_DROP_INNER_INVALID;
 

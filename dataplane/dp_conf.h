@@ -139,6 +139,7 @@ struct dp_conf {
 	uint16_t n_peers;
 	uint16_t geneve_port; /* host order */
 	uint16_t burst; /* rx burst size, <= DP_MAX_BURST */
+	uint64_t probe_interval_ns; /* path probes per worker and peer ([gateway] probe_interval); 0 = none */
 	struct dp_port ports[LS_MAX_PORTS];
 	struct dp_peer peers[LS_MAX_PEERS];
 	struct rte_lpm *lpm4; /* next hop = peer index */
@@ -182,6 +183,7 @@ struct dp_peer_counters {
 	uint64_t rx_ce; /* outer CE seen on decap */
 	uint64_t rx_seq_gaps; /* GENEVE option sequence went forward by > 1 */
 	uint64_t rx_seq_reorder; /* sequence went backwards */
+	uint64_t rx_seq_pkts; /* packets carrying the sequence (data and probes) */
 };
 
 #define DP_HIST_BUCKETS 40 /* log2 buckets: [2^i, 2^(i+1)) */
@@ -256,8 +258,9 @@ struct dp_pfc_counters {
  * add up to forwarded + own_tx: packets the gateway builds itself
  * (mechanism A CNPs, mechanism B PFC frames, the control
  * thread's injects) are counted apart from forwarded ones and never as
- * drops; cnp_sent + pfc tx_pauses + tx_resumes + injected = own_tx +
- * own_tx_failed.
+ * drops; cnp_sent + pfc tx_pauses + tx_resumes + injected + probes_sent =
+ * own_tx + own_tx_failed. A path probe received is a drop named
+ * probe_consumed.
  */
 struct dp_counters {
 	struct dp_port_counters port[LS_MAX_PORTS];
@@ -272,6 +275,7 @@ struct dp_counters {
 	uint64_t punted; /* received packets handed to the control thread */
 	uint64_t resolve_requests; /* next hops the control thread was asked to resolve */
 	uint64_t injected; /* packets the control thread built, taken from the inject ring */
+	uint64_t probes_sent; /* path probes built (dataplane/probe.h) */
 	uint64_t polls, idle_polls, sleeps;
 	uint64_t busy_tsc; /* TSC spent in bursts that carried packets */
 	uint64_t flows_created; /* flow entries started (new or reused) */

@@ -457,7 +457,7 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 		ctr->cls[DP_CLASS_TUNNEL]++;
 
 		/* Ingress match-action: tunnel termination and peer lookup. */
-		r = dp_decap(w, c, m, &meta, &imeta, &peer);
+		r = dp_decap(w, c, m, &meta, &imeta, &peer, clk);
 		if (unlikely(r != LS_DROP_NONE)) {
 			dp_drop(w, m, r);
 			continue;

@@ -14,6 +14,7 @@
 
 #include "mbuf_meta.h"
 #include "pipeline.h"
+#include "probe.h"
 
 /* Idle: spin this many empty polls, then wait (dataplane/idle.h). */
 #define DP_IDLE_SPIN_POLLS 256
@@ -138,6 +139,7 @@ dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk)
 	dp_pipeline_tm(w, c, clk, &tx);
 	dp_pipeline_hold(w, c, clk, &tx);
 	dp_pipeline_dc_pfc(w, c, clk, &tx);
+	dp_probe_poll(w, c, clk, &tx);
 	dp_tx_flush(w, c, &tx);
 
 	/* Packets the control thread built (ARP/ND replies and requests, echo). */
@@ -191,6 +193,7 @@ dp_worker_reset(struct dp_worker *w)
 		memset(w->learn_dst.slots, 0, qpn_learn_mem_size(w->learn_dst.mask + 1));
 	w->generation = 0;
 	memset(w->seq, 0, sizeof(w->seq));
+	memset(w->meas, 0, sizeof(w->meas));
 	memset(&w->counters, 0, sizeof(w->counters));
 }
 

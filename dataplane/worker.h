@@ -24,6 +24,7 @@
 #include "hold.h"
 #include "hook.h"
 #include "idle.h"
+#include "path_meas.h"
 #include "tm.h"
 
 struct rte_mbuf;
@@ -68,6 +69,7 @@ struct dp_worker {
 	uint64_t tsc_base;
 	uint64_t ns_per_tick_q32; /* 1e9 / tsc_hz in Q32, set by dp_worker_main() */
 	struct dp_peer_seq seq[LS_MAX_PEERS];
+	struct dp_path_meas meas[LS_MAX_PEERS]; /* path measurement (path_meas.h) */
 	struct rte_mempool *pool; /* for packets the worker builds (CNPs) */
 	uint64_t generation; /* of the snapshot the state below was synced to */
 	uint64_t next_due_tsc; /* earliest queued packet due; UINT64_MAX = none */

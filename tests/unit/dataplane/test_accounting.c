@@ -39,7 +39,7 @@
 #define UT_TX_ROOM (UT_TX_RING - 1)
 
 static const char conf_text[] =
-	"[gateway]\nname = acct\nburst = 32\n"
+	"[gateway]\nname = acct\nburst = 32\nprobe_interval = 0\n"
 	"[port dc]\nrole = dc\ndev = net_ring_acct_dc\nmac = 02:00:00:00:01:fe\n"
 	"ipv4 = 10.1.0.254/16\nneighbor = 10.1.0.1 02:00:00:00:01:01\n"
 	"[port wan]\nrole = wan\ndev = net_ring_acct_wan\nmac = 02:00:00:00:0a:02\n"
@@ -104,7 +104,8 @@ check_sums(void)
 
 	assert_int_equal(sum_rx(), c->forwarded + sum_drops() + c->punted);
 	assert_int_equal(sum_tx(), c->forwarded + c->own_tx);
-	assert_int_equal(c->mech.cnp_sent + c->injected, c->own_tx + c->own_tx_failed);
+	assert_int_equal(c->mech.cnp_sent + c->injected + c->probes_sent,
+			 c->own_tx + c->own_tx_failed);
 	assert_int_equal(sum_tx(), rte_ring_count(tx_ring[dc_port]) +
 					   rte_ring_count(tx_ring[wan_port]));
 }

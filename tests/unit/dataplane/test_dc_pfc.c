@@ -43,7 +43,7 @@
  * XOFF 83000 B, XON 66000 B (cc_params).
  */
 static const char conf_text[] =
-	"[gateway]\nname = pfc\nburst = 32\n"
+	"[gateway]\nname = pfc\nburst = 32\nprobe_interval = 0\n"
 	"[port dc]\nrole = dc\ndev = net_ring_pfc_dc\nmac = 02:00:00:00:01:fe\n"
 	"ipv4 = 10.1.0.254/16\nneighbor = 10.1.0.1 02:00:00:00:01:01\nlink_rate = 10G\n"
 	"[port wan]\nrole = wan\ndev = net_ring_pfc_wan\nmac = 02:00:00:00:0a:02\n"
