@@ -518,6 +518,9 @@ runtime_publish_dp(struct ls_runtime *rt, struct dp_conf *dp)
 {
 	struct dp_conf *old_dp = rt->dp;
 
+	/* Same config, so the same hooks: runtime_dp_build() leaves them to the caller. */
+	if (old_dp != NULL)
+		memcpy(dp->hooks, old_dp->hooks, sizeof(dp->hooks));
 	pthread_mutex_lock(&rt->cfg_lock);
 	__atomic_store_n(&rt->dp, dp, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&rt->cfg_lock);
@@ -557,8 +560,6 @@ runtime_measure_tick(struct ls_runtime *rt, uint64_t now_ns)
 		runtime_dp_free(dp);
 		return;
 	}
-	if (rt->dp != NULL)
-		memcpy(dp->hooks, rt->dp->hooks, sizeof(dp->hooks));
 	runtime_publish_dp(rt, dp);
 }
 

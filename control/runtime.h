@@ -121,8 +121,9 @@ uint64_t runtime_workers_ns(const struct ls_runtime *rt);
 void runtime_publish(struct ls_runtime *rt, struct ls_config *cfg, struct dp_conf *dp);
 
 /*
- * Publish DP, built from the running config (learned routes changed):
- * swap, wait for a grace period, free the previous snapshot.
+ * Publish DP, built from the running config (learned routes or a measured
+ * RTT changed): give it the running snapshot's hooks, swap, wait for a grace
+ * period, free the previous snapshot.
  */
 void runtime_publish_dp(struct ls_runtime *rt, struct dp_conf *dp);
 

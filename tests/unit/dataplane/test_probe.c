@@ -338,6 +338,30 @@ test_rtt_auto(void **state)
 	assert_int_equal(rt.dp->tm[wan_port].derived.rtt_ns, 20000000);
 }
 
+/*
+ * A snapshot republished from the running config (a measured RTT here,
+ * learned routes in peering.c: both through runtime_publish_dp()) keeps the
+ * running eBPF hooks. The hooks pointer is only compared, never called: no
+ * packet runs while it is set.
+ */
+static void
+test_republish_keeps_hooks(void **state)
+{
+	static const char sentinel;
+	const struct dp_hooks *h = (const struct dp_hooks *)(const void *)&sentinel;
+	struct dp_conf *dp = NULL;
+
+	(void)state;
+	reset();
+	assert_int_equal(runtime_dp_build(&rt, rt.cfg, &dp, stderr), 0);
+	assert_null(dp->hooks[0]);
+	rt.dp->hooks[0] = h;
+	runtime_publish_dp(&rt, dp);
+	assert_ptr_equal(rt.dp, dp);
+	assert_ptr_equal(rt.dp->hooks[0], h);
+	rt.dp->hooks[0] = NULL;
+}
+
 /* Control packets that are not well-formed probes: geneve_oam, nothing measured. */
 static void
 test_bad_probes(void **state)
@@ -399,7 +423,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe_sent), cmocka_unit_test(test_rtt_offset),
 		cmocka_unit_test(test_loss_reorder), cmocka_unit_test(test_rtt_auto),
-		cmocka_unit_test(test_bad_probes),
+		cmocka_unit_test(test_bad_probes), cmocka_unit_test(test_republish_keeps_hooks),
 	};
 	int rc;
 
