@@ -8,7 +8,7 @@ enum ls_drop_reason
 geneve_parse(const uint8_t *p, uint32_t off, uint32_t end, struct geneve_info *gi)
 {
 	uint32_t opt_end, o;
-	uint8_t b0, b1;
+	uint8_t b0, b1, ctrl;
 
 	if (end < off + GENEVE_HDR_SIZE)
 		return LS_DROP_GENEVE_TRUNC;
@@ -19,13 +19,17 @@ geneve_parse(const uint8_t *p, uint32_t off, uint32_t end, struct geneve_info *g
 	opt_end = off + GENEVE_HDR_SIZE + (uint32_t)(b0 & 0x3f) * 4;
 	if (opt_end > end)
 		return LS_DROP_GENEVE_TRUNC;
-	if (b1 & 0x80)
-		return LS_DROP_GENEVE_OAM;
+	ctrl = b1 & 0x80;
 	gi->proto = (uint16_t)(p[off + 2] << 8 | p[off + 3]);
-	if (gi->proto != RTE_ETHER_TYPE_IPV4 && gi->proto != RTE_ETHER_TYPE_IPV6)
+	/* The only control message handled here is the credit control packet. */
+	if (ctrl && gi->proto != 0)
+		return LS_DROP_GENEVE_OAM;
+	if (!ctrl && gi->proto != RTE_ETHER_TYPE_IPV4 && gi->proto != RTE_ETHER_TYPE_IPV6)
 		return LS_DROP_GENEVE_PROTO;
 	gi->vni = (uint32_t)p[off + 4] << 16 | (uint32_t)p[off + 5] << 8 | p[off + 6];
 	gi->has_ls_opt = 0;
+	gi->has_credit = 0;
+	gi->control = 0;
 	/* Walk the TLVs: class(16) type(8) R(3)+len(5), len in 4-byte words. */
 	for (o = off + GENEVE_HDR_SIZE; o < opt_end;) {
 		uint16_t cls;
@@ -47,10 +51,20 @@ geneve_parse(const uint8_t *p, uint32_t off, uint32_t end, struct geneve_info *g
 			gi->worker = rte_be_to_cpu_16(ls->worker);
 			gi->seq = rte_be_to_cpu_32(ls->seq);
 			gi->tx_ns = rte_be_to_cpu_64(ls->tx_ns);
+		} else if (cls == GENEVE_OPT_CLASS_LONGSPAN && type == GENEVE_OPT_TYPE_CREDIT) {
+			if (gi->has_credit ||
+			    credit_opt_parse(p + o, olen, &gi->credit) != CREDIT_OPT_OK)
+				return LS_DROP_CREDIT_OPT_BAD;
+			gi->has_credit = 1;
 		} else if (type & GENEVE_OPT_TYPE_CRITICAL) {
 			return LS_DROP_GENEVE_CRIT_OPT;
 		}
 		o += olen;
+	}
+	if (ctrl) {
+		if (!gi->has_credit || opt_end != end)
+			return LS_DROP_GENEVE_OAM;
+		gi->control = 1;
 	}
 	gi->inner_off = (uint16_t)opt_end;
 	return LS_DROP_NONE;

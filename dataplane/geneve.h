@@ -13,12 +13,14 @@
 #include <rte_byteorder.h>
 #include <rte_common.h>
 
+#include "credit_opt.h"
 #include "drop_reason.h"
 
 #define GENEVE_UDP_PORT 6081
 #define GENEVE_HDR_SIZE 8
 #define GENEVE_OPT_CLASS_LONGSPAN 0xff4c /* RFC 8926 experimental range */
 #define GENEVE_OPT_TYPE_TELEMETRY 0x01
+#define GENEVE_OPT_TYPE_CREDIT CREDIT_OPT_TYPE /* credit_opt.h */
 #define GENEVE_OPT_TYPE_CRITICAL 0x80
 #define GENEVE_LS_OPT_VERSION 1
 
@@ -46,11 +48,17 @@ struct geneve_info {
 	uint16_t worker;
 	uint32_t seq;
 	uint64_t tx_ns;
+	uint8_t has_credit; /* a well-formed credit option (mechanism B) */
+	uint8_t control; /* a credit control packet: O = 1, protocol 0, no inner packet */
+	struct credit_opt credit;
 };
 
 /*
  * Parse the GENEVE header at p[off..end). Returns LS_DROP_NONE and fills gi,
- * or the reason the packet must be dropped.
+ * or the reason the packet must be dropped. A control message (O = 1) is
+ * accepted only as a credit control packet (gi->control): protocol type 0,
+ * one credit option and nothing after the options; any other is
+ * geneve_oam. A malformed or repeated credit option is credit_option_bad.
  */
 enum ls_drop_reason geneve_parse(const uint8_t *p, uint32_t off, uint32_t end,
 				 struct geneve_info *gi);
