@@ -16,13 +16,13 @@
  *   TM enqueue side: size, headroom, plan      dp_tm_prepare()         tm.h
  *   TM: queue or pass, markers, signals        dp_tm_burst()           tm.c
  *   mechanism A: gateway CNP, CE policy        dp_signal()             mech.c
- *   TM dequeue: shaper, sojourn marker         dp_tm_out()             tm.c
+ *   TM dequeue: credit, shaper, sojourn marker dp_tm_out()             tm.c, wan_credit.h
  *   egress / deparser: GENEVE encapsulation    dp_encap()              encap.h
  *
  * WAN port -> DC (dp_pipeline_wan(), one pass):
  *
  *   parser: outer headers                      dp_parse()              pipeline.c, parse.c
- *   tunnel termination, RFC 6040               dp_decap()              decap.c
+ *   tunnel termination, RFC 6040, credit rx    dp_decap()              decap.c, wan_credit.c
  *   inner address checks, local delivery       dp_inner_addr_check()   decap.h
  *   next hop in the DC                         dp_dc_nexthop()         dp_helpers.h
  *   ingress per QP: flow table, learners       dp_roce_wan()           mech.c
@@ -32,6 +32,10 @@
  *
  * DC port MAC control (PFC): obeyed in dp_parse() (dc_pfc_rx()); pauses
  * and resumes sent and held packets released by dp_pipeline_dc_pfc().
+ * Credit control packets toward peers: wan_credit_poll(), after the
+ * traffic managers in dp_worker_poll(); a charged packet from the WAN
+ * leaves its peer's credit buffer when it leaves the gateway
+ * (dp_pipeline_wan(), the hold and DC pause queues' releases).
  *
  * The hook points (docs/telemetry.md) sit between these stages: dc_rx after
  * dp_roce_dc(), wan_tx in the traffic manager (tm.c) and at a failed
