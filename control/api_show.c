@@ -345,6 +345,8 @@ api_show_stats(struct api_ctx *ctx, int argc, char **argv)
 	fmt_f64(f, "idle_pct", api_pct(sum.idle_polls, sum.polls));
 	fmt_u64(f, "sleeps", sum.sleeps);
 	api_stats_wan_emit(f, &sum);
+	if (rt->dp != NULL)
+		api_credit_emit(f, &rt->dp->lossless, &sum.credit);
 
 	fmt_open(f, "classes", FMT_OBJ);
 	for (i = 0; i < DP_CLASS_MAX; i++)

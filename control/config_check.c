@@ -317,6 +317,12 @@ config_check_peer(struct config_parser *p, unsigned int i)
 		config_error(p, in->line, in, "prefix",
 			     "missing required key (or learn it: a [peering] section)");
 
+	/* One credit channel per peer and direction, and the state is per worker. */
+	if (pc->lossless == LS_LOSSLESS_CREDIT && cfg->gw.workers > 1)
+		config_error(p, config_line(in, "lossless"), in, "lossless",
+			     "credit needs [gateway] workers = 1 (credit state is per worker; %u "
+			     "configured)", cfg->gw.workers);
+
 	if (config_given(in, "port")) {
 		int idx = config_port_index(cfg, pc->port);
 

@@ -437,9 +437,11 @@ const struct conf_key config_keys[] = {
 			"wait in its memory) and pauses the RoCE data priority of the DC "
 			"fabric when the WAN RoCE queue crosses XOFF, resuming at XON "
 			"(derived from the DC port rate and DC RTT). credit: pfc plus "
-			"credit-based flow control on the WAN hop (wire format in "
-			"docs/wire-format.md; the dataplane does not carry credits yet and "
-			"runs it as pfc).",
+			"credit-based flow control on the WAN hop: the peer sends RoCE data "
+			"only within the bytes this gateway grants (a buffer of one WAN BDP "
+			"plus one DC pause, from cc_params), and so does this gateway toward "
+			"it; both ends must say credit, and [gateway] workers must be 1 "
+			"(wire format in docs/wire-format.md).",
 	},
 	{
 		.section = CONFIG_SEC_PEER, .name = "peering", .type = CONFIG_T_BOOL,

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include <rte_cycles.h>
+#include <rte_random.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_lpm.h>
@@ -307,6 +308,7 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 		dp->source_strict = pc->source_check == LS_SOURCE_STRICT;
 		dp->csum_verify = pc->udp_checksum == LS_UDP_CSUM_VERIFY;
 		dp->zero_csum6_ok = pc->ipv6_zero_checksum == LS_ZERO_CSUM6_ACCEPT;
+		dp->credit = pc->lossless == LS_LOSSLESS_CREDIT;
 
 
 		snprintf(dp->name, sizeof(dp->name), "%s", pc->name);
@@ -716,6 +718,8 @@ runtime_worker_state_alloc(const struct ls_config *cfg, struct dp_worker *w, FIL
 	if (mem == NULL)
 		goto nomem;
 	dc_pfc_init(&w->dc_pfc, mem);
+	/* The sender epoch of the credit hop: new on every start (congestion/credit.h). */
+	wan_credit_init(&w->credit, (uint32_t)rte_rand());
 	for (p = 0; p < cfg->n_ports; p++) {
 		if (cfg->ports[p].role != LS_PORT_WAN)
 			continue;

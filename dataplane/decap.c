@@ -10,6 +10,8 @@
 #include "congestion/ecn.h"
 #include "csum.h"
 #include "geneve.h"
+#include "mbuf_meta.h"
+#include "wan_credit.h"
 
 static inline int
 dp_peer_find(const struct dp_conf *c, uint8_t family, const uint8_t *src)
@@ -113,6 +115,15 @@ dp_decap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		return r;
 	if (gi.vni != c->peers[peer].vni)
 		return LS_DROP_VNI_MISMATCH;
+	/* Mechanism B on the WAN hop: both ends must have lossless = credit. */
+	if (unlikely(gi.has_credit)) {
+		if (!c->peers[peer].credit)
+			return LS_DROP_CREDIT_NOT_ENABLED;
+		if (gi.control) {
+			wan_credit_rx(&w->credit, &ctr->credit, (uint32_t)peer, &gi.credit, 0);
+			return LS_DROP_CREDIT_CONTROL;
+		}
+	}
 	/* The packet crossed the WAN: account its sequence and transit even if dropped below. */
 	if (gi.has_ls_opt) {
 		dp_seq_track(w, ctr, (uint32_t)peer, &gi);
@@ -160,6 +171,21 @@ dp_decap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		if (ecn == ECN_CE)
 			ctr->ecn_marked++;
 		imeta->tos = tos;
+	}
+	/*
+	 * The packet is delivered from here on: a charged one holds its bytes
+	 * of the peer's credit buffer until it leaves the gateway (the tag
+	 * tells the queues that may keep it; every decapsulated packet gets
+	 * one, so that no stale tag survives from the mbuf's previous use).
+	 */
+	dp_mbuf_meta(m)->tm.flags = 0;
+	if (unlikely(gi.has_credit) &&
+	    wan_credit_rx(&w->credit, &ctr->credit, (uint32_t)peer, &gi.credit, imeta->ip_len)) {
+		struct dp_mbuf_meta *mm = dp_mbuf_meta(m);
+
+		mm->tm.flags = DP_TM_F_CREDIT_RX;
+		mm->tm.peer = (uint8_t)peer;
+		mm->tm.frame_bytes = imeta->ip_len;
 	}
 	/* Strip: keep only the inner IP packet. */
 	if (m->pkt_len > gi.inner_off + imeta->ip_len)

@@ -62,7 +62,10 @@
 	X(PFC_CONSUMED, "pfc_consumed", "PFC or PAUSE frame from the DC fabric, obeyed (MAC control is never forwarded)") \
 	X(MAC_CONTROL, "mac_control", "MAC control frame not obeyed: lossless off, not the DC port, other opcode or cut short") \
 	X(DC_PAUSE_FULL, "dc_pause_queue_full", "priority paused by the DC fabric and its gateway queue full") \
-	X(PROBE_CONSUMED, "probe_consumed", "path probe from a peer gateway, measured (never forwarded)")
+	X(PROBE_CONSUMED, "probe_consumed", "path probe from a peer gateway, measured (never forwarded)") \
+	X(CREDIT_OPT_BAD, "credit_option_bad", "credit GENEVE option with a wrong length, version, priority, flags or reserved bits, or repeated") \
+	X(CREDIT_NOT_ENABLED, "credit_not_enabled", "credit option or control packet from a peer without lossless = credit") \
+	X(CREDIT_CONTROL, "credit_control", "credit control packet from the peer, consumed (never forwarded)")
 
 
 

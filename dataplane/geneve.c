@@ -37,6 +37,11 @@ geneve_options(const uint8_t *p, uint32_t o, uint32_t opt_end, struct geneve_inf
 			gi->echo_flags = e->flags;
 			gi->echo_t1_ns = rte_be_to_cpu_64(e->t1_ns);
 			gi->echo_t2_ns = rte_be_to_cpu_64(e->t2_ns);
+		} else if (cls == GENEVE_OPT_CLASS_LONGSPAN && type == GENEVE_OPT_TYPE_CREDIT) {
+			if (gi->has_credit ||
+			    credit_opt_parse(p + o, olen, &gi->credit) != CREDIT_OPT_OK)
+				return LS_DROP_CREDIT_OPT_BAD;
+			gi->has_credit = 1;
 		} else if (type & GENEVE_OPT_TYPE_CRITICAL) {
 			return LS_DROP_GENEVE_CRIT_OPT;
 		}
@@ -67,16 +72,27 @@ geneve_parse(const uint8_t *p, uint32_t off, uint32_t end, struct geneve_info *g
 	gi->probe = 0;
 	gi->has_echo = 0;
 	gi->echo_flags = 0;
+	gi->has_credit = 0;
+	gi->control = 0;
 	if (b1 & 0x80) {
 		/*
-		 * A control packet: a path probe (protocol 0, the telemetry
-		 * and echo options, nothing after them) or OAM we do not handle.
+		 * A control packet (protocol 0, nothing after the options): a
+		 * path probe (the telemetry and echo options), a credit control
+		 * packet (a credit option), or OAM we do not handle.
 		 */
-		if (gi->proto != 0 || end != opt_end ||
-		    geneve_options(p, off + GENEVE_HDR_SIZE, opt_end, gi) != LS_DROP_NONE ||
-		    !gi->has_ls_opt || !gi->has_echo)
+		if (gi->proto != 0)
 			return LS_DROP_GENEVE_OAM;
-		gi->probe = 1;
+		r = geneve_options(p, off + GENEVE_HDR_SIZE, opt_end, gi);
+		if (r == LS_DROP_CREDIT_OPT_BAD)
+			return r;
+		if (r != LS_DROP_NONE || end != opt_end)
+			return LS_DROP_GENEVE_OAM;
+		if (gi->has_ls_opt && gi->has_echo)
+			gi->probe = 1;
+		else if (gi->has_credit)
+			gi->control = 1;
+		else
+			return LS_DROP_GENEVE_OAM;
 		gi->inner_off = (uint16_t)opt_end;
 		return LS_DROP_NONE;
 	}

@@ -13,6 +13,7 @@
 #include <rte_byteorder.h>
 #include <rte_common.h>
 
+#include "credit_opt.h"
 #include "drop_reason.h"
 
 #define GENEVE_UDP_PORT 6081
@@ -20,6 +21,7 @@
 #define GENEVE_OPT_CLASS_LONGSPAN 0xff4c /* RFC 8926 experimental range */
 #define GENEVE_OPT_TYPE_TELEMETRY 0x01
 #define GENEVE_OPT_TYPE_ECHO 0x03 /* path probe echo (0x02 is the credit option) */
+#define GENEVE_OPT_TYPE_CREDIT CREDIT_OPT_TYPE /* credit_opt.h */
 #define GENEVE_OPT_TYPE_CRITICAL 0x80
 #define GENEVE_LS_OPT_VERSION 1
 
@@ -73,13 +75,18 @@ struct geneve_info {
 	uint8_t has_echo; /* an echo option was present */
 	uint8_t echo_flags; /* its flags (GENEVE_ECHO_*; unknown bits ignored) */
 	uint64_t echo_t1_ns, echo_t2_ns;
+	uint8_t has_credit; /* a well-formed credit option (mechanism B) */
+	uint8_t control; /* a credit control packet: O = 1, protocol 0, no inner packet */
+	struct credit_opt credit;
 };
 
 /*
  * Parse the GENEVE header at p[off..end). Returns LS_DROP_NONE and fills gi,
- * or the reason the packet must be dropped. A control packet (O = 1) is
- * accepted only as a path probe (gi->probe set, no inner packet); any
- * other is geneve_oam.
+ * or the reason the packet must be dropped. A control packet (O = 1,
+ * protocol 0, nothing after the options) is accepted only as a path probe
+ * (gi->probe: the telemetry and echo options) or a credit control packet
+ * (gi->control: a credit option); any other is geneve_oam. A malformed or
+ * repeated credit option is credit_option_bad.
  */
 enum ls_drop_reason geneve_parse(const uint8_t *p, uint32_t off, uint32_t end,
 				 struct geneve_info *gi);

@@ -10,6 +10,7 @@
 #include "eth.h"
 #include "hook_pipe.h"
 #include "neigh.h"
+#include "wan_credit.h"
 
 /* Send a gateway CNP to the local sender of flow fe (mechanism A); false if none left. */
 static bool
@@ -239,6 +240,7 @@ dp_hold_pfc(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 			clk->tsc, &r))
 		return true;
 	if (r != LS_DROP_NONE) {
+		wan_credit_left(&w->credit, m);
 		dp_drop(w, m, r);
 		return true;
 	}
@@ -284,6 +286,7 @@ dp_hold_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock 
 						LS_HOOK_V_FORWARDED | LS_HOOK_V_HELD, 0,
 						(clk->tsc - dp_mbuf_meta(m)->tm.enq_tsc) * 1000000000u /
 							w->tsc_hz);
+			wan_credit_left(&w->credit, m);
 			dp_tx_add(tx, c->dc_port, m);
 		}
 		if (trp_active(&c->mech.trp, &he->trp, clk->ns))

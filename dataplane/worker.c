@@ -101,6 +101,7 @@ dp_worker_sync(struct dp_worker *w, const struct dp_conf *c, const struct dp_clo
 	w->learn_src.idle_ns = c->mech.learn.idle_ns;
 	w->learn_dst.idle_ns = c->mech.learn.idle_ns;
 	dc_pfc_sync(&w->dc_pfc, &c->lossless, c->generation, w->tsc_hz);
+	wan_credit_sync(&w->credit, c, c->generation);
 	w->generation = c->generation;
 }
 
@@ -119,6 +120,7 @@ dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk)
 	if (unlikely(c->generation != w->generation))
 		dp_worker_sync(w, c, clk);
 	w->dc_pfc.now_tsc = clk->tsc;
+	w->credit.now_ns = clk->ns;
 	memset(tx.n, 0, sizeof(tx.n));
 	memset(tx.own, 0, sizeof(tx.own));
 	w->next_due_tsc = UINT64_MAX;
@@ -137,6 +139,10 @@ dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk)
 
 	/* Queued packets whose time has come: WAN shapers, mechanism C holds. */
 	dp_pipeline_tm(w, c, clk, &tx);
+	/* After the traffic managers: a control packet's report covers what they sent. */
+	if (unlikely(w->credit.enabled))
+		wan_credit_poll(&w->credit, c, &w->counters.credit, w->pool, clk->tsc, w->tsc_hz,
+				&tx, &w->next_due_tsc);
 	dp_pipeline_hold(w, c, clk, &tx);
 	dp_pipeline_dc_pfc(w, c, clk, &tx);
 	dp_probe_poll(w, c, clk, &tx);

@@ -26,6 +26,7 @@
 #include "idle.h"
 #include "path_meas.h"
 #include "tm.h"
+#include "wan_credit.h"
 
 struct rte_mbuf;
 
@@ -79,6 +80,7 @@ struct dp_worker {
 	struct qpn_learn learn_dst; /* mechanism C: remote senders' QPNs */
 	struct hold_table hold; /* mechanism C */
 	struct dc_pfc dc_pfc; /* mechanism B at the DC port */
+	struct wan_credit credit; /* mechanism B on the WAN hop */
 	struct dp_counters counters;
 	struct dp_hook_io hook; /* hook contexts of this poll, per-hook counters */
 } __rte_cache_aligned;
