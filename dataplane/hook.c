@@ -127,11 +127,12 @@ dp_hook_rx(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point p
 void
 dp_hook_tx(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point p,
 	   const struct dp_hook_at *at, const uint8_t *ip, uint32_t len, uint8_t verdict,
-	   uint16_t drop, uint64_t sojourn_ns)
+	   uint16_t drop, uint64_t sojourn_ns, uint32_t hash, uint32_t slot)
 {
 	struct ls_hook_ctx *c = dp_hook_next(io, h, p);
 
-	dp_hook_fill(c, p, at, ip, len, 0);
+	dp_hook_fill(c, p, at, ip, len, hash);
+	c->flow_slot = hash != 0 ? slot : LS_HOOK_NO_SLOT;
 	c->verdict = verdict;
 	c->drop_reason = drop;
 	c->sojourn_ns = sojourn_ns;
