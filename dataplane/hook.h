@@ -92,24 +92,6 @@ dp_hook_ctx_home(const struct ls_hook_ctx *c)
 }
 
 /*
- * Prefetch, for point p's hooks, the records a packet whose flow table hash
- * is h will most likely touch: the pipeline's first pass calls it beside
- * the flow table's own prefetch, a whole burst before the hooks run. A
- * flow's table slot is its hash's home slot unless it was displaced, and
- * the hook's table is the same size or larger, so most of these are the
- * records dp_hook_ctx_home() names.
- */
-static inline void
-dp_hooks_prefetch(const struct dp_hooks *h, enum ls_hook_point p, uint32_t hash)
-{
-	unsigned int i;
-
-	for (i = 0; i < h->n[p]; i++)
-		if (h->at[p][i].flows != NULL)
-			dp_hook_prefetch(&h->at[p][i], hash);
-}
-
-/*
  * Run point p's hooks over the n contexts of a burst. For a hook with flow
  * records, a first pass prefetches the hot lines of the record each
  * context's flow table slot (else its hash) points at, where a hook probing

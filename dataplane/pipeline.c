@@ -269,8 +269,6 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 	 * (with many flows the table is far larger than the L2 cache). Headers
 	 * of packets a few places ahead are prefetched the same way.
 	 */
-	hk = dp_hook_set(w, c);
-	hrx = dp_hooks_at(hk, LS_HOOK_DC_RX);
 	for (i = 0; i < n && i < DP_PREFETCH_AHEAD; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (i = 0; i < n; i++) {
@@ -324,8 +322,6 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 				    s->meta.l3, s->meta.sport, s->meta.dqpn, &s->key);
 			s->hash = flow_table_hash(&s->key);
 			flow_table_prefetch(&w->flows, s->hash);
-			if (unlikely(hrx))
-				dp_hooks_prefetch(hk, LS_HOOK_DC_RX, s->hash);
 			s->learn_hash = 0;
 			if (s->meta.cls == DP_CLASS_ROCE_DATA && (c->mech.mechanisms & LS_MECH_A)) {
 				s->learn_hash = qpn_learn_pair_hash(s->key.family, s->key.src,
@@ -339,6 +335,8 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 	ctr->port[port].rx_bytes += rx_bytes;
 
 	/* Second pass. */
+	hk = dp_hook_set(w, c);
+	hrx = dp_hooks_at(hk, LS_HOOK_DC_RX);
 	for (j = 0; j < nst; j++) {
 		struct dp_dc_pkt *s = &st[j];
 		struct flow_entry *fe = NULL;

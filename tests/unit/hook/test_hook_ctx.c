@@ -64,13 +64,23 @@ check_roce_fill(const struct ut_pkt *p, const struct pkt_meta *m, bool v4)
 	pipeline_key(ip, v4, m->sport, m->dqpn, &k);
 	h = flow_table_hash(&k);
 	for (i = 0; i < 2; i++) {
-		memset(&io, 0, sizeof(io));
+		memset(&io, 0xa5, sizeof(io)); /* every byte of the context written */
+		memset(io.n, 0, sizeof(io.n));
 		dp_hook_rx(&io, NULL, points[i], &at, ip, m->ip_len, h, 17);
 		assert_int_equal(io.n[points[i]], 1);
 		memset(&c, 0xa5, sizeof(c)); /* every byte written */
 		dp_hook_ctx_roce(&c, points[i], &at, m, p->b + m->bth_off, &k, h, 17);
 		assert_memory_equal(&c, &io.ctx[points[i]][0], sizeof(c));
 	}
+	/* The same packet leaving toward the WAN with its rx point's hash and slot. */
+	memset(&io, 0xa5, sizeof(io));
+	memset(io.n, 0, sizeof(io.n));
+	dp_hook_tx(&io, NULL, LS_HOOK_WAN_TX, &at, ip, m->ip_len, LS_HOOK_V_FORWARDED, 0, 5, h, 17);
+	dp_hook_ctx_roce(&c, LS_HOOK_DC_RX, &at, m, p->b + m->bth_off, &k, h, 17);
+	c.hook_point = LS_HOOK_WAN_TX;
+	c.verdict = LS_HOOK_V_FORWARDED;
+	c.sojourn_ns = 5;
+	assert_memory_equal(&c, &io.ctx[LS_HOOK_WAN_TX][0], sizeof(c));
 }
 
 static void
