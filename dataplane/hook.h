@@ -222,7 +222,7 @@ void dp_hook_rx(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_po
  * The same context dp_hook_rx() builds from the bytes (tests/unit/hook
  * compares the two), without a second parse and a second hash: with the
  * context's stores written field by field instead of a memset, this is
- * what makes the rx point cheap (docs/performance.md, "Hooks").
+ * what makes the rx point cheaper (docs/performance.md, "With the roce_flow hook").
  */
 static inline void
 dp_hook_ctx_roce(struct ls_hook_ctx *c, enum ls_hook_point p, const struct dp_hook_at *at,
