@@ -221,6 +221,7 @@ mh_dp_run(struct mh_dp *h, const struct mh_event *e, struct mh_actions *out)
 	struct dp_mech_counters before = *mc;
 	struct dp_tm_counters tmc = { 0 };
 	static struct dp_tx tx;
+	struct dp_roce_flow rf;
 	struct pkt_meta meta;
 	struct flow_key k;
 	struct rte_mbuf *m;
@@ -261,13 +262,13 @@ mh_dp_run(struct mh_dp *h, const struct mh_event *e, struct mh_actions *out)
 		/* The remote receiver acknowledges the last data packet. */
 		m = mh_dp_packet(remote, local, 0x11 /* ACK */, SENDER_QPN, h->a_psn - 1, ECN_ECT0,
 				 DP_CLASS_ROCE_ACK, &meta, &k);
-		(void)dp_roce_wan(w, c, m, &meta, 0, &clk);
+		(void)dp_roce_wan(w, c, m, &meta, 0, &clk, &rf);
 		rte_pktmbuf_free(m);
 		break;
 	case MH_C_DATA:
 		m = mh_dp_packet(remote, local, 0x0a, LRECEIVER_QPN, h->c_psn++, e->ecn,
 				 DP_CLASS_ROCE_DATA, &meta, &k);
-		(void)dp_roce_wan(w, c, m, &meta, 0, &clk);
+		(void)dp_roce_wan(w, c, m, &meta, 0, &clk, &rf);
 		rte_pktmbuf_free(m);
 		break;
 	case MH_C_ACK:
