@@ -345,12 +345,17 @@ config_check_peer(struct config_parser *p, unsigned int i)
 		config_error(p, config_line(in, rtt_last ? "rtt" : "distance"), in,
 			     rtt_last ? "rtt" : "distance", "set rtt or distance, not both");
 	} else if (!rtt && !dist && config_valid(in, "rtt") && config_valid(in, "distance")) {
-		config_error(p, in->line, in, NULL,
-			     "set rtt or distance (the WAN round-trip time sizes buffers and "
-			     "marking)");
+		/* Neither: the measured RTT, as `rtt = auto` without a start. */
+		pc->rtt_auto = true;
 	} else if (dist) {
 		pc->rtt_ns = pc->distance_m * 2 * LS_FIBRE_NS_PER_KM / 1000;
 	}
+	/* Measured with nothing to measure: the WAN port would never shape or mark. */
+	if (pc->rtt_auto && !dist && cfg->gw.probe_interval_ns == 0)
+		config_error(p, rtt ? config_line(in, "rtt") : in->line, in, rtt ? "rtt" : NULL,
+			     "the RTT is measured (rtt = auto%s) but [gateway] probe_interval = 0 "
+			     "sends no probes: set rtt or distance, or a probe_interval",
+			     rtt ? "" : ", as without rtt or distance");
 
 	if (config_given(in, "remote") && wan != NULL) {
 		int fam = pc->remote.family;

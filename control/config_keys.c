@@ -381,7 +381,7 @@ const struct conf_key config_keys[] = {
 			"distance (if given) is the RTT until the first measurement; without "
 			"it the WAN port neither shapes nor marks until then. A time (or "
 			"distance) is fixed: the measurement is shown, never used. Set rtt or "
-			"distance, not both, unless rtt = auto.",
+			"distance, not both, unless rtt = auto. With neither, rtt is auto.",
 	},
 	{
 		.section = CONFIG_SEC_PEER, .name = "distance", .type = CONFIG_T_UINT,

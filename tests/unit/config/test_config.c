@@ -296,6 +296,51 @@ test_base_loads(void **state)
 	load_result_free(&r);
 }
 
+/*
+ * A peer with neither rtt nor distance follows the measured RTT (rtt =
+ * auto); one with a distance keeps it fixed; without probes a measured RTT
+ * is refused.
+ */
+static void
+test_rtt_auto_default(void **state)
+{
+	char text[sizeof(base_conf) + 64], *at;
+	struct load_result r;
+
+	(void)state;
+	memcpy(text, base_conf, sizeof(base_conf));
+	at = strstr(text, "rtt = 1ms\n");
+	assert_non_null(at);
+	memmove(at, at + 10, strlen(at + 10) + 1);
+	r = load_text(text, &cfg);
+	expect_ok(&r);
+	assert_true(cfg.peers[0].rtt_auto);
+	assert_int_equal(cfg.peers[0].rtt_ns, 0);
+	load_result_free(&r);
+
+	/* "rtt = 1ms\n" (10 bytes) -> "distance = 1km\n" (15 bytes). */
+	memcpy(text, base_conf, sizeof(base_conf));
+	at = strstr(text, "rtt = 1ms\n");
+	memmove(at + 15, at + 10, strlen(at + 10) + 1);
+	memcpy(at, "distance = 1km\n", 15);
+	r = load_text(text, &cfg);
+	expect_ok(&r);
+	assert_false(cfg.peers[0].rtt_auto);
+	assert_int_equal(cfg.peers[0].rtt_ns, 9800);
+	load_result_free(&r);
+
+	memcpy(text, base_conf, sizeof(base_conf));
+	at = strstr(text, "rtt = 1ms\n");
+	memcpy(at, "\n\n\n\n\n\n\n\n\n\n", 10);
+	at = strstr(text, "name = t\n");
+	memmove(at + 19, at + 9, strlen(at + 9) + 1);
+	memcpy(at + 9, "probe_interval = 0\n", 19);
+	r = load_text(text, &cfg);
+	assert_int_equal(r.rc, -EINVAL);
+	assert_non_null(strstr(r.errors, "[gateway] probe_interval = 0 sends no probes"));
+	load_result_free(&r);
+}
+
 /* The documented production defaults. */
 static void
 test_defaults(void **state)
@@ -1219,6 +1264,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_key_table),
 		cmocka_unit_test(test_base_loads),
+		cmocka_unit_test(test_rtt_auto_default),
 		cmocka_unit_test(test_warn_mechanisms_workers),
 		cmocka_unit_test(test_warn_memif_bsize),
 		cmocka_unit_test(test_warn_no_peer),
