@@ -8,12 +8,11 @@
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
-#include <rte_udp.h>
 
 #include "bits.h"
-#include "congestion/ecn.h"
 #include "eth.h"
 #include "geneve.h"
+#include "geneve_ctrl.h"
 #include "neigh.h"
 
 /* Build one probe toward peer idx; NULL when no mbuf. */
@@ -22,40 +21,25 @@ dp_probe_build(struct dp_worker *w, const struct dp_conf *c, uint32_t idx,
 	       const struct rte_ether_addr *dmac, const struct dp_clock *clk)
 {
 	const struct dp_peer *peer = &c->peers[idx];
-	const struct dp_port *wan = &c->ports[peer->port];
 	struct dp_path_meas *pm = &w->meas[idx];
-	bool v4 = peer->family == AF_INET;
-	uint16_t l2 = sizeof(struct rte_ether_hdr) + (wan->vlan ? sizeof(struct rte_vlan_hdr) : 0);
-	uint16_t l3 = v4 ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
-	uint16_t udp_len = (uint16_t)(sizeof(struct rte_udp_hdr) + GENEVE_PROBE_HDR_SIZE);
-	uint8_t tos = (uint8_t)(c->mech.cnp_dscp << 2 | ECN_NOT_ECT);
+	uint16_t opt_bytes = GENEVE_PROBE_HDR_SIZE - GENEVE_HDR_SIZE;
 	struct rte_mbuf *m = rte_pktmbuf_alloc(w->pool);
 	struct geneve_ls_opt *opt;
 	struct geneve_ls_echo *echo;
-	struct rte_udp_hdr *udp;
-	uint8_t *hdr, *g;
+	uint32_t len;
+	uint8_t *hdr;
 
 	if (m == NULL)
 		return NULL;
-	hdr = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(l2 + l3 + udp_len));
+	hdr = (uint8_t *)rte_pktmbuf_append(m, GENEVE_CTRL_MAX);
 	if (hdr == NULL) {
 		rte_pktmbuf_free(m);
 		return NULL;
 	}
-	memset(hdr, 0, (size_t)l2 + l3 + udp_len);
-	eth_hdr_write((struct rte_ether_hdr *)hdr, dmac, &wan->mac, wan->vlan, 6,
-		      v4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
-	udp = (struct rte_udp_hdr *)(hdr + l2 + l3);
-	udp->src_port = dp_htons(geneve_src_port(w->id));
-	udp->dst_port = dp_htons(c->geneve_port);
-	udp->dgram_len = dp_htons(udp_len);
-	g = (uint8_t *)(udp + 1);
-	g[0] = GENEVE_PROBE_HDR_SIZE / 4 - GENEVE_HDR_SIZE / 4; /* option length, words */
-	g[1] = 0x80; /* O: a control message (RFC 8926 section 3.4); protocol 0 */
-	g[4] = (uint8_t)(peer->vni >> 16);
-	g[5] = (uint8_t)(peer->vni >> 8);
-	g[6] = (uint8_t)peer->vni;
-	opt = (struct geneve_ls_opt *)(g + GENEVE_HDR_SIZE);
+	/* The worker's source port, as its data packets' order is per worker. */
+	len = geneve_ctrl_write(c, idx, dmac, geneve_src_port(w->id), opt_bytes, hdr);
+	rte_pktmbuf_trim(m, (uint16_t)(GENEVE_CTRL_MAX - len));
+	opt = (struct geneve_ls_opt *)(hdr + len - opt_bytes);
 	opt->opt_class = dp_htons(GENEVE_OPT_CLASS_LONGSPAN);
 	opt->type = GENEVE_OPT_TYPE_TELEMETRY;
 	opt->len = (sizeof(*opt) - 4) / 4;
@@ -74,32 +58,10 @@ dp_probe_build(struct dp_worker *w, const struct dp_conf *c, uint32_t idx,
 		echo->t1_ns = dp_htonll(pm->echo_t1_ns);
 		echo->t2_ns = dp_htonll(pm->echo_t2_ns);
 	}
-	if (v4) {
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(hdr + l2);
-
-		ip->version_ihl = RTE_IPV4_VHL_DEF;
-		ip->type_of_service = tos;
-		ip->total_length = dp_htons((uint16_t)(l3 + udp_len));
-		ip->fragment_offset = dp_htons(RTE_IPV4_HDR_DF_FLAG);
-		ip->time_to_live = 64;
-		ip->next_proto_id = IPPROTO_UDP;
-		memcpy(&ip->src_addr, peer->src, 4);
-		memcpy(&ip->dst_addr, peer->dst, 4);
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
-		/* UDP checksum 0 over IPv4, as the data packets (RFC 8926 3.3). */
-	} else {
-		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(hdr + l2);
-
-		ip->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)tos << 20);
-		ip->payload_len = dp_htons(udp_len);
-		ip->proto = IPPROTO_UDP;
-		ip->hop_limits = 64;
-		memcpy(ip->src_addr, peer->src, 16);
-		memcpy(ip->dst_addr, peer->dst, 16);
-		udp->dgram_cksum = rte_ipv6_udptcp_cksum(ip, udp);
-	}
-	m->l2_len = l2;
-	m->l3_len = l3;
+	geneve_ctrl_finish(c, idx, hdr);
+	m->l2_len = eth_hdr_size(c->ports[peer->port].vlan);
+	m->l3_len = peer->family == AF_INET ? sizeof(struct rte_ipv4_hdr) :
+					      sizeof(struct rte_ipv6_hdr);
 	return m;
 }
 

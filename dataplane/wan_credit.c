@@ -13,6 +13,7 @@
 #include "congestion/cc_time.h"
 #include "eth.h"
 #include "geneve.h"
+#include "geneve_ctrl.h"
 #include "neigh.h"
 #include "pipeline.h"
 
@@ -93,65 +94,13 @@ uint32_t
 wan_credit_ctrl_write(const struct dp_conf *c, uint32_t peer_idx, const uint8_t *dmac,
 		      const struct credit_opt *o, uint8_t *buf)
 {
-	const struct dp_peer *peer = &c->peers[peer_idx];
-	const struct dp_port *wan = &c->ports[peer->port];
-	uint16_t l2 = (uint16_t)eth_hdr_size(wan->vlan);
-	uint16_t udp_len = (uint16_t)(sizeof(struct rte_udp_hdr) + GENEVE_HDR_SIZE + CREDIT_OPT_BYTES);
-	/* The CNP's DSCP: the high-priority class on the WAN; Not-ECT. */
-	uint8_t tos = (uint8_t)(c->mech.cnp_dscp << 2);
-	struct rte_udp_hdr *udp;
 	uint32_t len;
-	uint8_t *g;
 
-	memcpy(buf, dmac, RTE_ETHER_ADDR_LEN);
-	if (peer->family == AF_INET) {
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + l2);
-
-		eth_hdr_write((struct rte_ether_hdr *)buf, NULL, &wan->mac, wan->vlan, 0,
-			      RTE_ETHER_TYPE_IPV4);
-		memset(ip, 0, sizeof(*ip));
-		ip->version_ihl = RTE_IPV4_VHL_DEF;
-		ip->type_of_service = tos;
-		ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + udp_len));
-		ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
-		ip->time_to_live = 64;
-		ip->next_proto_id = IPPROTO_UDP;
-		memcpy(&ip->src_addr, peer->src, 4);
-		memcpy(&ip->dst_addr, peer->dst, 4);
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
-		udp = (struct rte_udp_hdr *)(ip + 1);
-		len = l2 + (uint32_t)sizeof(*ip) + udp_len;
-	} else {
-		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(buf + l2);
-
-		eth_hdr_write((struct rte_ether_hdr *)buf, NULL, &wan->mac, wan->vlan, 0,
-			      RTE_ETHER_TYPE_IPV6);
-		ip->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)tos << 20);
-		ip->payload_len = rte_cpu_to_be_16(udp_len);
-		ip->proto = IPPROTO_UDP;
-		ip->hop_limits = 64;
-		memcpy(ip->src_addr, peer->src, 16);
-		memcpy(ip->dst_addr, peer->dst, 16);
-		udp = (struct rte_udp_hdr *)(ip + 1);
-		len = l2 + (uint32_t)sizeof(*ip) + udp_len;
-	}
 	/* One source port per peer: control packets keep their order on the WAN. */
-	udp->src_port = rte_cpu_to_be_16(geneve_src_port(peer_idx));
-	udp->dst_port = rte_cpu_to_be_16(c->geneve_port);
-	udp->dgram_len = rte_cpu_to_be_16(udp_len);
-	udp->dgram_cksum = 0;
-	g = (uint8_t *)(udp + 1);
-	g[0] = CREDIT_OPT_BYTES / 4; /* version 0, options length in words */
-	g[1] = 0x80; /* O: control message (RFC 8926 section 3.4) */
-	g[2] = 0; /* protocol type 0: no inner packet */
-	g[3] = 0;
-	g[4] = (uint8_t)(peer->vni >> 16);
-	g[5] = (uint8_t)(peer->vni >> 8);
-	g[6] = (uint8_t)peer->vni;
-	g[7] = 0;
-	credit_opt_write(g + GENEVE_HDR_SIZE, o);
-	if (peer->family != AF_INET)
-		udp->dgram_cksum = rte_ipv6_udptcp_cksum((struct rte_ipv6_hdr *)(buf + l2), udp);
+	len = geneve_ctrl_write(c, peer_idx, (const struct rte_ether_addr *)dmac,
+				geneve_src_port(peer_idx), CREDIT_OPT_BYTES, buf);
+	credit_opt_write(buf + len - CREDIT_OPT_BYTES, o);
+	geneve_ctrl_finish(c, peer_idx, buf);
 	return len;
 }
 
