@@ -237,30 +237,16 @@ dp_ingress_dc(const struct dp_conf *c, struct rte_mbuf *m, const struct pkt_meta
 /* Packets whose headers the parser prefetches ahead of the one it parses. */
 #define DP_PREFETCH_AHEAD 4
 
-/* A packet between the two passes of dp_pipeline_dc(). */
-struct dp_dc_pkt {
-	struct rte_mbuf *m;
-	uint32_t peer;
-	uint32_t hash; /* flow_table_hash(&key) when RoCE */
-	uint32_t learn_hash; /* RoCE data with mechanism A: qpn_learn_pair_hash() */
-	struct rte_ether_addr dmac; /* next hop of the outer packet */
-	struct pkt_meta meta;
-	struct flow_key key; /* RoCE: the per-QP flow key */
-};
-
 void
 dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 	       struct rte_mbuf **pkts, uint16_t n, const struct dp_clock *clk, struct dp_tx *tx)
 {
 	struct dp_counters *ctr = &w->counters;
-	struct dp_ready ready[DP_MAX_BURST];
 	struct dp_dc_pkt st[DP_MAX_BURST];
-	const struct dp_hooks *hk;
 	struct rte_ether_addr dmac;
 	uint32_t dmac_peer = UINT32_MAX; /* the peer whose next hop dmac holds */
 	uint64_t rx_bytes = 0;
-	unsigned int nready = 0, nst = 0, j;
-	bool hrx;
+	unsigned int nst = 0;
 	uint16_t i;
 
 	/*
@@ -274,7 +260,6 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct dp_dc_pkt *s = &st[nst];
-		const struct dp_peer *peer;
 		enum ls_drop_reason r;
 		bool consumed;
 
@@ -298,41 +283,58 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 			dp_drop(w, m, r);
 			continue;
 		}
-		peer = &c->peers[s->peer];
-
-		/* Next hop of the outer packet on the peer's WAN port, once per peer and burst. */
-		if (s->peer != dmac_peer) {
-			switch (neigh_lookup(c->ports[peer->port].neigh, peer->family, peer->nexthop,
-					     &dmac)) {
-			case NEIGH_HIT:
-				dmac_peer = s->peer;
-				break;
-			case NEIGH_PENDING:
-				dp_drop(w, m, LS_DROP_NEIGH_MISS);
-				continue;
-			case NEIGH_ABSENT:
-				dp_punt_resolve(w, m, peer->port, peer->family, peer->nexthop);
-				continue;
-			}
-		}
-		s->dmac = dmac;
-		s->m = m;
-		if (s->meta.bth_off != 0) {
-			dp_flow_key(rte_pktmbuf_mtod_offset(m, const uint8_t *, s->meta.l3_off),
-				    s->meta.l3, s->meta.sport, s->meta.dqpn, &s->key);
-			s->hash = flow_table_hash(&s->key);
-			flow_table_prefetch(&w->flows, s->hash);
-			s->learn_hash = 0;
-			if (s->meta.cls == DP_CLASS_ROCE_DATA && (c->mech.mechanisms & LS_MECH_A)) {
-				s->learn_hash = qpn_learn_pair_hash(s->key.family, s->key.src,
-								    s->key.dst);
-				qpn_learn_prefetch(&w->learn_src, s->learn_hash);
-			}
-		}
-		nst++;
+		if (dp_dc_nexthop_key(w, c, m, s, &dmac_peer, &dmac))
+			nst++;
 	}
 	ctr->port[port].rx_pkts += n;
 	ctr->port[port].rx_bytes += rx_bytes;
+	dp_dc_egress(w, c, port, st, nst, clk, tx);
+}
+
+bool
+dp_dc_nexthop_key(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
+		  struct dp_dc_pkt *s, uint32_t *dmac_peer, struct rte_ether_addr *dmac)
+{
+	const struct dp_peer *peer = &c->peers[s->peer];
+
+	/* Next hop of the outer packet on the peer's WAN port, once per peer and burst. */
+	if (s->peer != *dmac_peer) {
+		switch (neigh_lookup(c->ports[peer->port].neigh, peer->family, peer->nexthop, dmac)) {
+		case NEIGH_HIT:
+			*dmac_peer = s->peer;
+			break;
+		case NEIGH_PENDING:
+			dp_drop(w, m, LS_DROP_NEIGH_MISS);
+			return false;
+		case NEIGH_ABSENT:
+			dp_punt_resolve(w, m, peer->port, peer->family, peer->nexthop);
+			return false;
+		}
+	}
+	s->dmac = *dmac;
+	s->m = m;
+	if (s->meta.bth_off != 0) {
+		dp_flow_key(rte_pktmbuf_mtod_offset(m, const uint8_t *, s->meta.l3_off), s->meta.l3,
+			    s->meta.sport, s->meta.dqpn, &s->key);
+		s->hash = flow_table_hash(&s->key);
+		flow_table_prefetch(&w->flows, s->hash);
+		s->learn_hash = 0;
+		if (s->meta.cls == DP_CLASS_ROCE_DATA && (c->mech.mechanisms & LS_MECH_A)) {
+			s->learn_hash = qpn_learn_pair_hash(s->key.family, s->key.src, s->key.dst);
+			qpn_learn_prefetch(&w->learn_src, s->learn_hash);
+		}
+	}
+	return true;
+}
+
+void
+dp_dc_egress(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct dp_dc_pkt *st,
+	     unsigned int nst, const struct dp_clock *clk, struct dp_tx *tx)
+{
+	struct dp_ready ready[DP_MAX_BURST];
+	const struct dp_hooks *hk;
+	unsigned int nready = 0, j;
+	bool hrx;
 
 	/* Second pass. */
 	hk = dp_hook_set(w, c);
@@ -421,11 +423,7 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 		struct rte_mbuf *m = pkts[i];
 		uint32_t frame = m->pkt_len;
 		struct pkt_meta meta, imeta;
-		struct rte_ether_addr dmac;
-		struct hold_entry *he = NULL;
-		const uint8_t *nh;
 		uint32_t peer;
-		uint8_t family;
 		enum ls_drop_reason r;
 		bool consumed;
 
@@ -468,94 +466,112 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 			dp_drop(w, m, r);
 			continue;
 		}
-		if (unlikely(imeta.ip_len > dc->mtu)) {
-
-			dp_drop(w, m, LS_DROP_MTU_EXCEEDED);
-			continue;
-		}
-		ctr->peer[peer].rx_pkts++;
-		ctr->peer[peer].rx_bytes += imeta.ip_len;
-
-		/* The gateway's own DC addresses are not forwarded to. */
-		if (unlikely(dp_dc_is_local(dc, rte_pktmbuf_mtod(m, const uint8_t *), imeta.l3))) {
-			dp_drop(w, m, LS_DROP_LOCAL_DELIVER);
-			continue;
-		}
-
-		/* Next hop in the DC. */
-		r = dp_dc_nexthop(dc, rte_pktmbuf_mtod(m, const uint8_t *), imeta.l3, &family, &nh);
-		if (unlikely(r != LS_DROP_NONE)) {
-			dp_drop(w, m, r);
-			continue;
-		}
-		switch (neigh_lookup(dc->neigh, family, nh, &dmac)) {
-		case NEIGH_HIT:
-			break;
-		case NEIGH_PENDING:
-			dp_drop(w, m, LS_DROP_NEIGH_MISS);
-			continue;
-		case NEIGH_ABSENT:
-			dp_punt_resolve(w, m, c->dc_port, family, nh);
-			continue;
-		}
-
-		/* Ingress match-action: the per-QP flow table, mechanisms A and C. */
-		if (imeta.bth_off != 0)
-			he = dp_roce_wan(w, c, m, &imeta, peer, clk);
-		if (unlikely(hrx))
-			dp_hook_pipe_rx(w, hk, LS_HOOK_WAN_RX, clk, port, peer, frame,
-					rte_pktmbuf_mtod(m, const uint8_t *), imeta.ip_len, 0, NULL);
-
-		/* Egress / deparser. */
-		r = dp_dc_rewrite(dc, m, imeta.l3, &dmac);
-		if (unlikely(r != LS_DROP_NONE)) {
-			if (unlikely(htx))
-				dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer, m->pkt_len,
-						m, 0, 0, (uint16_t)r, 0);
-			dp_drop(w, m, r);
-			continue;
-		}
-
-		/* Traffic manager, WAN -> DC: a QP shaped by mechanism C waits its turn. */
-		if (unlikely(he != NULL) &&
-		    (hold_count(he) != 0 ||
-		     trp_allow(&c->mech.trp, &he->trp, m->pkt_len, clk->ns).action != TRP_SEND)) {
-			if (unlikely(htx))
-				dp_mbuf_meta(m)->tm.enq_tsc = clk->tsc; /* its sojourn at dc_tx */
-			if (!hold_push(he, m)) {
-				if (unlikely(htx))
-					dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer,
-							m->pkt_len, m, m->l2_len, 0,
-							LS_DROP_TRP_QUEUE_FULL, 0);
-				dp_drop(w, m, LS_DROP_TRP_QUEUE_FULL);
-				continue;
-			}
-			ctr->mech.trp_delayed++;
-			ctr->mech.trp_queued++;
-			continue;
-		}
-		/* Mechanism B: a priority the DC fabric paused waits in gateway memory. */
-		if (unlikely(w->dc_pfc.enabled) &&
-		    dc_pfc_hold(&w->dc_pfc, &ctr->pfc, m,
-				dc_pfc_priority(&c->lossless, rte_pktmbuf_mtod(m, const uint8_t *) +
-							      eth_hdr_size(dc->vlan)),
-				clk->tsc, &r))
-			continue;
-		if (unlikely(r != LS_DROP_NONE)) {
-			if (unlikely(htx))
-				dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer,
-						m->pkt_len, m, m->l2_len, 0, (uint16_t)r, 0);
-			dp_drop(w, m, r);
-			continue;
-		}
-		if (unlikely(htx))
-			dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer, m->pkt_len, m,
-					m->l2_len, LS_HOOK_V_FORWARDED, 0, 0);
-		dp_tx_add(tx, c->dc_port, m);
+		dp_wan_inner(w, c, port, m, frame, &imeta, peer, clk, tx);
 	}
 	if (unlikely(hrx))
 		dp_hook_flush(&w->hook, hk, LS_HOOK_WAN_RX);
 	dp_hold_out(w, c, clk, tx);
 	if (unlikely(htx))
 		dp_hook_flush(&w->hook, hk, LS_HOOK_DC_TX);
+}
+
+void
+dp_wan_inner(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct rte_mbuf *m,
+	     uint32_t frame, const struct pkt_meta *imeta, uint32_t peer, const struct dp_clock *clk,
+	     struct dp_tx *tx)
+{
+	const struct dp_port *dc = &c->ports[c->dc_port];
+	struct dp_counters *ctr = &w->counters;
+	const struct dp_hooks *hk = dp_hook_set(w, c);
+	bool hrx = dp_hooks_at(hk, LS_HOOK_WAN_RX), htx = dp_hooks_at(hk, LS_HOOK_DC_TX);
+	struct rte_ether_addr dmac;
+	struct hold_entry *he = NULL;
+	const uint8_t *nh;
+	uint8_t family;
+	enum ls_drop_reason r;
+
+	if (unlikely(imeta->ip_len > dc->mtu)) {
+
+		dp_drop(w, m, LS_DROP_MTU_EXCEEDED);
+		return;
+	}
+	ctr->peer[peer].rx_pkts++;
+	ctr->peer[peer].rx_bytes += imeta->ip_len;
+
+	/* The gateway's own DC addresses are not forwarded to. */
+	if (unlikely(dp_dc_is_local(dc, rte_pktmbuf_mtod(m, const uint8_t *), imeta->l3))) {
+		dp_drop(w, m, LS_DROP_LOCAL_DELIVER);
+		return;
+	}
+
+	/* Next hop in the DC. */
+	r = dp_dc_nexthop(dc, rte_pktmbuf_mtod(m, const uint8_t *), imeta->l3, &family, &nh);
+	if (unlikely(r != LS_DROP_NONE)) {
+		dp_drop(w, m, r);
+		return;
+	}
+	switch (neigh_lookup(dc->neigh, family, nh, &dmac)) {
+	case NEIGH_HIT:
+		break;
+	case NEIGH_PENDING:
+		dp_drop(w, m, LS_DROP_NEIGH_MISS);
+		return;
+	case NEIGH_ABSENT:
+		dp_punt_resolve(w, m, c->dc_port, family, nh);
+		return;
+	}
+
+	/* Ingress match-action: the per-QP flow table, mechanisms A and C. */
+	if (imeta->bth_off != 0)
+		he = dp_roce_wan(w, c, m, imeta, peer, clk);
+	if (unlikely(hrx))
+		dp_hook_pipe_rx(w, hk, LS_HOOK_WAN_RX, clk, port, peer, frame,
+				rte_pktmbuf_mtod(m, const uint8_t *), imeta->ip_len, 0, NULL);
+
+	/* Egress / deparser. */
+	r = dp_dc_rewrite(dc, m, imeta->l3, &dmac);
+	if (unlikely(r != LS_DROP_NONE)) {
+		if (unlikely(htx))
+			dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer, m->pkt_len,
+					m, 0, 0, (uint16_t)r, 0);
+		dp_drop(w, m, r);
+		return;
+	}
+
+	/* Traffic manager, WAN -> DC: a QP shaped by mechanism C waits its turn. */
+	if (unlikely(he != NULL) &&
+	    (hold_count(he) != 0 ||
+	     trp_allow(&c->mech.trp, &he->trp, m->pkt_len, clk->ns).action != TRP_SEND)) {
+		if (unlikely(htx))
+			dp_mbuf_meta(m)->tm.enq_tsc = clk->tsc; /* its sojourn at dc_tx */
+		if (!hold_push(he, m)) {
+			if (unlikely(htx))
+				dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer,
+						m->pkt_len, m, m->l2_len, 0,
+						LS_DROP_TRP_QUEUE_FULL, 0);
+			dp_drop(w, m, LS_DROP_TRP_QUEUE_FULL);
+			return;
+		}
+		ctr->mech.trp_delayed++;
+		ctr->mech.trp_queued++;
+		return;
+	}
+	/* Mechanism B: a priority the DC fabric paused waits in gateway memory. */
+	if (unlikely(w->dc_pfc.enabled) &&
+	    dc_pfc_hold(&w->dc_pfc, &ctr->pfc, m,
+			dc_pfc_priority(&c->lossless, rte_pktmbuf_mtod(m, const uint8_t *) +
+						      eth_hdr_size(dc->vlan)),
+			clk->tsc, &r))
+		return;
+	if (unlikely(r != LS_DROP_NONE)) {
+		if (unlikely(htx))
+			dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer,
+					m->pkt_len, m, m->l2_len, 0, (uint16_t)r, 0);
+		dp_drop(w, m, r);
+		return;
+	}
+	if (unlikely(htx))
+		dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer, m->pkt_len, m,
+				m->l2_len, LS_HOOK_V_FORWARDED, 0, 0);
+	dp_tx_add(tx, c->dc_port, m);
 }
