@@ -346,6 +346,13 @@ config_check_peer(struct config_parser *p, unsigned int i)
 		pc->rtt_ns = pc->distance_m * 2 * LS_FIBRE_NS_PER_KM / 1000;
 	}
 
+	/* p4 mode's program has an IPv4 underlay only (docs/p4.md). */
+	if (cfg->gw.pipeline == LS_PIPELINE_P4 && config_given(in, "remote") &&
+	    pc->remote.family == AF_INET6)
+		config_error(p, config_line(in, "remote"), in, "remote",
+			     "an IPv6 underlay needs [gateway] pipeline = c (the P4 program "
+			     "has an IPv4 underlay only)");
+
 	if (config_given(in, "remote") && wan != NULL) {
 		int fam = pc->remote.family;
 		const struct ls_prefix *own = config_port_addr(wan, fam);
