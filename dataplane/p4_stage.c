@@ -93,14 +93,57 @@ dp_p4_burst(struct dp_worker *w, const struct dp_conf *c, struct dp_p4 *p4, uint
 	struct rte_ether_addr dmac;
 	uint32_t dmac_peer = UINT32_MAX;
 	uint64_t rx_bytes = 0, c_bytes = 0;
-	unsigned int nin, got = 0, k, nst = 0, nc = 0;
+	unsigned int nin = 0, got = 0, k, nst = 0, nc = 0;
 
 	for (k = 0; k < n; k++)
 		rx_bytes += pkts[k]->pkt_len;
 	ctr->port[port].rx_pkts += n;
 	ctr->port[port].rx_bytes += rx_bytes;
 
+	/*
+	 * In front of the program: the SWX parser does not check that the
+	 * frame holds what it extracts (it would read past the end of the
+	 * data), nor lengths and checksums. The C parser's L2 and IP checks
+	 * do, with their drop reasons; MAC control, multicast destinations
+	 * (ND) and anything not IP go to the C path's parser.
+	 */
+	for (k = 0; k < n; k++) {
+		struct rte_mbuf *m = pkts[k];
+		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		struct pkt_meta meta;
+		enum ls_drop_reason r;
+		uint16_t et;
+
+		if (unlikely(m->nb_segs != 1)) {
+			dp_drop(w, m, LS_DROP_MULTISEG);
+			continue;
+		}
+		if (unlikely(m->data_len >= 14 && ((p[0] & 1) != 0 || (p[12] == 0x88 && p[13] == 0x08) ||
+						   (p[12] == 0x08 && p[13] == 0x06)))) {
+			c_bytes += m->pkt_len;
+			cpath[nc++] = m;
+			continue;
+		}
+		r = parse_l2(p, m->data_len, pt->vlan, &meta, &et);
+		if (likely(r == LS_DROP_NONE))
+			r = parse_ip(p, m->data_len, meta.l3_off, et, &meta);
+		/* GENEVE and its options within the packet (the program would read on). */
+		if (r == LS_DROP_NONE && pt->role == LS_PORT_WAN && meta.proto == IPPROTO_UDP &&
+		    meta.first_frag && meta.dport == c->geneve_port) {
+			uint32_t end = (uint32_t)meta.l3_off + meta.ip_len, g = meta.l4_off + 8u;
+
+			if (g + 8 > end || g + 8 + 4u * (p[g] & 0x3f) > end)
+				r = LS_DROP_GENEVE_TRUNC;
+		}
+		if (unlikely(r != LS_DROP_NONE)) {
+			dp_drop(w, m, r);
+			continue;
+		}
+		pkts[nin++] = m;
+	}
+
 	/* The program: the burst in on the port's ring, back on the output ring. */
+	n = (uint16_t)nin;
 	nin = rte_ring_sp_enqueue_burst(p4->in[port], (void **)pkts, n, NULL);
 	for (k = nin; k < n; k++)
 		dp_drop(w, pkts[k], LS_DROP_P4_LOST); /* the ring holds 4 bursts: never */
@@ -164,7 +207,8 @@ dp_p4_burst(struct dp_worker *w, const struct dp_conf *c, struct dp_p4 *p4, uint
 			r = p4_inner(m, DP_P4_SHIM_SIZE + p4_l2_size(s + DP_P4_SHIM_SIZE), &imeta);
 			ctr->cls[DP_CLASS_TUNNEL]++;
 			if (unlikely(r != LS_DROP_NONE)) {
-				dp_drop(w, m, r);
+				/* As dp_decap() names what is wrong inside the tunnel. */
+				dp_drop(w, m, LS_DROP_INNER_INVALID);
 				continue;
 			}
 			ctr->cls[imeta.cls]++;
