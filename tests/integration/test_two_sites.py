@@ -8,9 +8,11 @@ link inside GENEVE to gateway B and leaves B's DC port; site B's traffic
 goes the other way at the same time. Every inner packet must arrive exactly
 once with only TTL / hop limit changed, the gateways must count no drops,
 per-peer counters must match, and every mbuf must be back in its pool at
-exit. Runs once over an IPv4 underlay and once over IPv6.
+exit. Runs once over an IPv4 underlay and once over IPv6, and with
+[gateway] pipeline = p4 on both gateways over IPv4 (p4 mode has no IPv6
+underlay: its config check refuses one, docs/p4.md).
 
-    test_two_sites.py --build BUILDDIR [--underlay 4|6]
+    test_two_sites.py --build BUILDDIR [--underlay 4|6] [--pipeline c|p4]
 """
 
 import argparse
@@ -24,8 +26,8 @@ import gwlab  # noqa: E402
 from scapy.all import rdpcap  # noqa: E402
 
 
-def run(build, underlay, tmp):
-    tag = f"it{underlay}-{os.getpid()}"
+def run(build, underlay, tmp, pipeline="c"):
+    tag = f"it{underlay}{pipeline}-{os.getpid()}"
     sock = {s: f"{tmp}/{s}-dc.sock" for s in "ab"}
     wan_sock = f"{tmp}/wan.sock"
     cfg = {}
@@ -35,7 +37,7 @@ def run(build, underlay, tmp):
             s, tag,
             dc_dev=f"net_memif0,role=server,socket={sock[s]},id=0,bsize=8192",
             wan_dev=f"net_memif1,role={role},socket={wan_sock},id=0,bsize=8192",
-            underlay=underlay)
+            underlay=underlay, pipeline=pipeline)
         cfg[s] = f"{tmp}/site-{s}.conf"
         open(cfg[s], "w").write(text)
     tx = {}
@@ -107,10 +109,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
     ap.add_argument("--underlay", choices=["4", "6"], default="4")
+    ap.add_argument("--pipeline", choices=["c", "p4"], default="c",
+                    help="[gateway] pipeline of both gateways (p4: IPv4 underlay only)")
     a = ap.parse_args()
     os.makedirs("/run/longspan", exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ls-it-") as tmp:
-        problems = run(os.path.abspath(a.build), a.underlay, tmp)
+        problems = run(os.path.abspath(a.build), a.underlay, tmp, a.pipeline)
         if problems:
             print("FAIL:")
             for p in problems:
@@ -119,7 +123,7 @@ def main():
                 print(f"--- gateway {s} log tail ---")
                 print(open(f"{tmp}/gw-{s}.log").read()[-1500:])
             sys.exit(1)
-    print(f"OK: both directions intact over the IPv{a.underlay} underlay")
+    print(f"OK: both directions intact over the IPv{a.underlay} underlay, pipeline {a.pipeline}")
 
 
 if __name__ == "__main__":
