@@ -157,14 +157,17 @@ dp_p4_burst(struct dp_worker *w, const struct dp_conf *c, struct dp_p4 *p4, uint
 	for (k = 0; k < got; k++) {
 		struct rte_mbuf *m = out[k];
 		const uint8_t *s = rte_pktmbuf_mtod(m, const uint8_t *);
-		uint8_t verdict = s[0], reason = s[1];
-		uint16_t peer = dp_ntohs(*(const uint16_t *)(s + 6));
+		uint8_t verdict, reason;
+		uint16_t peer;
 		enum ls_drop_reason r;
 
 		if (unlikely(m->data_len < DP_P4_SHIM_SIZE + 14)) {
 			dp_drop(w, m, LS_DROP_P4_VERDICT);
 			continue;
 		}
+		verdict = s[0];
+		reason = s[1];
+		peer = (uint16_t)(s[6] << 8 | s[7]); /* ls_meta.peer_id, network order */
 		/* A neighbour the program does not have (it holds the static ones) may
 		 * be one the control thread learned: the C stage looks it up. */
 		if (verdict == DP_P4_VERDICT_DROP && reason == LS_DROP_NEIGH_MISS)
