@@ -1350,6 +1350,10 @@ P4_DIFFERS = {
         r"geneve_bad_protocol",
         "p4 mode: options are not walked, so an option TLV longer than the options area is not "
         "seen: geneve_bad_protocol, not geneve_truncated"),
+    "wan2dc.seq.gap_and_reorder": (
+        r"peer site-b (gaps|reorder)",
+        "p4 mode: the program consumes the Longspan option, so no sequence gaps or "
+        "reordering are counted on receive"),
     "wan2dc.csum.v4_wrong": (
         r"udp_bad_checksum|port dc",
         "p4 mode: outer UDP checksums are not verified (SWX cannot sum a payload): p4 mode acts "
@@ -1361,7 +1365,7 @@ def needs_peers(c, cfg, names):
     """Whether case c needs one of the peers names: its counters name one, a DC
     frame goes to one of their prefixes, or a WAN frame has an IPv6 outer header
     (an IPv6 underlay)."""
-    if any(n in k for st in c.steps for k in st.counters for n in names):
+    if any(n in k and v != 0 for st in c.steps for k, v in st.counters.items() for n in names):
         return True
     nets = [ipaddress.ip_network(pf) for n in names for pf in cfg.peers[n].prefixes]
     for st in c.steps:
@@ -1448,6 +1452,10 @@ def main():
         for c in cases:
             if c.name in P4_DIFFERS:
                 c.xfail = P4_DIFFERS[c.name]
+            # "nothing for the left-out peer" holds: it is not there.
+            for st in c.steps:
+                st.counters = {k: v for k, v in st.counters.items()
+                               if not any(n in k for n in dropped)}
         print("pipeline %s: %d case(s) need the IPv6-underlay peers %s, not run" %
               (args.pipeline, len(left_out), ", ".join(dropped)))
     manifest = os.path.join(work, "manifest.txt")
