@@ -81,6 +81,21 @@ struct gw_mech_c_config {
 	uint64_t cnp_gap_ns; /* with forward_cnp: at most one per QP per gap; 0 = all */
 };
 
+/*
+ * The default upstream-CE window for a DC round trip of dc_rtt_ns: two DC
+ * RTTs. A receiver's CNP about a CE-marked packet comes back to the
+ * gateway about one DC RTT after that packet went through (the packet's
+ * way to the receiver, the CNP's way back); the second RTT is margin for
+ * the receiver's CNP pacing and queueing in the DC. Longer (the gateway
+ * used the TRP hold time, about one WAN RTT) would also leave to the
+ * sender the CNPs of local DC congestion that follows an upstream mark.
+ */
+static inline uint64_t
+gw_mech_c_upstream_ce_window_default_ns(uint64_t dc_rtt_ns)
+{
+	return 2 * dc_rtt_ns;
+}
+
 /* What the gateway knows of the QP a receiver's CNP is about. */
 struct gw_mech_c_in {
 	bool wan_ce_seen; /* its data arrived from the WAN with CE at wan_ce_ns */

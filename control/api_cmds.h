@@ -28,6 +28,12 @@ int api_show_peers(struct api_ctx *ctx, int argc, char **argv);
 int api_show_config(struct api_ctx *ctx, int argc, char **argv);
 int api_show_flows(struct api_ctx *ctx, int argc, char **argv);
 int api_show_tm(struct api_ctx *ctx, int argc, char **argv);
+/* Mechanism B's credit counters ("credit" object), for show tm and show stats. */
+struct fmt;
+struct dp_lossless_conf;
+struct dp_credit_counters;
+void api_credit_emit(struct fmt *f, const struct dp_lossless_conf *l,
+		     const struct dp_credit_counters *c);
 int api_tune(struct api_ctx *ctx, int argc, char **argv);
 int api_reload(struct api_ctx *ctx, int argc, char **argv);
 

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
@@ -344,6 +345,8 @@ api_show_stats(struct api_ctx *ctx, int argc, char **argv)
 	fmt_f64(f, "idle_pct", api_pct(sum.idle_polls, sum.polls));
 	fmt_u64(f, "sleeps", sum.sleeps);
 	api_stats_wan_emit(f, &sum);
+	if (rt->dp != NULL)
+		api_credit_emit(f, &rt->dp->lossless, &sum.credit);
 
 	fmt_open(f, "classes", FMT_OBJ);
 	for (i = 0; i < DP_CLASS_MAX; i++)
@@ -416,6 +419,16 @@ api_show_drops(struct api_ctx *ctx, int argc, char **argv)
 
 /* ---- show peers ---- */
 
+/* CLOCK_REALTIME, the measurement's "updated" clock (measure.h). */
+static uint64_t
+api_realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void
 api_peer_emit(struct api_ctx *ctx, const struct ls_config *cfg, unsigned int i,
 	      const struct dp_counters *sum)
@@ -444,6 +457,9 @@ api_peer_emit(struct api_ctx *ctx, const struct ls_config *cfg, unsigned int i,
 	fmt_u64(f, "rx_ce", c->rx_ce);
 	fmt_u64(f, "rx_seq_gaps", c->rx_seq_gaps);
 	fmt_u64(f, "rx_seq_reorder", c->rx_seq_reorder);
+	fmt_u64(f, "rx_seq_pkts", c->rx_seq_pkts);
+	measure_show_peer(f, &ctx->rt->meas, cfg, i, ctx->rt->workers, ctx->rt->n_workers,
+			  api_realtime_ns());
 	peering_show_peer(f, ctx->rt, pc->name);
 	fmt_close(f);
 }
@@ -517,7 +533,7 @@ api_config_summary(struct api_ctx *ctx, const struct ls_config *cfg)
 		fmt_str(f, NULL, cfg->peers[i].name);
 	fmt_close(f);
 	fmt_str(f, "marker", ecn_marker_kind_name((enum ecn_marker_kind)cfg->cong.marker));
-	fmt_str(f, "mechanisms", config_mechanisms_name(cfg->cong.mechanisms));
+	fmt_str(f, "mechanisms", conf_mech_name(cfg->cong.mechanisms));
 	fmt_u64(f, "generation", rt->dp != NULL ? rt->dp->generation : 0);
 	fmt_u64(f, "reloads_ok", rt->reloads_ok);
 	fmt_u64(f, "reloads_failed", rt->reloads_failed);

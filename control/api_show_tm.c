@@ -265,9 +265,34 @@ api_mech_emit(struct fmt *f, const struct dp_mech_conf *m, const struct dp_mech_
 	fmt_close(f);
 }
 
-/* Mechanism B at the DC port: settings in use and counters over every worker. */
+void
+api_credit_emit(struct fmt *f, const struct dp_lossless_conf *l, const struct dp_credit_counters *c)
+{
+	fmt_open(f, "credit", FMT_OBJ);
+	fmt_bool(f, "enabled", l->credit_any);
+	fmt_u64(f, "sent_bytes", c->sent_bytes);
+	fmt_u64(f, "available_bytes", c->available_bytes);
+	fmt_u64(f, "blocked", c->blocked);
+	fmt_u64(f, "blocked_ns", c->blocked_ns);
+	fmt_u64(f, "grants_rx", c->grants_rx);
+	fmt_u64(f, "grants_stale", c->grants_stale);
+	fmt_u64(f, "reports_rx", c->reports_rx);
+	fmt_u64(f, "grants_tx", c->grants_tx);
+	fmt_u64(f, "ctrl_tx", c->ctrl_tx);
+	fmt_u64(f, "ctrl_failed", c->ctrl_failed);
+	fmt_u64(f, "other_priority", c->other_priority);
+	fmt_u64(f, "arrived_bytes", c->arrived_bytes);
+	fmt_u64(f, "occupancy_bytes", c->occupancy_bytes);
+	fmt_u64(f, "overrun_bytes", c->overrun_bytes);
+	fmt_u64(f, "lost_bytes", c->lost_bytes);
+	fmt_u64(f, "sender_restarts", c->sender_restarts);
+	fmt_close(f);
+}
+
+/* Mechanism B at the DC port and on the WAN hop: settings in use and counters over every worker. */
 static void
-api_lossless_emit(struct fmt *f, const struct dp_lossless_conf *l, const struct dp_pfc_counters *c)
+api_lossless_emit(struct fmt *f, const struct dp_lossless_conf *l, const struct dp_pfc_counters *c,
+		  const struct dp_credit_counters *cr)
 {
 	unsigned int i;
 
@@ -295,6 +320,7 @@ api_lossless_emit(struct fmt *f, const struct dp_lossless_conf *l, const struct 
 		fmt_u64(f, "tx_paused_ns", c->tx_paused_ns[i]);
 		fmt_close(f);
 	}
+	api_credit_emit(f, l, cr);
 	fmt_close(f);
 }
 
@@ -331,7 +357,7 @@ api_show_tm(struct api_ctx *ctx, int argc, char **argv)
 	if (rc < 0)
 		return rc;
 	runtime_counters_sum(ctx->rt, &sum);
-	fmt_str(ctx->fmt, "mechanisms", config_mechanisms_name(ctx->rt->dp->mech.mechanisms));
+	fmt_str(ctx->fmt, "mechanisms", conf_mech_name(ctx->rt->dp->mech.mechanisms));
 	fmt_notef(ctx->fmt, "(p50, p99: upper end of the log2 histogram bucket, at most the max)");
 	fmt_open(ctx->fmt, "ports", FMT_OBJ);
 	for (i = first; i < end; i++)
@@ -340,6 +366,6 @@ api_show_tm(struct api_ctx *ctx, int argc, char **argv)
 	if (n_pos == 0)
 		api_page_emit(ctx, &pg, n_wan, "WAN ports");
 	api_mech_emit(ctx->fmt, &ctx->rt->dp->mech, &sum.mech);
-	api_lossless_emit(ctx->fmt, &ctx->rt->dp->lossless, &sum.pfc);
+	api_lossless_emit(ctx->fmt, &ctx->rt->dp->lossless, &sum.pfc, &sum.credit);
 	return 0;
 }

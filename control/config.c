@@ -445,7 +445,7 @@ config_warn(const struct ls_config *cfg, FILE *out)
 			"keep a QP's data and its returning ACKs and CNPs on one worker, so gateway "
 			"CNPs and holds will miss most QPs; use workers = 1 for exact mechanisms "
 			"(docs/architecture.md)\n",
-			cfg->path, config_mechanisms_name(cfg->cong.mechanisms), cfg->gw.workers);
+			cfg->path, conf_mech_name(cfg->cong.mechanisms), cfg->gw.workers);
 		n++;
 	}
 	if (cfg->n_peers == 0) {
@@ -508,9 +508,10 @@ config_port_index(const struct ls_config *cfg, const char *name)
 static void
 config_dump_key(FILE *out, const struct conf_key *k, const void *base)
 {
-	/* A peer's rtt derived from its distance is not written back. */
+	/* A peer's rtt derived from its distance is not written back (auto is). */
 	if (k->section == CONFIG_SEC_PEER && strcmp(k->name, "rtt") == 0 &&
-	    ((const struct ls_peer_conf *)base)->distance_m != 0)
+	    ((const struct ls_peer_conf *)base)->distance_m != 0 &&
+	    !((const struct ls_peer_conf *)base)->rtt_auto)
 		return;
 	conf_key_dump(&config_table, k, base, out);
 }

@@ -13,6 +13,8 @@
  * Units are in the field names: _bps bits per second, _bytes, _ns, _m metres.
  */
 
+#include "conf_addr.h"
+#include "conf_mech.h"
 #include "dataplane/dp_limits.h"
 #include "dataplane/idle_mode.h"
 #include <stdbool.h>
@@ -40,19 +42,8 @@
  * a peer's `distance` becomes rtt_ns = 2 * distance_m * this / 1000. */
 #define LS_FIBRE_NS_PER_KM 4900
 
-/* An IPv4 or IPv6 address; IPv4 is stored in a[0..3] (network order). */
-struct ls_addr {
-	uint8_t family; /* AF_INET, AF_INET6, or 0 when unset */
-	uint8_t a[16];
-};
-
-struct ls_prefix {
-	struct ls_addr addr; /* host bits cleared by the parser */
-	uint8_t len;
-};
-
 struct ls_static_neigh {
-	struct ls_addr ip;
+	struct conf_addr ip;
 	uint8_t mac[6];
 };
 
@@ -62,10 +53,10 @@ struct ls_port_conf {
 	enum ls_port_role role;
 	bool mac_set;
 	uint8_t mac[6]; /* overrides the device MAC when mac_set */
-	struct ls_prefix ipv4; /* gateway's address on this port + subnet */
-	struct ls_prefix ipv6;
-	struct ls_addr gateway4; /* next-hop router for off-link IPv4, optional */
-	struct ls_addr gateway6;
+	struct conf_prefix ipv4; /* gateway's address on this port + subnet */
+	struct conf_prefix ipv6;
+	struct conf_addr gateway4; /* next-hop router for off-link IPv4, optional */
+	struct conf_addr gateway6;
 	uint16_t vlan; /* 0 = untagged */
 	uint32_t mtu; /* L3 MTU of the attached link, bytes */
 	uint64_t link_rate_bps; /* WAN ports: rate the traffic manager shapes to */
@@ -105,20 +96,21 @@ struct ls_peer_conf {
 	char name[LS_NAME_MAX];
 	char port[LS_NAME_MAX]; /* WAN port name */
 	int port_index; /* resolved index into ls_config.ports */
-	struct ls_addr remote; /* outer address of the peer gateway */
-	struct ls_addr local; /* outer source; unset = WAN port address */
+	struct conf_addr remote; /* outer address of the peer gateway */
+	struct conf_addr local; /* outer source; unset = WAN port address */
 	uint32_t vni; /* 24 bits */
-	uint64_t rtt_ns; /* configured (or derived from distance) WAN RTT */
+	uint64_t rtt_ns; /* configured (or derived from distance) WAN RTT; auto: the start */
 	uint64_t distance_m;
+	bool rtt_auto; /* rtt = auto: follow the measured RTT (control/measure.c) */
 	unsigned int n_prefixes;
-	struct ls_prefix prefixes[LS_MAX_PREFIXES];
+	struct conf_prefix prefixes[LS_MAX_PREFIXES];
 	enum ls_source_check source_check;
 	enum ls_udp_checksum udp_checksum;
 	enum ls_zero_checksum6 ipv6_zero_checksum;
 	enum ls_lossless lossless;
 	/* Peering (docs/peering.md): used only when the file has a [peering] section. */
 	bool peering; /* run a session with this peer */
-	struct ls_addr peering_address; /* unset = remote */
+	struct conf_addr peering_address; /* unset = remote */
 	uint16_t peering_port; /* 0 = [peering] port */
 	bool peering_connect; /* open connections (no = accept only) */
 	unsigned int line;
@@ -133,7 +125,7 @@ struct ls_peer_conf {
  */
 struct ls_peering_conf {
 	bool enabled; /* the file has a [peering] section */
-	struct ls_addr listen; /* the kernel address sessions use (required) */
+	struct conf_addr listen; /* the kernel address sessions use (required) */
 	uint16_t port; /* listening port, and the peers' unless peering_port */
 	bool accept; /* listen for inbound connections */
 	char ca[LS_PEERING_PATH_MAX];
@@ -148,7 +140,7 @@ struct ls_peering_conf {
 	uint32_t max_pending; /* inbound handshakes in progress, all peers */
 	/* Prefixes this gateway announces; none given = the dc port's subnets. */
 	unsigned int n_prefixes;
-	struct ls_prefix prefixes[LS_MAX_PREFIXES];
+	struct conf_prefix prefixes[LS_MAX_PREFIXES];
 };
 
 
@@ -201,6 +193,9 @@ struct ls_gateway_conf {
 	uint32_t flows; /* per-worker flow table and QPN learner entries */
 	enum ls_pipeline pipeline;
 	char p4_spec[LS_PATH_MAX]; /* SWX spec for pipeline = p4; "" = the built-in path */
+	uint64_t probe_interval_ns; /* path probes per worker and peer; 0 = none */
+	uint64_t measure_interval_ns; /* path measurement aggregation (control/measure.c) */
+	uint64_t clock_offset_ns; /* added to the workers' timestamp clock (tests: a clock offset) */
 };
 
 struct ls_eal_conf {
@@ -249,10 +244,10 @@ struct ls_telemetry_conf {
 	uint32_t ipfix_mtu;
 	uint64_t template_refresh_ns;
 	/* Parsed from the strings above by config_hooks_check(). */
-	struct ls_addr prom_addr;
+	struct conf_addr prom_addr;
 	uint16_t prom_port;
 	uint8_t ipfix_transport; /* 0 udp, 1 tcp, 2 file (enum hook_ipfix_transport) */
-	struct ls_addr ipfix_addr;
+	struct conf_addr ipfix_addr;
 	uint16_t ipfix_port;
 	char ipfix_path[LS_HOOK_PATH_MAX];
 };
@@ -327,9 +322,6 @@ void config_dump(const struct ls_config *cfg, FILE *out);
 
 /* Print the key reference (Markdown) generated from the key table. */
 void config_doc_markdown(FILE *out);
-
-/* "none", "A", "C" or "A,C" for LS_MECH_* bits, as the config spells them. */
-const char *config_mechanisms_name(unsigned int bits);
 
 /* Index of the port named NAME, or -1. */
 int config_port_index(const struct ls_config *cfg, const char *name);

@@ -57,10 +57,10 @@ config_line(const struct config_inst *in, const char *name)
 	return ki < CONFIG_KEYS_MAX && in->key_line[ki] != 0 ? in->key_line[ki] : in->line;
 }
 
-static const struct ls_prefix *
+static const struct conf_prefix *
 config_port_addr(const struct ls_port_conf *pc, int family)
 {
-	const struct ls_prefix *a = family == AF_INET ? &pc->ipv4 : &pc->ipv6;
+	const struct conf_prefix *a = family == AF_INET ? &pc->ipv4 : &pc->ipv6;
 
 	return a->addr.family == family ? a : NULL;
 }
@@ -167,10 +167,10 @@ config_check_gateway(struct config_parser *p)
 
 /* Check a router or neighbor address A against the port's subnet. */
 static const char *
-config_onlink_problem(const struct ls_port_conf *pc, const struct ls_addr *a, char *buf,
+config_onlink_problem(const struct ls_port_conf *pc, const struct conf_addr *a, char *buf,
 		      size_t size)
 {
-	const struct ls_prefix *own = config_port_addr(pc, a->family);
+	const struct conf_prefix *own = config_port_addr(pc, a->family);
 	char net[INET6_ADDRSTRLEN + 8];
 
 	if (own == NULL) {
@@ -178,15 +178,15 @@ config_onlink_problem(const struct ls_port_conf *pc, const struct ls_addr *a, ch
 			 config_family_version(a->family), config_family_version(a->family));
 		return buf;
 	}
-	if (memcmp(own->addr.a, a->a, config_addr_len(a)) == 0) {
+	if (memcmp(own->addr.a, a->a, conf_addr_len(a)) == 0) {
 		snprintf(buf, size, "is the port's own address");
 		return buf;
 	}
-	if (!config_prefix_contains(own, a)) {
-		struct ls_prefix n = *own;
+	if (!conf_prefix_contains(own, a)) {
+		struct conf_prefix n = *own;
 
-		config_clear_host_bits(&n.addr, n.len);
-		config_prefix_text(&n, net, sizeof(net));
+		conf_clear_host_bits(&n.addr, n.len);
+		conf_prefix_text(&n, net, sizeof(net));
 		snprintf(buf, size, "is outside the port's subnet %s", net);
 		return buf;
 	}
@@ -256,13 +256,13 @@ config_check_ports(struct config_parser *p)
 
 			if (pc->ipv4.addr.family != 0 && o->ipv4.addr.family != 0 &&
 			    memcmp(pc->ipv4.addr.a, o->ipv4.addr.a, 4) == 0) {
-				config_addr_text(&pc->ipv4.addr, text, sizeof(text));
+				conf_addr_text(&pc->ipv4.addr, text, sizeof(text));
 				config_error(p, config_line(in, "ipv4"), in, "ipv4",
 					     "%s is also the address of [port %s]", text, o->name);
 			}
 			if (pc->ipv6.addr.family != 0 && o->ipv6.addr.family != 0 &&
 			    memcmp(pc->ipv6.addr.a, o->ipv6.addr.a, 16) == 0) {
-				config_addr_text(&pc->ipv6.addr, text, sizeof(text));
+				conf_addr_text(&pc->ipv6.addr, text, sizeof(text));
 				config_error(p, config_line(in, "ipv6"), in, "ipv6",
 					     "%s is also the address of [port %s]", text, o->name);
 			}
@@ -270,14 +270,14 @@ config_check_ports(struct config_parser *p)
 
 		if (config_given(in, "gateway4") && config_valid(in, "ipv4") &&
 		    config_onlink_problem(pc, &pc->gateway4, msg, sizeof(msg)) != NULL) {
-			config_addr_text(&pc->gateway4, text, sizeof(text));
+			conf_addr_text(&pc->gateway4, text, sizeof(text));
 			config_error(p, config_line(in, "gateway4"), in, "gateway4", "%s %s", text,
 				     msg);
 		}
 		if (config_given(in, "gateway6") && config_valid(in, "ipv6") &&
 		    !(pc->gateway6.a[0] == 0xfe && (pc->gateway6.a[1] & 0xc0) == 0x80) &&
 		    config_onlink_problem(pc, &pc->gateway6, msg, sizeof(msg)) != NULL) {
-			config_addr_text(&pc->gateway6, text, sizeof(text));
+			conf_addr_text(&pc->gateway6, text, sizeof(text));
 			config_error(p, config_line(in, "gateway6"), in, "gateway6", "%s %s", text,
 				     msg);
 		}
@@ -285,7 +285,7 @@ config_check_ports(struct config_parser *p)
 			if (!config_valid(in, pc->neigh[k].ip.family == AF_INET ? "ipv4" : "ipv6") ||
 			    config_onlink_problem(pc, &pc->neigh[k].ip, msg, sizeof(msg)) == NULL)
 				continue;
-			config_addr_text(&pc->neigh[k].ip, text, sizeof(text));
+			conf_addr_text(&pc->neigh[k].ip, text, sizeof(text));
 			config_error(p, in->elem_line[k], in, "neighbor", "%s %s", text, msg);
 		}
 	}
@@ -317,6 +317,12 @@ config_check_peer(struct config_parser *p, unsigned int i)
 		config_error(p, in->line, in, "prefix",
 			     "missing required key (or learn it: a [peering] section)");
 
+	/* One credit channel per peer and direction, and the state is per worker. */
+	if (pc->lossless == LS_LOSSLESS_CREDIT && cfg->gw.workers > 1)
+		config_error(p, config_line(in, "lossless"), in, "lossless",
+			     "credit needs [gateway] workers = 1 (credit state is per worker; %u "
+			     "configured)", cfg->gw.workers);
+
 	if (config_given(in, "port")) {
 		int idx = config_port_index(cfg, pc->port);
 
@@ -333,7 +339,7 @@ config_check_peer(struct config_parser *p, unsigned int i)
 		}
 	}
 
-	if (rtt && dist) {
+	if (rtt && dist && !pc->rtt_auto) {
 		bool rtt_last = config_line(in, "rtt") > config_line(in, "distance");
 
 		config_error(p, config_line(in, rtt_last ? "rtt" : "distance"), in,
@@ -355,9 +361,9 @@ config_check_peer(struct config_parser *p, unsigned int i)
 
 	if (config_given(in, "remote") && wan != NULL) {
 		int fam = pc->remote.family;
-		const struct ls_prefix *own = config_port_addr(wan, fam);
+		const struct conf_prefix *own = config_port_addr(wan, fam);
 
-		config_addr_text(&pc->remote, text, sizeof(text));
+		conf_addr_text(&pc->remote, text, sizeof(text));
 		if (config_given(in, "local")) {
 			if (pc->local.family != fam)
 				config_error(p, config_line(in, "local"), in, "local",
@@ -373,7 +379,7 @@ config_check_peer(struct config_parser *p, unsigned int i)
 				     text, config_family_version(fam), wan->name,
 				     config_family_version(fam));
 		}
-		if (own != NULL && memcmp(own->addr.a, pc->remote.a, config_addr_len(&own->addr)) == 0)
+		if (own != NULL && memcmp(own->addr.a, pc->remote.a, conf_addr_len(&own->addr)) == 0)
 			config_error(p, config_line(in, "remote"), in, "remote",
 				     "%s is this gateway's own address on [port %s]", text,
 				     wan->name);
@@ -391,11 +397,11 @@ config_check_peer(struct config_parser *p, unsigned int i)
 	}
 
 	for (unsigned int k = 0; k < pc->n_prefixes; k++) {
-		const struct ls_prefix *pfx = &pc->prefixes[k];
-		const struct ls_prefix *own = dc != NULL ? config_port_addr(dc, pfx->addr.family) : NULL;
+		const struct conf_prefix *pfx = &pc->prefixes[k];
+		const struct conf_prefix *own = dc != NULL ? config_port_addr(dc, pfx->addr.family) : NULL;
 		unsigned int line = in->elem_line[k];
 
-		config_prefix_text(pfx, text, sizeof(text));
+		conf_prefix_text(pfx, text, sizeof(text));
 		/* A dc port without any address is reported once, at the port. */
 		if (dc != NULL && own == NULL &&
 		    (dc->ipv4.addr.family != 0 || dc->ipv6.addr.family != 0) &&
@@ -405,11 +411,11 @@ config_check_peer(struct config_parser *p, unsigned int i)
 				     "%s is IPv%d but the dc port [port %s] has no ipv%d address",
 				     text, config_family_version(pfx->addr.family), dc->name,
 				     config_family_version(pfx->addr.family));
-		if (own != NULL && pfx->len >= own->len && config_prefix_contains(own, &pfx->addr)) {
-			struct ls_prefix n = *own;
+		if (own != NULL && pfx->len >= own->len && conf_prefix_contains(own, &pfx->addr)) {
+			struct conf_prefix n = *own;
 
-			config_clear_host_bits(&n.addr, n.len);
-			config_prefix_text(&n, net, sizeof(net));
+			conf_clear_host_bits(&n.addr, n.len);
+			conf_prefix_text(&n, net, sizeof(net));
 			config_error(p, line, in, "prefix",
 				     "%s is inside the dc port's subnet %s: local destinations "
 				     "cannot belong to a peer",
@@ -517,12 +523,12 @@ config_check_peering(struct config_parser *p)
 
 		if (dc->ipv4.addr.family == AF_INET) {
 			pg->prefixes[pg->n_prefixes] = dc->ipv4;
-			config_clear_host_bits(&pg->prefixes[pg->n_prefixes].addr, dc->ipv4.len);
+			conf_clear_host_bits(&pg->prefixes[pg->n_prefixes].addr, dc->ipv4.len);
 			pg->n_prefixes++;
 		}
 		if (dc->ipv6.addr.family == AF_INET6) {
 			pg->prefixes[pg->n_prefixes] = dc->ipv6;
-			config_clear_host_bits(&pg->prefixes[pg->n_prefixes].addr, dc->ipv6.len);
+			conf_clear_host_bits(&pg->prefixes[pg->n_prefixes].addr, dc->ipv6.len);
 			pg->n_prefixes++;
 		}
 	}

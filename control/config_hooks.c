@@ -63,7 +63,7 @@ config_hook_points(struct ls_hook_conf *h, char *msg, size_t size)
 
 /* "IP:PORT" or "[IP6]:PORT", numeric. */
 static bool
-config_hook_hostport(const char *s, struct ls_addr *a, uint16_t *port, char *msg, size_t size)
+config_hook_hostport(const char *s, struct conf_addr *a, uint16_t *port, char *msg, size_t size)
 {
 	char host[INET6_ADDRSTRLEN + 2];
 	const char *colon, *hs = s, *he;

@@ -66,14 +66,7 @@ void config_error(struct config_parser *p, unsigned int line, const struct confi
 /* Run every cross-field rule over the parsed file (config_check.c). */
 void config_check(struct config_parser *p);
 
-/* Addresses and prefixes (config_types.c). */
-unsigned int config_addr_len(const struct ls_addr *a);
+/* 4 or 6 for AF_INET or AF_INET6 (config_types.c). */
 int config_family_version(int family);
-void config_addr_text(const struct ls_addr *a, char *buf, size_t size);
-void config_prefix_text(const struct ls_prefix *p, char *buf, size_t size);
-/* Does A fall inside prefix P (same family)? */
-bool config_prefix_contains(const struct ls_prefix *p, const struct ls_addr *a);
-/* Clear the host bits of A beyond LEN; report whether any was set. */
-bool config_clear_host_bits(struct ls_addr *a, unsigned int len);
 
 #endif /* LONGSPAN_CONFIG_INT_H */

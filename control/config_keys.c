@@ -198,6 +198,35 @@ const struct conf_key config_keys[] = {
 		.help = "Period of the control thread's statistics and rate computation.",
 	},
 	{
+		.section = CONFIG_SEC_GATEWAY, .name = "probe_interval", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .flags = CONF_F_ZERO, .min = NS_MS, .max = 60 * NS_S,
+		.def = "100ms", GW(probe_interval_ns),
+		.help = "How often each worker sends each peer a path probe (a 94-byte GENEVE "
+			"control packet in the high-priority class, docs/wire-format.md, "
+			"\"Path measurement\"), whether or not the link carries traffic: "
+			"the probes carry the echo that measures RTT and clock offset. 0: "
+			"no probes, so no RTT measurement (one-way transit, jitter and loss "
+			"are still measured on data packets).",
+	},
+	{
+		.section = CONFIG_SEC_GATEWAY, .name = "measure_interval", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = 10 * NS_MS, .max = 3600 * NS_S, .def = "1s",
+		GW(measure_interval_ns),
+		.help = "Period over which the control thread aggregates the workers' path "
+			"samples into the measured RTT, one-way delays, offset, jitter, loss "
+			"and reordering of each peer (show peers); a peer with rtt = auto "
+			"moves its parameters after 3 such intervals outside 10% of the RTT "
+			"in use.",
+	},
+	{
+		.section = CONFIG_SEC_GATEWAY, .name = "clock_offset", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .flags = CONF_F_ZERO, .min = 1, .max = 3600 * NS_S,
+		.def = "0", GW(clock_offset_ns),
+		.help = "Added to the clock of the GENEVE timestamps, for tests: two gateways "
+			"on one machine share a clock, and this injects the offset the path "
+			"measurement must cancel. Leave 0 in production.",
+	},
+	{
 		.section = CONFIG_SEC_GATEWAY, .name = "neigh_timeout", .type = CONFIG_T_UINT,
 		.units = UNITS_TIME, .min = NS_S, .max = 86400 * NS_S, .def = "300s",
 		GW(neigh_timeout_ns),
@@ -367,10 +396,16 @@ const struct conf_key config_keys[] = {
 			"directions with this peer.",
 	},
 	{
-		.section = CONFIG_SEC_PEER, .name = "rtt", .type = CONFIG_T_UINT,
+		.section = CONFIG_SEC_PEER, .name = "rtt", .type = CONFIG_T_RTT,
 		.units = UNITS_TIME, .min = NS_US, .max = NS_S, PEER(rtt_ns),
-		.help = "Round-trip time of the WAN path to this peer. Set rtt or "
-			"distance, not both.",
+		.help = "Round-trip time of the WAN path to this peer (1us .. 1s), or auto: follow the "
+			"measured RTT (path probes, [gateway] probe_interval): the parameters "
+			"are derived anew when the measurement stays outside 10% of the RTT in "
+			"use for 3 measure_interval, each change logged and counted. With auto, "
+			"distance (if given) is the RTT until the first measurement; without "
+			"it the WAN port neither shapes nor marks until then. A time (or "
+			"distance) is fixed: the measurement is shown, never used. Set rtt or "
+			"distance, not both, unless rtt = auto.",
 	},
 	{
 		.section = CONFIG_SEC_PEER, .name = "distance", .type = CONFIG_T_UINT,
@@ -426,9 +461,11 @@ const struct conf_key config_keys[] = {
 			"wait in its memory) and pauses the RoCE data priority of the DC "
 			"fabric when the WAN RoCE queue crosses XOFF, resuming at XON "
 			"(derived from the DC port rate and DC RTT). credit: pfc plus "
-			"credit-based flow control on the WAN hop (wire format in "
-			"docs/wire-format.md; the dataplane does not carry credits yet and "
-			"runs it as pfc).",
+			"credit-based flow control on the WAN hop: the peer sends RoCE data "
+			"only within the bytes this gateway grants (a buffer of one WAN BDP "
+			"plus one DC pause, from cc_params), and so does this gateway toward "
+			"it; both ends must say credit, and [gateway] workers must be 1 "
+			"(wire format in docs/wire-format.md).",
 	},
 	{
 		.section = CONFIG_SEC_PEER, .name = "peering", .type = CONFIG_T_BOOL,

@@ -44,6 +44,7 @@ enum config_type {
 	CONFIG_T_MAC,
 	CONFIG_T_NEIGH, /* "IP MAC", repeatable */
 	CONFIG_T_PREFIX, /* IPv4 or IPv6 network/len (host bits zero), repeatable */
+	CONFIG_T_RTT, /* [peer] rtt: a time, or auto */
 	CONFIG_T_MAX,
 };
 

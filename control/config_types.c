@@ -7,6 +7,7 @@
  */
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <string.h>
@@ -15,19 +16,10 @@
 
 #include "config_int.h"
 
-/* ---- Addresses, MACs, mechanism lists ------------------------------------- */
+/* One mechanism list parser (conf_mech.c) for the gateway's LS_MECH_* bits. */
+static_assert(LS_MECH_A == CONF_MECH_A && LS_MECH_C == CONF_MECH_C, "mechanism bits");
 
-unsigned int
-config_addr_len(const struct ls_addr *a)
-{
-	return a->family == AF_INET ? 4 : 16;
-}
-
-static unsigned int
-config_family_bits(int family)
-{
-	return family == AF_INET ? 32 : 128;
-}
+/* ---- Addresses (conf_addr.c) and MACs ------------------------------------- */
 
 int
 config_family_version(int family)
@@ -35,49 +27,13 @@ config_family_version(int family)
 	return family == AF_INET ? 4 : 6;
 }
 
-/* Parse an address of FAMILY (0: either). */
-static int
-config_parse_addr(const char *s, int family, struct ls_addr *out)
-{
-	uint8_t a[16];
-
-	memset(out, 0, sizeof(*out));
-	if (family != AF_INET6 && inet_pton(AF_INET, s, a) == 1) {
-		out->family = AF_INET;
-		memcpy(out->a, a, 4);
-		return 0;
-	}
-	if (family != AF_INET && inet_pton(AF_INET6, s, a) == 1) {
-		out->family = AF_INET6;
-		memcpy(out->a, a, 16);
-		return 0;
-	}
-	return -EINVAL;
-}
-
-void
-config_addr_text(const struct ls_addr *a, char *buf, size_t size)
-{
-	if (a->family == 0 || inet_ntop(a->family, a->a, buf, (socklen_t)size) == NULL)
-		snprintf(buf, size, "%s", "(unset)");
-}
-
-void
-config_prefix_text(const struct ls_prefix *p, char *buf, size_t size)
-{
-	char a[INET6_ADDRSTRLEN];
-
-	config_addr_text(&p->addr, a, sizeof(a));
-	snprintf(buf, size, "%s/%u", a, p->len);
-}
-
 /* Why A cannot be a unicast host address, or NULL. */
 static const char *
-config_addr_not_unicast(const struct ls_addr *a)
+config_addr_not_unicast(const struct conf_addr *a)
 {
 	static const uint8_t zero[16];
 
-	if (memcmp(a->a, zero, config_addr_len(a)) == 0)
+	if (memcmp(a->a, zero, conf_addr_len(a)) == 0)
 		return "the unspecified address";
 	if (a->family == AF_INET) {
 		if (a->a[0] >= 224)
@@ -93,80 +49,6 @@ config_addr_not_unicast(const struct ls_addr *a)
 			return "the loopback address";
 	}
 	return NULL;
-}
-
-/* Does A fall inside prefix P (same family)? */
-bool
-config_prefix_contains(const struct ls_prefix *p, const struct ls_addr *a)
-{
-	unsigned int full = p->len / 8, rest = p->len % 8;
-
-	if (p->addr.family != a->family)
-		return false;
-	if (memcmp(p->addr.a, a->a, full) != 0)
-		return false;
-	if (rest == 0)
-		return true;
-	return ((p->addr.a[full] ^ a->a[full]) & (uint8_t)(0xff << (8 - rest))) == 0;
-}
-
-/* Clear the host bits of A beyond LEN; report whether any was set. */
-bool
-config_clear_host_bits(struct ls_addr *a, unsigned int len)
-{
-	bool had = false;
-
-	for (unsigned int i = 0; i < config_addr_len(a); i++) {
-		unsigned int bit0 = i * 8;
-		uint8_t keep = bit0 >= len ? 0 : bit0 + 8 <= len ? 0xff : (uint8_t)(0xff << (8 - (len - bit0)));
-
-		if (a->a[i] & ~keep)
-			had = true;
-		a->a[i] &= keep;
-	}
-	return had;
-}
-
-/* "ADDR/LEN" of FAMILY (0: either). */
-static int
-config_parse_prefix(const char *s, int family, struct ls_prefix *out, const char **why)
-{
-	char addr[INET6_ADDRSTRLEN + 1];
-	const char *slash = strchr(s, '/');
-	const char *l;
-	unsigned int len = 0;
-	size_t n;
-
-	memset(out, 0, sizeof(*out));
-	if (slash == NULL) {
-		*why = "needs a prefix length (ADDRESS/LEN)";
-		return -EINVAL;
-	}
-	n = (size_t)(slash - s);
-	if (n < sizeof(addr)) {
-		memcpy(addr, s, n);
-		addr[n] = '\0';
-	}
-	if (n >= sizeof(addr) || config_parse_addr(addr, family, &out->addr) < 0) {
-		*why = family == AF_INET    ? "is not an IPv4 address/len"
-		       : family == AF_INET6 ? "is not an IPv6 address/len"
-					    : "is not an IP prefix (ADDRESS/LEN)";
-		return -EINVAL;
-	}
-	for (l = slash + 1; *l != '\0'; l++) {
-		if (!isdigit((unsigned char)*l) || l - slash > 3) {
-			*why = "has a bad prefix length";
-			return -EINVAL;
-		}
-		len = len * 10 + (unsigned int)(*l - '0');
-	}
-	if (l == slash + 1 || len > config_family_bits(out->addr.family)) {
-		*why = out->addr.family == AF_INET ? "has a bad prefix length (0 .. 32)"
-						   : "has a bad prefix length (0 .. 128)";
-		return -EINVAL;
-	}
-	out->len = (uint8_t)len;
-	return 0;
 }
 
 static unsigned int
@@ -203,71 +85,6 @@ config_mac_not_unicast(const uint8_t mac[6])
 	return NULL;
 }
 
-/* "none" or a comma list of mechanism letters ("A,C"). */
-static int
-config_parse_mech(const char *s, unsigned int *out, const char **why)
-{
-	unsigned int bits = 0;
-
-	if (strcasecmp(s, "none") == 0) {
-		*out = 0;
-		return 0;
-	}
-	while (*s != '\0') {
-		unsigned int bit;
-		size_t n;
-
-		s += strspn(s, " \t");
-		n = strcspn(s, ", \t");
-		if (n != 1) {
-			*why = "is not a mechanism list (none, A, C or A,C)";
-			return -EINVAL;
-		}
-		if (*s == 'A' || *s == 'a') {
-			bit = LS_MECH_A;
-		} else if (*s == 'C' || *s == 'c') {
-			bit = LS_MECH_C;
-		} else {
-			*why = "names an unknown mechanism (none, A, C or A,C)";
-			return -EINVAL;
-		}
-		if (bits & bit) {
-			*why = "names a mechanism twice";
-			return -EINVAL;
-		}
-		bits |= bit;
-		s += n;
-		s += strspn(s, " \t");
-		if (*s == ',') {
-			s++;
-			if (s[strspn(s, " \t")] == '\0') {
-				*why = "ends with ','";
-				return -EINVAL;
-			}
-		} else if (*s != '\0') {
-			*why = "is not a mechanism list (none, A, C or A,C)";
-			return -EINVAL;
-		}
-	}
-	*out = bits;
-	return 0;
-}
-
-const char *
-config_mechanisms_name(unsigned int bits)
-{
-	switch (bits & (LS_MECH_A | LS_MECH_C)) {
-	case LS_MECH_A:
-		return "A";
-	case LS_MECH_C:
-		return "C";
-	case LS_MECH_A | LS_MECH_C:
-		return "A,C";
-	default:
-		return "none";
-	}
-}
-
 
 /* ---- Setters ----------------------------------------------------------------- */
 
@@ -277,7 +94,7 @@ config_set_mech(const struct conf_key *k, void *base, const char *value, struct 
 	const char *why = NULL;
 	unsigned int bits;
 
-	if (config_parse_mech(value, &bits, &why) < 0)
+	if (conf_mech_parse(value, CONF_MECH_A | CONF_MECH_C, &bits, &why) < 0)
 		return conf_fail(ctx, "'%s' %s", value, why);
 	conf_put_uint((char *)base + k->offset, k->size, bits);
 	return 0;
@@ -289,9 +106,9 @@ config_set_ifaddr(const struct conf_key *k, void *base, const char *value,
 {
 	int family = k->type == CONFIG_T_IFADDR4 ? AF_INET : AF_INET6;
 	const char *why = NULL;
-	struct ls_prefix pfx;
+	struct conf_prefix pfx;
 
-	if (config_parse_prefix(value, family, &pfx, &why) < 0)
+	if (conf_prefix_parse(value, family, &pfx, &why) < 0)
 		return conf_fail(ctx, "'%s' %s", value, why);
 	if (pfx.len == 0)
 		return conf_fail(ctx, "'%s' needs a prefix length of at least 1", value);
@@ -317,9 +134,9 @@ config_set_addr(const struct conf_key *k, void *base, const char *value, struct 
 {
 	int family = k->type == CONFIG_T_ADDR4 ? AF_INET : k->type == CONFIG_T_ADDR6 ? AF_INET6 : 0;
 	const char *why;
-	struct ls_addr a;
+	struct conf_addr a;
 
-	if (config_parse_addr(value, family, &a) < 0)
+	if (conf_addr_parse(value, family, &a) < 0)
 		return conf_fail(ctx, "'%s' is not an %s address", value,
 				 family == AF_INET ? "IPv4" : family == AF_INET6 ? "IPv6" : "IP");
 	why = config_addr_not_unicast(&a);
@@ -366,7 +183,7 @@ config_set_neigh(const struct conf_key *k, void *base, const char *value, struct
 		return conf_fail(ctx, "'%s' is not 'IP MAC'", value);
 	memcpy(ip, value, iplen);
 	ip[iplen] = '\0';
-	if (config_parse_addr(ip, 0, &n.ip) < 0)
+	if (conf_addr_parse(ip, 0, &n.ip) < 0)
 		return conf_fail(ctx, "'%s' is not an IP address", ip);
 	why = config_addr_not_unicast(&n.ip);
 	if (why != NULL)
@@ -392,14 +209,14 @@ config_set_prefix(const struct conf_key *k, void *base, const char *value,
 		  struct conf_set_ctx *ctx)
 {
 	unsigned int *count = config_count_field(k, base);
-	struct ls_prefix pfx, *arr = (struct ls_prefix *)((char *)base + k->offset);
+	struct conf_prefix pfx, *arr = (struct conf_prefix *)((char *)base + k->offset);
 	char text[INET6_ADDRSTRLEN + 24];
 	const char *why = NULL;
 
-	if (config_parse_prefix(value, 0, &pfx, &why) < 0)
+	if (conf_prefix_parse(value, 0, &pfx, &why) < 0)
 		return conf_fail(ctx, "'%s' %s", value, why);
-	if (config_clear_host_bits(&pfx.addr, pfx.len)) {
-		config_prefix_text(&pfx, text, sizeof(text));
+	if (conf_clear_host_bits(&pfx.addr, pfx.len)) {
+		conf_prefix_text(&pfx, text, sizeof(text));
 		return conf_fail(ctx, "%s has host bits set (did you mean %s?)", value, text);
 	}
 	for (unsigned int i = 0; i < *count; i++)
@@ -419,18 +236,18 @@ static void
 config_dump_mech(const struct conf_key *k, const void *base, FILE *out)
 {
 	fprintf(out, "%s = %s\n", k->name,
-		config_mechanisms_name(
+		conf_mech_name(
 			(unsigned int)conf_get_uint((const char *)base + k->offset, k->size)));
 }
 
 static void
 config_dump_ifaddr(const struct conf_key *k, const void *base, FILE *out)
 {
-	const struct ls_prefix *pfx = (const void *)((const char *)base + k->offset);
+	const struct conf_prefix *pfx = (const void *)((const char *)base + k->offset);
 	char text[INET6_ADDRSTRLEN + 8];
 
 	if (pfx->addr.family != 0) {
-		config_prefix_text(pfx, text, sizeof(text));
+		conf_prefix_text(pfx, text, sizeof(text));
 		fprintf(out, "%s = %s\n", k->name, text);
 	}
 }
@@ -438,11 +255,11 @@ config_dump_ifaddr(const struct conf_key *k, const void *base, FILE *out)
 static void
 config_dump_addr(const struct conf_key *k, const void *base, FILE *out)
 {
-	const struct ls_addr *a = (const void *)((const char *)base + k->offset);
+	const struct conf_addr *a = (const void *)((const char *)base + k->offset);
 	char text[INET6_ADDRSTRLEN + 8];
 
 	if (a->family != 0) {
-		config_addr_text(a, text, sizeof(text));
+		conf_addr_text(a, text, sizeof(text));
 		fprintf(out, "%s = %s\n", k->name, text);
 	}
 }
@@ -466,7 +283,7 @@ config_dump_neigh(const struct conf_key *k, const void *base, FILE *out)
 	for (unsigned int i = 0; i < count; i++) {
 		const uint8_t *m = n[i].mac;
 
-		config_addr_text(&n[i].ip, a, sizeof(a));
+		conf_addr_text(&n[i].ip, a, sizeof(a));
 		fprintf(out, "%s = %s %02x:%02x:%02x:%02x:%02x:%02x\n", k->name, a, m[0], m[1], m[2],
 			m[3], m[4], m[5]);
 	}
@@ -475,14 +292,43 @@ config_dump_neigh(const struct conf_key *k, const void *base, FILE *out)
 static void
 config_dump_prefix(const struct conf_key *k, const void *base, FILE *out)
 {
-	const struct ls_prefix *pfx = (const void *)((const char *)base + k->offset);
+	const struct conf_prefix *pfx = (const void *)((const char *)base + k->offset);
 	unsigned int count = *(const unsigned int *)((const char *)base + k->count_offset);
 	char text[INET6_ADDRSTRLEN + 8];
 
 	for (unsigned int i = 0; i < count; i++) {
-		config_prefix_text(&pfx[i], text, sizeof(text));
+		conf_prefix_text(&pfx[i], text, sizeof(text));
 		fprintf(out, "%s = %s\n", k->name, text);
 	}
+}
+
+/* ---- [peer] rtt: a time, or auto ----------------------------------------- */
+
+static int
+config_set_rtt(const struct conf_key *k, void *base, const char *value, struct conf_set_ctx *ctx)
+{
+	struct ls_peer_conf *pc = base;
+	struct conf_key as_uint = *k;
+
+	if (strcasecmp(value, "auto") == 0) {
+		pc->rtt_auto = true;
+		pc->rtt_ns = 0;
+		return 0;
+	}
+	pc->rtt_auto = false;
+	as_uint.type = CONF_T_UINT; /* its range message */
+	return conf_set_uint(&as_uint, base, value, ctx);
+}
+
+static void
+config_dump_rtt(const struct conf_key *k, const void *base, FILE *out)
+{
+	const struct ls_peer_conf *pc = base;
+
+	if (pc->rtt_auto)
+		fprintf(out, "%s = auto\n", k->name);
+	else
+		conf_dump_uint(k, base, out);
 }
 
 const struct conf_type config_types[CONFIG_T_MAX] = {
@@ -496,4 +342,5 @@ const struct conf_type config_types[CONFIG_T_MAX] = {
 	[CONFIG_T_MAC] = { "MAC", config_set_mac, config_dump_mac },
 	[CONFIG_T_NEIGH] = { "IP MAC", config_set_neigh, config_dump_neigh },
 	[CONFIG_T_PREFIX] = { "prefix", config_set_prefix, config_dump_prefix },
+	[CONFIG_T_RTT] = { "time or auto", config_set_rtt, config_dump_rtt },
 };

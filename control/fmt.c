@@ -380,7 +380,7 @@ fmt_cc_derived(struct fmt *f, const struct cc_derived *d)
 }
 
 static void
-fmt_addr_format(const struct ls_addr *a, char *buf, size_t size)
+fmt_addr_format(const struct conf_addr *a, char *buf, size_t size)
 {
 	buf[0] = '\0';
 	if (a->family == AF_INET || a->family == AF_INET6)
@@ -388,7 +388,7 @@ fmt_addr_format(const struct ls_addr *a, char *buf, size_t size)
 }
 
 void
-fmt_addr(struct fmt *f, const char *key, const struct ls_addr *a)
+fmt_addr(struct fmt *f, const char *key, const struct conf_addr *a)
 {
 	char buf[FMT_ADDR_STRLEN];
 
@@ -397,7 +397,7 @@ fmt_addr(struct fmt *f, const char *key, const struct ls_addr *a)
 }
 
 void
-fmt_prefix(struct fmt *f, const char *key, const struct ls_prefix *p)
+fmt_prefix(struct fmt *f, const char *key, const struct conf_prefix *p)
 {
 	char buf[FMT_ADDR_STRLEN];
 	size_t length;

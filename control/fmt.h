@@ -103,8 +103,8 @@ void fmt_notef(struct fmt *f, const char *format, ...) __attribute__((format(pri
 int fmt_finish(struct fmt *f);
 
 struct cc_derived;
-struct ls_addr;
-struct ls_prefix;
+struct conf_addr;
+struct conf_prefix;
 
 /*
  * Network values of the config (control/config.h): an address as
@@ -112,8 +112,8 @@ struct ls_prefix;
  * fmt_str) when unset; a MAC as six lower-case hex pairs. KEY NULL for a
  * list element.
  */
-void fmt_addr(struct fmt *f, const char *key, const struct ls_addr *a);
-void fmt_prefix(struct fmt *f, const char *key, const struct ls_prefix *p);
+void fmt_addr(struct fmt *f, const char *key, const struct conf_addr *a);
+void fmt_prefix(struct fmt *f, const char *key, const struct conf_prefix *p);
 void fmt_mac(struct fmt *f, const char *key, const uint8_t mac[6]);
 
 /*

@@ -25,7 +25,7 @@
 #define HOOK_BPF_JMP32 0x06 /* instruction class of -mcpu=v3 32-bit jumps */
 #define HOOK_BPF_PSEUDO_KFUNC_CALL 2 /* src_reg of a call to a kernel function */
 
-/* The external variables ABI version 1 offers, by name. */
+/* The external variables the ABI offers (every version so far), by name. */
 enum hook_xsym {
 	HOOK_XSYM_FLOWS,
 	HOOK_XSYM_COUNTERS,

@@ -34,6 +34,23 @@ lossless_conf_build(const struct ls_config *cfg, const struct dp_conf *c,
 				pc->port);
 			return -EINVAL;
 		}
+		if (pc->lossless == LS_LOSSLESS_CREDIT) {
+			struct credit_config cc;
+
+			/* [gateway] workers = 1 was checked with the file (config_check.c). */
+			out->credit[i].buffer_bytes = tm->derived.credit_buffer_bytes;
+			out->credit[i].update_bytes = tm->derived.credit_update_bytes;
+			out->credit[i].update_ticks = tm->derived.credit_update_ns;
+			if (credit_config_init(&cc, &out->credit[i]) != 0) {
+				fprintf(err, "%s:%u: [peer %s] lossless: credit parameters rejected "
+					"(buffer %" PRIu64 ", update %" PRIu64 " bytes, %" PRIu64
+					" ns)\n", cfg->path, pc->line, pc->name,
+					out->credit[i].buffer_bytes, out->credit[i].update_bytes,
+					out->credit[i].update_ticks);
+				return -EINVAL;
+			}
+			out->credit_any = true;
+		}
 		/* Several WAN ports: pause at the smallest XOFF (the first queue to fill). */
 		if (d == NULL || tm->derived.pfc_xoff_bytes < d->pfc_xoff_bytes)
 			d = &tm->derived;

@@ -136,7 +136,7 @@ main_workers_create(struct ls_runtime *rt, FILE *err)
 		w->idle_sleep_ns = rt->cfg->gw.idle_sleep_ns;
 		w->tsc_hz = rte_get_tsc_hz();
 		w->tsc_base = rte_rdtsc();
-		w->ns_base = runtime_now_ns();
+		w->ns_base = runtime_now_ns() + rt->cfg->gw.clock_offset_ns;
 		w->pool = rt->pool;
 		rc = runtime_worker_state_alloc(rt->cfg, w, err);
 		if (rc != 0)
@@ -227,6 +227,7 @@ main_control_loop(struct ls_runtime *rt, int api_fd, bool stats)
 		}
 		/* Zero-timeout polls of its own sockets: never waits. */
 		peering_poll(rt, now);
+		runtime_measure_tick(rt, now);
 		if (now >= next_sec) {
 			l2_maintain(rt, runtime_now_ns());
 			peering_tick(rt, now);
@@ -241,6 +242,41 @@ main_control_loop(struct ls_runtime *rt, int api_fd, bool stats)
 
 			nanosleep(&ts, NULL);
 		}
+	}
+}
+
+/* How long start-up waits for the workers to report their start (they never log). */
+#define MAIN_WORKER_START_WAIT_US 2000000u
+
+/*
+ * Say what each worker found at start (dp_worker_main() sets started after
+ * its idle setup): a port without rx interrupts means that worker sleeps
+ * when idle. A worker not started within the wait is reported, not waited
+ * for further.
+ */
+static void
+main_report_workers(const struct ls_runtime *rt, FILE *err)
+{
+	uint64_t deadline = rte_get_timer_cycles() +
+			    rte_get_timer_hz() / 1000000u * MAIN_WORKER_START_WAIT_US;
+	unsigned int i;
+
+	for (i = 0; i < rt->n_workers; i++) {
+		const struct dp_worker *w = rt->workers[i];
+
+		while (!__atomic_load_n(&w->started, __ATOMIC_ACQUIRE) &&
+		       rte_get_timer_cycles() < deadline)
+			rte_delay_us_sleep(1000);
+		if (!__atomic_load_n(&w->started, __ATOMIC_ACQUIRE)) {
+			fprintf(err, "worker %u: not started after %u ms\n", w->id,
+				MAIN_WORKER_START_WAIT_US / 1000u);
+			continue;
+		}
+		if (w->idle_intr_rc != 0)
+			fprintf(err,
+				"worker %u: port %u has no rx interrupts (%s): idle workers sleep "
+				"instead ([gateway] idle)\n",
+				w->id, w->idle_intr_port, rte_strerror(-w->idle_intr_rc));
 	}
 }
 
@@ -366,6 +402,7 @@ main_run(struct ls_config *cfg, int eal_argc, char **eal_argv, bool stats)
 		rte_eal_remote_launch(dp_worker_main, rt.workers[i], lcore);
 		i++;
 	}
+	main_report_workers(&rt, stderr);
 	runtime_resolve_nexthops(&rt);
 	printf("longspand %s: gateway '%s' running, %u worker(s), %u port(s), %u peer(s), API %s\n",
 	       LONGSPAN_VERSION, rt.cfg->gw.name, rt.n_workers, rt.cfg->n_ports, rt.cfg->n_peers,

@@ -115,7 +115,7 @@ peer_msg_software_ok(const char *s)
 /* --- semantic validation, shared by encoder and decoder --- */
 
 static enum peer_msg_err
-peer_msg_addr_check(const struct ls_addr *a)
+peer_msg_addr_check(const struct conf_addr *a)
 {
 	unsigned int i;
 
@@ -129,7 +129,7 @@ peer_msg_addr_check(const struct ls_addr *a)
 }
 
 static enum peer_msg_err
-peer_msg_prefix_check(const struct ls_prefix *p)
+peer_msg_prefix_check(const struct conf_prefix *p)
 {
 	unsigned int bits, i;
 	enum peer_msg_err e = peer_msg_addr_check(&p->addr);
@@ -146,14 +146,14 @@ peer_msg_prefix_check(const struct ls_prefix *p)
 }
 
 static bool
-peer_msg_prefix_eq(const struct ls_prefix *a, const struct ls_prefix *b)
+peer_msg_prefix_eq(const struct conf_prefix *a, const struct conf_prefix *b)
 {
 	return a->len == b->len && a->addr.family == b->addr.family &&
 	       memcmp(a->addr.a, b->addr.a, sizeof(a->addr.a)) == 0;
 }
 
 enum peer_msg_err
-peer_msg_prefixes_check(const struct ls_prefix *p, unsigned int n)
+peer_msg_prefixes_check(const struct conf_prefix *p, unsigned int n)
 {
 	unsigned int i, j;
 
@@ -318,7 +318,7 @@ peer_rd_string(struct peer_rd *r, char *dst, size_t max, enum peer_msg_err bad)
 }
 
 static enum peer_msg_err
-peer_rd_family(struct peer_rd *r, struct ls_addr *a, size_t *addr_bytes)
+peer_rd_family(struct peer_rd *r, struct conf_addr *a, size_t *addr_bytes)
 {
 	uint8_t f;
 
@@ -338,7 +338,7 @@ peer_rd_family(struct peer_rd *r, struct ls_addr *a, size_t *addr_bytes)
 }
 
 static enum peer_msg_err
-peer_rd_prefix(struct peer_rd *r, struct ls_prefix *p)
+peer_rd_prefix(struct peer_rd *r, struct conf_prefix *p)
 {
 	size_t n;
 	enum peer_msg_err e = peer_rd_family(r, &p->addr, &n);
@@ -548,13 +548,13 @@ peer_wr_string(struct peer_wr *w, const char *s)
 }
 
 static void
-peer_wr_family(struct peer_wr *w, const struct ls_addr *a)
+peer_wr_family(struct peer_wr *w, const struct conf_addr *a)
 {
 	peer_wr_uint(w, 1, a->family == AF_INET ? PEER_WIRE_FAMILY4 : PEER_WIRE_FAMILY6);
 }
 
 static void
-peer_wr_prefix(struct peer_wr *w, const struct ls_prefix *p)
+peer_wr_prefix(struct peer_wr *w, const struct conf_prefix *p)
 {
 	peer_wr_family(w, &p->addr);
 	peer_wr_uint(w, 1, p->len);

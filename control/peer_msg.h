@@ -122,7 +122,7 @@ struct peer_msg_hello {
 	uint32_t hold_time_ms;
 	uint32_t route_generation; /* generation of the prefix set below */
 	unsigned int n_prefixes;
-	struct ls_prefix prefixes[LS_MAX_PREFIXES];
+	struct conf_prefix prefixes[LS_MAX_PREFIXES];
 };
 
 /* A keepalive, with an echo of the last one received (session RTT). */
@@ -140,7 +140,7 @@ enum peer_route_op {
 
 struct peer_msg_route_entry {
 	uint8_t op; /* enum peer_route_op */
-	struct ls_prefix prefix;
+	struct conf_prefix prefix;
 };
 
 /* A change of the sender's prefix set, taking it to GENERATION. */
@@ -157,7 +157,7 @@ enum peer_hint_kind {
 };
 
 struct peer_msg_hint_qp {
-	struct ls_addr dst; /* inner destination address of the QP's data */
+	struct conf_addr dst; /* inner destination address of the QP's data */
 	uint32_t qpn; /* destination QPN, 24 bits */
 	uint64_t rate_bps; /* current shaping rate; 0 = held, not yet rated */
 };
@@ -229,7 +229,7 @@ const char *peer_close_reason_name(enum peer_close_reason r);
  * PEER_MSG_OK when the N prefixes are a valid announced set: at most
  * LS_MAX_PREFIXES, each with its host bits clear, none twice.
  */
-enum peer_msg_err peer_msg_prefixes_check(const struct ls_prefix *p, unsigned int n);
+enum peer_msg_err peer_msg_prefixes_check(const struct conf_prefix *p, unsigned int n);
 
 /* True when S is a valid site id (what the decoder accepts). */
 bool peer_msg_site_ok(const char *s);

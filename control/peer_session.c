@@ -220,7 +220,7 @@ peer_session_conn_up(struct peer_session *s, struct peer_conn *c, const struct p
 static bool
 peer_session_route(struct peer_session *s, struct peer_conn *c, const struct peer_msg_route *r)
 {
-	struct ls_prefix next[LS_MAX_PREFIXES];
+	struct conf_prefix next[LS_MAX_PREFIXES];
 	unsigned int n = 0, i, j;
 
 	if (r->generation != s->learned_generation + 1u) {
@@ -235,7 +235,7 @@ peer_session_route(struct peer_session *s, struct peer_conn *c, const struct pee
 	}
 	/* As in BGP: announcing a known prefix and withdrawing an unknown one are no-ops. */
 	for (i = 0; i < r->n_entries; i++) {
-		const struct ls_prefix *p = &r->entries[i].prefix;
+		const struct conf_prefix *p = &r->entries[i].prefix;
 
 		for (j = 0; j < n; j++)
 			if (next[j].len == p->len && next[j].addr.family == p->addr.family &&
@@ -587,7 +587,7 @@ peer_session_pending_inbound(const struct peer_session *s)
 }
 
 static bool
-peer_session_prefix_in(const struct ls_prefix *p, const struct ls_prefix *set, unsigned int n)
+peer_session_prefix_in(const struct conf_prefix *p, const struct conf_prefix *set, unsigned int n)
 {
 	unsigned int i;
 
@@ -599,7 +599,7 @@ peer_session_prefix_in(const struct ls_prefix *p, const struct ls_prefix *set, u
 }
 
 int
-peer_session_set_prefixes(struct peer_session *s, const struct ls_prefix *prefixes,
+peer_session_set_prefixes(struct peer_session *s, const struct conf_prefix *prefixes,
 			  unsigned int n)
 {
 	struct peer_msg m;
@@ -634,7 +634,7 @@ peer_session_set_prefixes(struct peer_session *s, const struct ls_prefix *prefix
 
 bool
 peer_session_learned(const struct peer_session *s, uint64_t now_ns,
-		     const struct ls_prefix **prefixes, unsigned int *n, uint32_t *generation)
+		     const struct conf_prefix **prefixes, unsigned int *n, uint32_t *generation)
 {
 	if (!s->learned_valid)
 		return false;

@@ -122,13 +122,13 @@ struct peer_session {
 	/* What this gateway announces. */
 	unsigned int n_local;
 	uint32_t local_generation;
-	struct ls_prefix local[LS_MAX_PREFIXES];
+	struct conf_prefix local[LS_MAX_PREFIXES];
 
 	/* What the peer announced (kept through a down, for route_hold_ns). */
 	bool learned_valid; /* ever learned */
 	unsigned int n_learned;
 	uint32_t learned_generation;
-	struct ls_prefix learned[LS_MAX_PREFIXES];
+	struct conf_prefix learned[LS_MAX_PREFIXES];
 
 	/* The peer, from its last hello. */
 	char peer_software[PEER_MSG_SOFTWARE_MAX + 1];
@@ -180,7 +180,7 @@ unsigned int peer_session_pending_inbound(const struct peer_session *s);
  * as a route update with the next generation when up and the set changed,
  * in the next hello otherwise. Returns 0 or -EINVAL.
  */
-int peer_session_set_prefixes(struct peer_session *s, const struct ls_prefix *prefixes,
+int peer_session_set_prefixes(struct peer_session *s, const struct conf_prefix *prefixes,
 			      unsigned int n);
 
 /*
@@ -188,7 +188,7 @@ int peer_session_set_prefixes(struct peer_session *s, const struct ls_prefix *pr
  * than route_hold_ns): *prefixes, *n, *generation set and true returned.
  */
 bool peer_session_learned(const struct peer_session *s, uint64_t now_ns,
-			  const struct ls_prefix **prefixes, unsigned int *n, uint32_t *generation);
+			  const struct conf_prefix **prefixes, unsigned int *n, uint32_t *generation);
 
 /* Send a congestion hint now. 0, -ENOTCONN when down, -EINVAL, or -ENOBUFS. */
 int peer_session_send_hint(struct peer_session *s, const struct peer_msg_hint *h);

@@ -18,7 +18,7 @@
 #define PEERING_ERR_MAX 256
 
 static socklen_t
-peering_sockaddr(const struct ls_addr *a, uint16_t port, struct sockaddr_storage *ss)
+peering_sockaddr(const struct conf_addr *a, uint16_t port, struct sockaddr_storage *ss)
 {
 	memset(ss, 0, sizeof(*ss));
 	if (a->family == AF_INET) {
@@ -56,7 +56,7 @@ peering_peer_conf(const struct ls_config *cfg, const char *name)
 
 /* Does A contain B (B's first A->len bits equal A's)? */
 static bool
-peering_prefix_covers(const struct ls_prefix *a, const struct ls_prefix *b)
+peering_prefix_covers(const struct conf_prefix *a, const struct conf_prefix *b)
 {
 	unsigned int full = a->len / 8, rest = a->len % 8;
 
@@ -70,13 +70,13 @@ peering_prefix_covers(const struct ls_prefix *a, const struct ls_prefix *b)
 }
 
 static bool
-peering_prefix_overlaps(const struct ls_prefix *a, const struct ls_prefix *b)
+peering_prefix_overlaps(const struct conf_prefix *a, const struct conf_prefix *b)
 {
 	return peering_prefix_covers(a, b) || peering_prefix_covers(b, a);
 }
 
 static bool
-peering_prefix_equal(const struct ls_prefix *a, const struct ls_prefix *b)
+peering_prefix_equal(const struct conf_prefix *a, const struct conf_prefix *b)
 {
 	return a->len == b->len && peering_prefix_covers(a, b);
 }
@@ -88,7 +88,7 @@ peering_prefix_equal(const struct ls_prefix *a, const struct ls_prefix *b)
  */
 static const char *
 peering_conflict(const struct ls_config *cfg, const struct runtime_learned *out,
-		 const char *self, const struct ls_prefix *p, bool *noop, char *buf, size_t size)
+		 const char *self, const struct conf_prefix *p, bool *noop, char *buf, size_t size)
 {
 	unsigned int i, j;
 
@@ -163,7 +163,7 @@ peering_recompute(struct peering *pg, uint64_t now_ns, bool report)
 	for (i = 0; i < pg->mgr.n_sessions; i++) {
 		const struct peer_session *s = pg->mgr.sessions[i];
 		struct peering_peer *pp = peering_peer_of(pg, s->conf.peer_site);
-		const struct ls_prefix *pfx;
+		const struct conf_prefix *pfx;
 		struct runtime_learned_peer *lp;
 		unsigned int n;
 		uint32_t gen;

@@ -64,7 +64,7 @@ struct peering {
 struct peering_peer *peering_peer_of(struct peering *pg, const char *name);
 
 /* "10.2.0.0/16" */
-void peering_prefix_text(const struct ls_prefix *p, char *buf, size_t size);
+void peering_prefix_text(const struct conf_prefix *p, char *buf, size_t size);
 
 /* Start peering for rt->cfg (nothing when it has no [peering]). 0 or negative errno. */
 int peering_start(struct ls_runtime *rt, FILE *err);

@@ -29,7 +29,7 @@ peering_peer_of(struct peering *pg, const char *name)
 }
 
 void
-peering_prefix_text(const struct ls_prefix *p, char *buf, size_t size)
+peering_prefix_text(const struct conf_prefix *p, char *buf, size_t size)
 {
 	char a[INET6_ADDRSTRLEN];
 
@@ -55,7 +55,7 @@ peering_show_peer(struct fmt *f, const struct ls_runtime *rt, const char *name)
 	struct peering *pg = rt->peering;
 	const struct peer_session *s;
 	const struct peering_peer *pp;
-	const struct ls_prefix *pfx;
+	const struct conf_prefix *pfx;
 	char text[INET6_ADDRSTRLEN + 8];
 	uint64_t now = peering_now_ns();
 	unsigned int i, n = 0;

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include <rte_cycles.h>
+#include <rte_random.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_lpm.h>
@@ -65,7 +66,7 @@ runtime_link_local(const struct rte_ether_addr *mac, uint8_t *ip)
 }
 
 static bool
-runtime_on_link(const struct ls_prefix *net, const struct ls_addr *a)
+runtime_on_link(const struct conf_prefix *net, const struct conf_addr *a)
 {
 	unsigned int full = net->len / 8, rem = net->len % 8;
 
@@ -89,7 +90,8 @@ runtime_on_link(const struct ls_prefix *net, const struct ls_addr *a)
  * buffer size and marking thresholds, unless [congestion] sets them.
  */
 static int
-runtime_tm_build(const struct ls_config *cfg, unsigned int port, struct dp_tm_conf *tm, FILE *err)
+runtime_tm_build(const struct ls_runtime *rt, const struct ls_config *cfg, unsigned int port,
+		 struct dp_tm_conf *tm, FILE *err)
 {
 	const struct ls_port_conf *pc = &cfg->ports[port];
 	const struct ls_congestion_conf *cg = &cfg->cong;
@@ -117,9 +119,11 @@ runtime_tm_build(const struct ls_config *cfg, unsigned int port, struct dp_tm_co
 	link.mtu_bytes = pc->mtu;
 	link.near_source_cnp = (cg->mechanisms & LS_MECH_A) != 0;
 	link.dc_rate_bps = cfg->ports[cfg->dc_port].link_rate_bps;
+	/* The longest RTT of the port's peers; measured for rtt = auto (measure.h). */
 	for (i = 0; i < cfg->n_peers; i++)
-		if (cfg->peers[i].port_index == (int)port && cfg->peers[i].rtt_ns > link.rtt_ns)
-			link.rtt_ns = cfg->peers[i].rtt_ns;
+		if (cfg->peers[i].port_index == (int)port &&
+		    measure_rtt_ns(&rt->meas, cfg, i) > link.rtt_ns)
+			link.rtt_ns = measure_rtt_ns(&rt->meas, cfg, i);
 	if (link.rate_bps == 0 || link.rtt_ns == 0)
 		return 0; /* no link rate: no shaping, no marking */
 	rc = cc_params_resolve(&link, &ov, &tm->derived, &why);
@@ -145,8 +149,8 @@ runtime_tm_build(const struct ls_config *cfg, unsigned int port, struct dp_tm_co
 
 /* Mechanisms A and C: one setting for every worker. */
 static int
-runtime_mech_build(const struct ls_config *cfg, const struct dp_conf *c, struct dp_mech_conf *m,
-		   FILE *err)
+runtime_mech_build(const struct ls_runtime *rt, const struct ls_config *cfg,
+		   const struct dp_conf *c, struct dp_mech_conf *m, FILE *err)
 {
 	const struct ls_congestion_conf *cg = &cfg->cong;
 	struct proxy_cnp_params cp = {
@@ -155,6 +159,7 @@ runtime_mech_build(const struct ls_config *cfg, const struct dp_conf *c, struct 
 	};
 	uint64_t dc_rate = cfg->ports[cfg->dc_port].link_rate_bps;
 	uint64_t hold = cg->hold_ns;
+	uint64_t dc_rtt = 0;
 	struct trp_params tp;
 	unsigned int i;
 
@@ -174,9 +179,21 @@ runtime_mech_build(const struct ls_config *cfg, const struct dp_conf *c, struct 
 		if (c->tm[i].enabled)
 			hold = c->tm[i].derived.hold_ns;
 	for (i = 0; i < cfg->n_peers && hold == 0; i++)
-		hold = cfg->peers[i].rtt_ns;
+		hold = measure_rtt_ns(&rt->meas, cfg, i);
 	if (hold == 0)
 		hold = 1000000; /* 1 ms: the 100 km case */
+	/*
+	 * Mechanism C's policy: the upstream-CE window of congestion/gw_mech.h
+	 * for the DC RTT the derivation used (the simulator's default too),
+	 * and every receiver CNP is forwarded as the packet it is.
+	 */
+	for (i = 0; i < c->n_ports && dc_rtt == 0; i++)
+		if (c->tm[i].enabled)
+			dc_rtt = c->tm[i].derived.dc_rtt_ns;
+	m->c_policy.upstream_ce_window_ns =
+		gw_mech_c_upstream_ce_window_default_ns(dc_rtt != 0 ? dc_rtt : CC_DEFAULT_DC_RTT_NS);
+	m->c_policy.forward_cnp = true;
+	m->c_policy.cnp_gap_ns = 0;
 	trp_params_default(&tp, dc_rate != 0 ? dc_rate : RUNTIME_DC_DEFAULT_BPS, hold);
 	if (trp_config_init(&m->trp, &tp) != 0) {
 		fprintf(err, "%s: [congestion] hold: mechanism C parameters rejected\n", cfg->path);
@@ -207,7 +224,7 @@ runtime_learned_of(const struct ls_runtime *rt, const char *name)
 }
 
 static int
-runtime_route_add(struct dp_conf *c, const struct ls_prefix *pf, unsigned int peer)
+runtime_route_add(struct dp_conf *c, const struct conf_prefix *pf, unsigned int peer)
 {
 	uint32_t a;
 
@@ -243,6 +260,7 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 	c->n_peers = (uint16_t)cfg->n_peers;
 	c->geneve_port = cfg->gw.geneve_port;
 	c->burst = (uint16_t)RTE_MIN(cfg->gw.burst, (unsigned int)DP_MAX_BURST);
+	c->probe_interval_ns = cfg->gw.probe_interval_ns;
 
 	for (i = 0; i < cfg->n_ports; i++) {
 		const struct ls_port_conf *pc = &cfg->ports[i];
@@ -283,17 +301,18 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 	for (i = 0; i < cfg->n_peers; i++) {
 		const struct ls_peer_conf *pc = &cfg->peers[i];
 		const struct ls_port_conf *wan = &cfg->ports[pc->port_index];
-		const struct ls_prefix *net = pc->remote.family == AF_INET ? &wan->ipv4 : &wan->ipv6;
-		const struct ls_addr *gw = pc->remote.family == AF_INET ? &wan->gateway4 : &wan->gateway6;
+		const struct conf_prefix *net = pc->remote.family == AF_INET ? &wan->ipv4 : &wan->ipv6;
+		const struct conf_addr *gw = pc->remote.family == AF_INET ? &wan->gateway4 : &wan->gateway6;
 		struct dp_peer *dp = &c->peers[i];
 
 		dp->port = (uint16_t)pc->port_index;
 		dp->family = pc->remote.family;
 		dp->vni = pc->vni;
-		dp->rtt_ns = pc->rtt_ns;
+		dp->rtt_ns = measure_rtt_ns(&rt->meas, cfg, i);
 		dp->source_strict = pc->source_check == LS_SOURCE_STRICT;
 		dp->csum_verify = pc->udp_checksum == LS_UDP_CSUM_VERIFY;
 		dp->zero_csum6_ok = pc->ipv6_zero_checksum == LS_ZERO_CSUM6_ACCEPT;
+		dp->credit = pc->lossless == LS_LOSSLESS_CREDIT;
 
 
 		snprintf(dp->name, sizeof(dp->name), "%s", pc->name);
@@ -332,11 +351,11 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 	for (i = 0; i < cfg->n_ports; i++) {
 		if (cfg->ports[i].role != LS_PORT_WAN)
 			continue;
-		rc = runtime_tm_build(cfg, i, &c->tm[i], err);
+		rc = runtime_tm_build(rt, cfg, i, &c->tm[i], err);
 		if (rc != 0)
 			goto fail;
 	}
-	rc = runtime_mech_build(cfg, c, &c->mech, err);
+	rc = runtime_mech_build(rt, cfg, c, &c->mech, err);
 	if (rc != 0)
 		goto fail;
 	rc = lossless_conf_build(cfg, c, &c->lossless, err);
@@ -388,7 +407,7 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 		const struct ls_peer_conf *pc = &cfg->peers[i];
 
 		for (j = 0; j < pc->n_prefixes; j++) {
-			const struct ls_prefix *pf = &pc->prefixes[j];
+			const struct conf_prefix *pf = &pc->prefixes[j];
 
 			if (pf->addr.family == AF_INET) {
 				uint32_t a;
@@ -541,12 +560,49 @@ runtime_publish_dp(struct ls_runtime *rt, struct dp_conf *dp)
 {
 	struct dp_conf *old_dp = rt->dp;
 
+	/* Same config, so the same hooks: runtime_dp_build() leaves them to the caller. */
+	if (old_dp != NULL)
+		memcpy(dp->hooks, old_dp->hooks, sizeof(dp->hooks));
 	pthread_mutex_lock(&rt->cfg_lock);
 	__atomic_store_n(&rt->dp, dp, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&rt->cfg_lock);
 	if (old_dp != NULL && rt->rcu != NULL)
 		rte_rcu_qsbr_synchronize(rt->rcu, RTE_QSBR_THRID_INVALID);
 	runtime_dp_free(old_dp);
+}
+
+void
+runtime_measure_tick(struct ls_runtime *rt, uint64_t now_ns)
+{
+	struct dp_conf *dp = NULL;
+	bool changed;
+
+	if (rt->cfg == NULL)
+		return;
+	if (now_ns >= rt->meas.next_read_ns && now_ns < rt->meas.next_ns) {
+		rt->meas.next_read_ns = now_ns + MEASURE_READ_NS;
+		pthread_mutex_lock(&rt->cfg_lock);
+		measure_read(&rt->meas, rt->cfg, rt->workers, rt->n_workers);
+		pthread_mutex_unlock(&rt->cfg_lock);
+	}
+	if (now_ns < rt->meas.next_ns)
+		return;
+	rt->meas.next_ns = now_ns + rt->cfg->gw.measure_interval_ns;
+	pthread_mutex_lock(&rt->cfg_lock);
+	changed = measure_interval(&rt->meas, rt->cfg, rt->workers, rt->n_workers,
+				   runtime_now_ns(), stderr);
+	pthread_mutex_unlock(&rt->cfg_lock);
+	if (!changed)
+		return;
+	/* Thresholds, buffers, CNP interval and hold from the new RTT; the hooks stay. */
+	if (runtime_dp_build(rt, rt->cfg, &dp, stderr) != 0) {
+		rt->meas.republish_failed++;
+		fprintf(stderr, "rtt auto: the snapshot with the measured RTT was refused; "
+				"the running parameters stay\n");
+		runtime_dp_free(dp);
+		return;
+	}
+	runtime_publish_dp(rt, dp);
 }
 
 /* Keys that need a restart: compare and name the first one that changed. */
@@ -586,6 +642,8 @@ runtime_restart_key(const struct ls_config *a, const struct ls_config *b, char *
 		return "[gateway] mbufs";
 	if (a->gw.mbuf_data_size != b->gw.mbuf_data_size)
 		return "[gateway] mbuf_data_size";
+	if (a->gw.clock_offset_ns != b->gw.clock_offset_ns)
+		return "[gateway] clock_offset";
 	if (strcmp(a->gw.socket_path, b->gw.socket_path) != 0)
 		return "[gateway] socket";
 	if (memcmp(&a->eal, &b->eal, sizeof(a->eal)) != 0)
@@ -655,7 +713,14 @@ runtime_tm_capacity(const struct ls_config *cfg)
 
 	for (i = 0; i < cfg->n_peers; i++) {
 		const struct ls_port_conf *wan = &cfg->ports[cfg->peers[i].port_index];
-		uint64_t b = wan->link_rate_bps / 8 * cfg->peers[i].rtt_ns / 1000000000u;
+		/*
+		 * rtt = auto may later derive a larger buffer than its start:
+		 * room for a 10 ms RTT (1000 km) at least; a longer measured
+		 * path's queue is then bounded by these rings, not the buffer.
+		 */
+		uint64_t rtt = cfg->peers[i].rtt_auto && cfg->peers[i].rtt_ns < 10000000u ?
+				       10000000u : cfg->peers[i].rtt_ns;
+		uint64_t b = wan->link_rate_bps / 8 * rtt / 1000000000u;
 
 		if (b > bdp)
 			bdp = b;
@@ -702,6 +767,8 @@ runtime_worker_state_alloc(const struct ls_config *cfg, struct dp_worker *w, FIL
 	if (mem == NULL)
 		goto nomem;
 	dc_pfc_init(&w->dc_pfc, mem);
+	/* The sender epoch of the credit hop: new on every start (congestion/credit.h). */
+	wan_credit_init(&w->credit, (uint32_t)rte_rand());
 	for (p = 0; p < cfg->n_ports; p++) {
 		if (cfg->ports[p].role != LS_PORT_WAN)
 			continue;

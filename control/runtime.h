@@ -20,6 +20,7 @@
 #include "config.h"
 #include "dataplane/dp_conf.h"
 #include "dataplane/worker.h"
+#include "measure.h"
 
 struct rte_mempool;
 struct peering;
@@ -33,7 +34,7 @@ struct peering;
 struct runtime_learned_peer {
 	char name[LS_NAME_MAX];
 	unsigned int n;
-	struct ls_prefix p[LS_MAX_PREFIXES];
+	struct conf_prefix p[LS_MAX_PREFIXES];
 };
 
 struct runtime_learned {
@@ -83,8 +84,16 @@ struct ls_runtime {
 	 * what the next runtime_publish() installs. NULL in the C mode.
 	 */
 	struct p4_set *p4, *p4_next;
+	struct measure meas; /* path measurement; control thread, under cfg_lock (measure.h) */
 	bool stop; /* set by signal handler (relaxed), read by control loop */
 };
+
+/*
+ * Once per [gateway] measure_interval (now_ns: monotonic): aggregate the
+ * path measurement and, when an rtt = auto peer's RTT moved, rebuild and
+ * publish the snapshot with the parameters derived from it.
+ */
+void runtime_measure_tick(struct ls_runtime *rt, uint64_t now_ns);
 
 /* CLOCK_REALTIME in ns (control plane time base; workers use the TSC). */
 uint64_t runtime_now_ns(void);
@@ -129,8 +138,9 @@ uint64_t runtime_workers_ns(const struct ls_runtime *rt);
 void runtime_publish(struct ls_runtime *rt, struct ls_config *cfg, struct dp_conf *dp);
 
 /*
- * Publish DP, built from the running config (learned routes changed):
- * swap, wait for a grace period, free the previous snapshot.
+ * Publish DP, built from the running config (learned routes or a measured
+ * RTT changed): give it the running snapshot's hooks, swap, wait for a grace
+ * period, free the previous snapshot.
  */
 void runtime_publish_dp(struct ls_runtime *rt, struct dp_conf *dp);
 

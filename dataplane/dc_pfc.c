@@ -10,6 +10,7 @@
 #include "parse.h"
 #include "pfc.h"
 #include "pipeline.h"
+#include "wan_credit.h"
 
 void
 dc_pfc_init(struct dc_pfc *d, struct rte_mbuf **mem)
@@ -119,7 +120,8 @@ dc_pfc_ticks_to_ns(uint64_t ticks, uint64_t hz)
 void
 dc_pfc_poll(struct dc_pfc *d, const struct dp_lossless_conf *lc, struct dp_pfc_counters *ctr,
 	    const struct dp_port *dc, uint16_t dc_port, struct rte_mempool *pool,
-	    uint64_t wan_roce_bytes, uint64_t tsc, struct dp_tx *tx, uint64_t *next_due_tsc)
+	    uint64_t wan_roce_bytes, uint64_t tsc, struct dp_tx *tx, uint64_t *next_due_tsc,
+	    struct wan_credit *cr)
 {
 	uint8_t dp = lc->data_priority % PFC_PRIORITIES;
 	enum pfc_tx_verdict v;
@@ -138,6 +140,7 @@ dc_pfc_poll(struct dc_pfc *d, const struct dp_lossless_conf *lc, struct dp_pfc_c
 			f->bytes -= m->pkt_len;
 			ctr->released++;
 			ctr->queued--;
+			wan_credit_left(cr, m);
 			dp_tx_add(tx, dc_port, m);
 		}
 		ctr->rx_paused_ns[i] = dc_pfc_ticks_to_ns(pfc_rx_paused_ticks(&d->st, i, tsc),

@@ -32,6 +32,7 @@
 struct rte_mbuf;
 struct rte_mempool;
 struct dp_tx;
+struct wan_credit;
 
 #define DC_PFC_QUEUE 4096 /* packets held per priority, power of two */
 
@@ -90,11 +91,13 @@ bool dc_pfc_hold(struct dc_pfc *d, struct dp_pfc_counters *ctr, struct rte_mbuf 
  * permitting), and send pauses and resumes for the RoCE data priority
  * given the bytes its WAN class holds (wan_roce_bytes). Frames the
  * gateway builds come from pool and are added as its own. Lowers
- * *next_due_tsc to the next pause expiry or refresh.
+ * *next_due_tsc to the next pause expiry or refresh. A released packet
+ * leaves its peer's credit buffer (cr, wan_credit.h).
  */
 void dc_pfc_poll(struct dc_pfc *d, const struct dp_lossless_conf *lc, struct dp_pfc_counters *ctr,
 		 const struct dp_port *dc, uint16_t dc_port, struct rte_mempool *pool,
-		 uint64_t wan_roce_bytes, uint64_t tsc, struct dp_tx *tx, uint64_t *next_due_tsc);
+		 uint64_t wan_roce_bytes, uint64_t tsc, struct dp_tx *tx, uint64_t *next_due_tsc,
+		 struct wan_credit *cr);
 
 /* Free what is queued (worker teardown). */
 void dc_pfc_flush(struct dc_pfc *d);

@@ -10,6 +10,8 @@
 #include "congestion/ecn.h"
 #include "csum.h"
 #include "geneve.h"
+#include "mbuf_meta.h"
+#include "wan_credit.h"
 
 static inline int
 dp_peer_find(const struct dp_conf *c, uint8_t family, const uint8_t *src)
@@ -34,10 +36,12 @@ dp_seq_track(struct dp_worker *w, struct dp_counters *ctr, uint32_t peer,
 	int32_t d;
 
 	if (!ps->rx_seen[wid]) {
+		ctr->peer[peer].rx_seq_pkts++;
 		ps->rx_seen[wid] = 1;
 		ps->rx_expect[wid] = gi->seq + 1;
 		return;
 	}
+	ctr->peer[peer].rx_seq_pkts++;
 	d = (int32_t)(gi->seq - ps->rx_expect[wid]);
 	if (d >= 0) {
 		ctr->peer[peer].rx_seq_gaps += (uint32_t)d;
@@ -68,7 +72,8 @@ dp_decap_csum(const struct dp_peer *peer, uint8_t family, const uint8_t *src, co
 
 enum ls_drop_reason
 dp_decap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
-	 const struct pkt_meta *meta, struct pkt_meta *imeta, uint32_t *peer_out)
+	 const struct pkt_meta *meta, struct pkt_meta *imeta, uint32_t *peer_out,
+	 const struct dp_clock *clk)
 {
 	struct dp_counters *ctr = &w->counters;
 	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
@@ -110,9 +115,31 @@ dp_decap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		return r;
 	if (gi.vni != c->peers[peer].vni)
 		return LS_DROP_VNI_MISMATCH;
-	/* The packet crossed the WAN: account its sequence even if dropped below. */
-	if (gi.has_ls_opt)
+	/* Mechanism B on the WAN hop: both ends must have lossless = credit. */
+	if (unlikely(gi.has_credit)) {
+		if (!c->peers[peer].credit)
+			return LS_DROP_CREDIT_NOT_ENABLED;
+		if (gi.control) {
+			wan_credit_rx(&w->credit, &ctr->credit, (uint32_t)peer, &gi.credit, 0);
+			return LS_DROP_CREDIT_CONTROL;
+		}
+	}
+	/* The packet crossed the WAN: account its sequence and transit even if dropped below. */
+	if (gi.has_ls_opt) {
 		dp_seq_track(w, ctr, (uint32_t)peer, &gi);
+		dp_path_meas_rx(&w->meas[peer], gi.tx_ns, clk->ns);
+	}
+	if (unlikely(gi.probe)) {
+		struct dp_path_meas *pm = &w->meas[peer];
+
+		/* t1, t2 echoed; t3 = the probe's transmit time; t4 = now. */
+		pm->probes_rx++;
+		if (gi.echo_flags & GENEVE_ECHO_VALID)
+			dp_path_meas_ntp(pm, gi.echo_t1_ns, gi.echo_t2_ns, gi.tx_ns, clk->ns);
+		else
+			pm->probes_rx_noecho++;
+		return LS_DROP_PROBE_CONSUMED;
+	}
 	if (parse_ip(p, udp_end, gi.inner_off, gi.proto, imeta) != LS_DROP_NONE)
 		return LS_DROP_INNER_INVALID;
 
@@ -144,6 +171,21 @@ dp_decap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		if (ecn == ECN_CE)
 			ctr->ecn_marked++;
 		imeta->tos = tos;
+	}
+	/*
+	 * The packet is delivered from here on: a charged one holds its bytes
+	 * of the peer's credit buffer until it leaves the gateway (the tag
+	 * tells the queues that may keep it; every decapsulated packet gets
+	 * one, so that no stale tag survives from the mbuf's previous use).
+	 */
+	dp_mbuf_meta(m)->tm.flags = 0;
+	if (unlikely(gi.has_credit) &&
+	    wan_credit_rx(&w->credit, &ctr->credit, (uint32_t)peer, &gi.credit, imeta->ip_len)) {
+		struct dp_mbuf_meta *mm = dp_mbuf_meta(m);
+
+		mm->tm.flags = DP_TM_F_CREDIT_RX;
+		mm->tm.peer = (uint8_t)peer;
+		mm->tm.frame_bytes = imeta->ip_len;
 	}
 	/* Strip: keep only the inner IP packet. */
 	if (m->pkt_len > gi.inner_off + imeta->ip_len)

@@ -31,11 +31,13 @@
  * Tunnel termination: validate outer IP/UDP/GENEVE, identify the peer,
  * apply RFC 6040 to the inner header and strip the outer headers. On
  * success the mbuf holds the inner IP packet only and *imeta describes it
- * (offsets relative to the new data start).
+ * (offsets relative to the new data start). clk->ns stamps the path
+ * measurement (dataplane/path_meas.h); a path probe is measured and
+ * consumed (probe_consumed).
  */
 enum ls_drop_reason dp_decap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 			     const struct pkt_meta *meta, struct pkt_meta *imeta,
-			     uint32_t *peer_out);
+			     uint32_t *peer_out, const struct dp_clock *clk);
 
 /*
  * True when an inner packet is addressed to the DC port itself or, for

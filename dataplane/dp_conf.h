@@ -25,6 +25,8 @@
 #include "drop_reason.h"
 #include "congestion/cc_params.h"
 #include "congestion/ecn_marker.h"
+#include "congestion/gw_mech.h"
+#include "congestion/credit.h"
 #include "congestion/pfc.h"
 #include "congestion/proxy_cnp.h"
 #include "congestion/qpn_learn.h"
@@ -42,7 +44,7 @@ struct dp_p4;
 
 #define DP_MAX_WORKERS 16
 #define DP_MAX_BURST 64
-#define DP_PEER_TMPL_MAX 80 /* 18 (Ethernet + VLAN) + 20 + 8 + 28 */
+#define DP_PEER_TMPL_MAX 80 /* 18 (Ethernet + VLAN) + 20 + 8 + 28; the credit option is written apart */
 static_assert(DP_MAX_WORKERS == LS_MAX_WORKERS && DP_MAX_BURST == LS_MAX_BURST,
 	      "config limits match the dataplane");
 
@@ -70,6 +72,7 @@ struct dp_peer {
 	uint8_t source_strict; /* inner sources only from its prefixes ([peer] source_check) */
 	uint8_t csum_verify; /* verify a non-zero outer UDP checksum ([peer] udp_checksum) */
 	uint8_t zero_csum6_ok; /* accept a zero one over IPv6 ([peer] ipv6_zero_checksum) */
+	uint8_t credit; /* [peer] lossless = credit: every packet carries the credit option */
 	uint32_t vni;
 	uint8_t src[16]; /* outer source address (IPv4 in the first 4 bytes) */
 	uint8_t dst[16]; /* outer destination: the peer gateway */
@@ -119,6 +122,7 @@ struct dp_mech_conf {
 	struct proxy_cnp_config cnp; /* mechanism A rate limit and CE policy */
 	uint8_t cnp_dscp;
 	struct trp_config trp; /* mechanism C */
+	struct gw_mech_c_config c_policy; /* mechanism C: upstream-CE window, forwarding */
 	struct qpn_learn_params learn;
 	uint64_t flow_idle_ns;
 };
@@ -129,6 +133,14 @@ struct dp_lossless_conf {
 	struct pfc_params pfc; /* hz 0: each worker sets its TSC rate */
 	uint8_t data_priority; /* priority paused when the WAN RoCE class crosses XOFF */
 	uint8_t dscp_priority[64]; /* DSCP -> 802.1p priority of packets toward the DC */
+	/*
+	 * The credit-based WAN hop (dataplane/wan_credit.h), per peer with
+	 * lossless = credit (dp_peer.credit): the buffer this gateway grants
+	 * that peer and the grant cadence, from cc_params of the peer's WAN
+	 * port; update_ticks are nanoseconds (the credit clock is dp_clock.ns).
+	 */
+	bool credit_any;
+	struct credit_params credit[LS_MAX_PEERS];
 };
 
 struct dp_conf {
@@ -138,6 +150,7 @@ struct dp_conf {
 	uint16_t n_peers;
 	uint16_t geneve_port; /* host order */
 	uint16_t burst; /* rx burst size, <= DP_MAX_BURST */
+	uint64_t probe_interval_ns; /* path probes per worker and peer ([gateway] probe_interval); 0 = none */
 	struct dp_port ports[LS_MAX_PORTS];
 	struct dp_peer peers[LS_MAX_PEERS];
 	struct rte_lpm *lpm4; /* next hop = peer index */
@@ -190,6 +203,7 @@ struct dp_peer_counters {
 	uint64_t rx_ce; /* outer CE seen on decap */
 	uint64_t rx_seq_gaps; /* GENEVE option sequence went forward by > 1 */
 	uint64_t rx_seq_reorder; /* sequence went backwards */
+	uint64_t rx_seq_pkts; /* packets carrying the sequence (data and probes) */
 };
 
 #define DP_HIST_BUCKETS 40 /* log2 buckets: [2^i, 2^(i+1)) */
@@ -257,15 +271,40 @@ struct dp_pfc_counters {
 };
 
 /*
+ * Mechanism B on the WAN hop (wan_credit.h), summed over the credit peers.
+ * Sender side: what this gateway may send; receiver side: what it grants.
+ */
+struct dp_credit_counters {
+	uint64_t sent_bytes; /* charged to credit (inner bytes of RoCE data) */
+	uint64_t blocked; /* dequeues refused for want of credit */
+	uint64_t blocked_ns; /* time a RoCE class waited for credit, ended intervals */
+	uint64_t grants_rx; /* grants applied (a larger limit for our epoch) */
+	uint64_t grants_stale; /* grants ignored: not larger, or another epoch */
+	uint64_t reports_rx; /* reports seen from peers */
+	uint64_t grants_tx; /* grants sent, in data packets and control packets */
+	uint64_t ctrl_tx; /* control packets sent (also counted in own_tx) */
+	uint64_t ctrl_failed; /* a control packet due but not built (neighbour, mbuf, room) */
+	uint64_t other_priority; /* options for a priority this gateway does not credit */
+	uint64_t arrived_bytes; /* charged bytes received into the buffer */
+	uint64_t overrun_bytes; /* gauge: arrived above the buffer (a peer over its limit) */
+	uint64_t lost_bytes; /* gauge: reported sent, never arrived */
+	uint64_t sender_restarts; /* gauge: peers seen with a new epoch */
+	uint64_t occupancy_bytes; /* gauge: buffer held now */
+	uint64_t available_bytes; /* gauge: credit left to send now */
+};
+
+/*
  * Every received packet is counted exactly once: the ports' rx_pkts add up
  * to forwarded + drops[] + punted + what waits in the traffic managers,
  * mechanism C hold queues and mechanism B's DC pause queues (pfc.queued;
  * a PFC frame received is a drop named pfc_consumed). The ports' tx_pkts
  * add up to forwarded + own_tx: packets the gateway builds itself
- * (mechanism A CNPs, mechanism B PFC frames, the control
- * thread's injects) are counted apart from forwarded ones and never as
- * drops; cnp_sent + pfc tx_pauses + tx_resumes + injected = own_tx +
- * own_tx_failed.
+ * (mechanism A CNPs, mechanism B PFC frames and credit control
+ * packets, path probes, the control thread's injects) are counted apart
+ * from forwarded ones and never as drops; cnp_sent + pfc tx_pauses +
+ * tx_resumes + credit.ctrl_tx + injected + probes_sent = own_tx +
+ * own_tx_failed. A path probe received is a drop named probe_consumed, a
+ * credit control packet received one named credit_control.
  */
 struct dp_counters {
 	struct dp_port_counters port[LS_MAX_PORTS];
@@ -280,6 +319,7 @@ struct dp_counters {
 	uint64_t punted; /* received packets handed to the control thread */
 	uint64_t resolve_requests; /* next hops the control thread was asked to resolve */
 	uint64_t injected; /* packets the control thread built, taken from the inject ring */
+	uint64_t probes_sent; /* path probes built (dataplane/probe.h) */
 	uint64_t polls, idle_polls, sleeps;
 	uint64_t busy_tsc; /* TSC spent in bursts that carried packets */
 	uint64_t flows_created; /* flow entries started (new or reused) */
@@ -287,6 +327,7 @@ struct dp_counters {
 	struct dp_tm_counters tm[LS_MAX_PORTS][DP_TM_CLASS_MAX];
 	struct dp_mech_counters mech;
 	struct dp_pfc_counters pfc;
+	struct dp_credit_counters credit;
 } __rte_cache_aligned;
 
 #endif /* LONGSPAN_DP_CONF_H */

@@ -37,7 +37,8 @@ dp_peer_template(struct dp_peer *peer, const struct dp_port *wan, uint16_t genev
 	memcpy(&ip->src_addr, peer->src, 4);
 	memcpy(&ip->dst_addr, peer->dst, 4);
 	udp->dst_port = rte_cpu_to_be_16(geneve_port);
-	g[0] = sizeof(struct geneve_ls_opt) / 4; /* version 0, option length in words */
+	/* Version 0, options length in words: the credit option follows, written per packet. */
+	g[0] = (uint8_t)((sizeof(struct geneve_ls_opt) + (peer->credit ? CREDIT_OPT_BYTES : 0)) / 4);
 	g[4] = (uint8_t)(peer->vni >> 16);
 	g[5] = (uint8_t)(peer->vni >> 8);
 	g[6] = (uint8_t)peer->vni;

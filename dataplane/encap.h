@@ -25,6 +25,7 @@
 #include "eth.h"
 #include "geneve.h"
 #include "mbuf_meta.h"
+#include "wan_credit.h"
 #include "worker.h"
 
 /* Ethernet + IPv4 + UDP + GENEVE + Longspan option: an untagged template. */
@@ -48,11 +49,30 @@ dp_geneve_fill(struct dp_worker *w, uint8_t *g, uint16_t inner_et, uint32_t peer
 	opt->tx_ns = dp_htonll(clk->ns);
 }
 
+/* Bytes of GENEVE options after the telemetry option: the credit option toward a credit peer. */
+static inline uint16_t
+dp_encap_extra(const struct dp_peer *peer)
+{
+	return peer->credit ? CREDIT_OPT_BYTES : 0;
+}
+
+/* The credit option of a packet toward a credit peer (report stored at dequeue, grant now). */
+static inline void
+dp_encap_credit(struct dp_worker *w, const struct dp_mbuf_meta *mm, uint32_t peer_idx, uint8_t *p)
+{
+	struct credit_opt o;
+
+	wan_credit_opt(&w->credit, &w->counters.credit, peer_idx, mm->tm.credit_report,
+		       (mm->tm.flags & DP_TM_F_CREDIT_TX) != 0, &o);
+	credit_opt_write(p, &o);
+}
+
 /*
  * Egress / deparser: prepend Ethernet / outer IP / UDP / GENEVE / Longspan
- * option (docs/wire-format.md) to an inner IP packet leaving the traffic
- * manager; the mbuf data starts at the inner IP header. An IPv4 underlay
- * copies the peer's template and patches the per-packet fields.
+ * option [/ credit option] (docs/wire-format.md) to an inner IP packet
+ * leaving the traffic manager; the mbuf data starts at the inner IP
+ * header. An IPv4 underlay copies the peer's template and patches the
+ * per-packet fields.
  */
 static __rte_always_inline void
 dp_encap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
@@ -66,7 +86,9 @@ dp_encap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 	bool inner4 = (inner[0] >> 4) == 4;
 	uint32_t hash = mm->tm.hash;
 	uint16_t ip_len = (uint16_t)m->pkt_len;
-	uint16_t udp_len = (uint16_t)(sizeof(struct rte_udp_hdr) + GENEVE_ENCAP_HDR_SIZE + ip_len);
+	uint16_t extra = dp_encap_extra(peer);
+	uint16_t udp_len = (uint16_t)(sizeof(struct rte_udp_hdr) + GENEVE_ENCAP_HDR_SIZE + extra +
+				      ip_len);
 	uint16_t inner_et = inner4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
 	/* RFC 6040: copy DSCP and ECN (including the gateway's own mark) outward. */
 	uint8_t in_tos = inner4 ? inner[1] : (uint8_t)((inner[0] << 4) | (inner[1] >> 4));
@@ -82,7 +104,7 @@ dp_encap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		uint32_t sum;
 
 		/* Headroom was checked when the packet entered the traffic manager. */
-		hdr = (uint8_t *)rte_pktmbuf_prepend(m, peer->tmpl_len);
+		hdr = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(peer->tmpl_len + extra));
 		/* Constant sizes let the compiler emit a few vector moves. */
 		if (l2 == sizeof(struct rte_ether_hdr))
 			memcpy(hdr, peer->tmpl, DP_TMPL_V4_SIZE);
@@ -107,6 +129,8 @@ dp_encap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		udp->src_port = dp_htons(geneve_src_port(hash));
 		udp->dgram_len = dp_htons(udp_len);
 		dp_geneve_fill(w, (uint8_t *)(udp + 1), inner_et, peer_idx, clk);
+		if (unlikely(extra != 0))
+			dp_encap_credit(w, mm, peer_idx, hdr + peer->tmpl_len);
 		m->l2_len = l2;
 		m->l3_len = sizeof(struct rte_ipv4_hdr);
 	} else {
@@ -117,7 +141,7 @@ dp_encap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		uint8_t *g;
 
 		hdr = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(l2 + l3 + sizeof(*udp) +
-								   GENEVE_ENCAP_HDR_SIZE));
+								   GENEVE_ENCAP_HDR_SIZE + extra));
 		eth = (struct rte_ether_hdr *)hdr;
 		memcpy(&eth->dst_addr, mm->tm.dmac, RTE_ETHER_ADDR_LEN);
 		eth_hdr_write(eth, NULL, &wan->mac, wan->vlan, 0, RTE_ETHER_TYPE_IPV6);
@@ -134,7 +158,7 @@ dp_encap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		udp->dgram_len = rte_cpu_to_be_16(udp_len);
 		udp->dgram_cksum = 0;
 		g = (uint8_t *)(udp + 1);
-		g[0] = sizeof(struct geneve_ls_opt) / 4;
+		g[0] = (uint8_t)((sizeof(struct geneve_ls_opt) + extra) / 4);
 		g[1] = 0;
 		g[4] = (uint8_t)(peer->vni >> 16);
 		g[5] = (uint8_t)(peer->vni >> 8);
@@ -147,6 +171,8 @@ dp_encap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		opt->version = GENEVE_LS_OPT_VERSION;
 		opt->flags = 0;
 		dp_geneve_fill(w, g, inner_et, peer_idx, clk);
+		if (unlikely(extra != 0))
+			dp_encap_credit(w, mm, peer_idx, g + GENEVE_ENCAP_HDR_SIZE);
 		/* A zero UDP checksum over IPv6 is only allowed under RFC 6936. */
 		udp->dgram_cksum = rte_ipv6_udptcp_cksum(ip, udp);
 		m->l2_len = l2;

@@ -27,12 +27,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <netinet/in.h>
 
 #include <rte_cycles.h>
 #include <rte_prefetch.h>
 
 #include "flow.h"
 #include "hook_abi.h"
+#include "parse.h"
 
 #define DP_HOOKS_PER_POINT 4 /* hooks run at one point, in config order */
 #define DP_HOOKS_MAX 8 /* [hook NAME] sections */
@@ -68,11 +70,35 @@ dp_hooks_at(const struct dp_hooks *h, enum ls_hook_point p)
 }
 
 /*
+ * Where a hook probing for a flow looks first (roce_flow does): the record
+ * of its flow table slot, or of its hash when it has none, and the hot
+ * lines of that record (hook_abi.h).
+ */
+static inline void
+dp_hook_prefetch(const struct dp_hook *k, uint32_t idx)
+{
+	const uint8_t *r =
+		k->flows + (uint64_t)(idx & k->flow_mask) * sizeof(struct ls_hook_flow_rec);
+	unsigned int off;
+
+	for (off = 0; off < LS_HOOK_REC_HOT_BYTES; off += RTE_CACHE_LINE_SIZE)
+		rte_prefetch0(r + off);
+}
+
+static inline uint32_t
+dp_hook_ctx_home(const struct ls_hook_ctx *c)
+{
+	return c->flow_slot != LS_HOOK_NO_SLOT ? c->flow_slot : c->hash;
+}
+
+/*
  * Run point p's hooks over the n contexts of a burst. For a hook with flow
- * records, a first pass prefetches the slot each context's hash points at
- * (ls_hook_flows[hash & (slots - 1)], where a hook probing from the hash
- * looks first): tests/perf/hook_cycles.c measured up to a quarter fewer
- * cycles per packet with it (none when the slots are in cache anyway).
+ * records, a first pass prefetches the hot lines of the record each
+ * context's flow table slot (else its hash) points at, where a hook probing
+ * from there looks first: tests/perf/hook_cycles.c measured up to a quarter
+ * fewer cycles per packet with it (none when the slots are in cache
+ * anyway). The lines a tx point writes are prefetched at the rx point
+ * already, so they are in cache when the packet leaves.
  */
 static inline void
 dp_hooks_run(const struct dp_hooks *h, enum ls_hook_point p, struct ls_hook_ctx *ctx,
@@ -87,8 +113,7 @@ dp_hooks_run(const struct dp_hooks *h, enum ls_hook_point p, struct ls_hook_ctx 
 
 		if (k->flows != NULL)
 			for (j = 0; j < n; j++)
-				rte_prefetch0(k->flows + (uint64_t)(ctx[j].hash & k->flow_mask) *
-								 sizeof(struct ls_hook_flow_rec));
+				dp_hook_prefetch(k, dp_hook_ctx_home(&ctx[j]));
 		for (j = 0; j < n; j++)
 			errors += k->func(&ctx[j]) != 0;
 		st->cycles += rte_rdtsc() - t0;
@@ -190,12 +215,79 @@ void dp_hook_rx(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_po
 		uint32_t slot);
 
 /*
+ * The context of a RoCE packet at rx point p from what the parser and the
+ * flow lookup already found: meta (inner headers, bth_off set), the
+ * packet's BTH at bth (an ACK's AETH follows it: parse_ip() checked its
+ * length), flow key k with its flow_table_hash() and the flow table slot.
+ * The same context dp_hook_rx() builds from the bytes (tests/unit/hook
+ * compares the two), without a second parse and a second hash: with the
+ * context's stores written field by field instead of a memset, this is
+ * what makes the rx point cheaper (docs/performance.md, "With the roce_flow hook").
+ */
+static inline void
+dp_hook_ctx_roce(struct ls_hook_ctx *c, enum ls_hook_point p, const struct dp_hook_at *at,
+		 const struct pkt_meta *meta, const uint8_t *bth, const struct flow_key *k,
+		 uint32_t hash, uint32_t slot)
+{
+	bool ack = meta->opcode == LS_HOOK_OP_RC_ACK || meta->opcode == LS_HOOK_OP_RC_ATOMIC_ACK;
+
+	c->abi_version = LS_HOOK_ABI_VERSION;
+	c->ctx_size = sizeof(*c);
+	c->hook_point = (uint8_t)p;
+	c->flags = (uint8_t)(LS_HOOK_F_ROCE | (ack ? LS_HOOK_F_AETH : 0));
+	c->lcore = at->lcore;
+	c->port = at->port;
+	c->peer = at->peer;
+	c->frame_bytes = (uint16_t)(at->frame_bytes > UINT16_MAX ? UINT16_MAX : at->frame_bytes);
+	c->ip_bytes = meta->ip_len;
+	c->tsc = at->tsc;
+	c->now_ns = at->now_ns;
+	c->hash = hash;
+	c->dest_qp = meta->dqpn;
+	c->sport = meta->sport;
+	c->dport = meta->dport;
+	c->family = k->family == AF_INET6 ? LS_HOOK_FAMILY_IP6 : LS_HOOK_FAMILY_IP4;
+	c->proto = IPPROTO_UDP;
+	c->direction = p == LS_HOOK_DC_RX ? LS_HOOK_DIR_DC_TO_WAN : LS_HOOK_DIR_WAN_TO_DC;
+	c->key_pad = 0;
+	memcpy(c->src, k->src, sizeof(c->src) + sizeof(c->dst));
+	c->dscp = meta->tos >> 2;
+	c->ecn = meta->tos & 3;
+	c->bth_opcode = meta->opcode;
+	c->aeth_syndrome = ack ? bth[sizeof(struct roce_bth)] : 0;
+	c->psn = meta->psn;
+	c->aeth_msn = ack ? roce_u24(bth + sizeof(struct roce_bth) + 1) : 0;
+	c->verdict = 0;
+	c->verdict_pad = 0;
+	c->drop_reason = 0;
+	c->flow_slot = slot;
+	c->ctx_pad = 0;
+	c->sojourn_ns = 0;
+	c->reserved[0] = c->reserved[1] = 0;
+}
+static_assert(offsetof(struct flow_key, dst) == offsetof(struct flow_key, src) + 16 &&
+		      offsetof(struct ls_hook_ctx, dst) == offsetof(struct ls_hook_ctx, src) + 16,
+	      "dp_hook_ctx_roce() copies both addresses at once");
+
+/* dp_hook_ctx_roce() into the next context of point p. */
+static inline void
+dp_hook_rx_roce(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point p,
+		const struct dp_hook_at *at, const struct pkt_meta *meta, const uint8_t *bth,
+		const struct flow_key *k, uint32_t hash, uint32_t slot)
+{
+	dp_hook_ctx_roce(dp_hook_next(io, h, p), p, at, meta, bth, k, hash, slot);
+}
+
+/*
  * A packet at tx point p (wan_tx, dc_tx), or dropped between its rx point
  * and its tx point (verdict without LS_HOOK_V_FORWARDED, drop the reason),
- * with the time it waited in the gateway. Called only when p has hooks.
+ * with the time it waited in the gateway. hash and slot: the flow table
+ * hash and slot its rx point had (carried in the mbuf:
+ * dp_hook_carry() in hook_pipe.h), hash 0 when it had none (then computed from the packet).
+ * Called only when p has hooks.
  */
 void dp_hook_tx(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point p,
 		const struct dp_hook_at *at, const uint8_t *ip, uint32_t len, uint8_t verdict,
-		uint16_t drop, uint64_t sojourn_ns);
+		uint16_t drop, uint64_t sojourn_ns, uint32_t hash, uint32_t slot);
 
 #endif /* LONGSPAN_HOOK_H */

@@ -27,13 +27,15 @@
  * context size.
  *
  * Versioning: any change to the context, the note or the record layout
- * bumps LS_HOOK_ABI_VERSION; fields are only ever appended.
+ * bumps LS_HOOK_ABI_VERSION; context fields are only ever appended. Version
+ * 2 reordered the flow record (same fields, hot ones first) and passes the
+ * flow table slot at tx points too, where the hook may index by it.
  */
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define LS_HOOK_ABI_VERSION 1
+#define LS_HOOK_ABI_VERSION 2 /* 2: flow record laid out by use (docs/telemetry.md) */
 #define LS_HOOK_ABI_MAGIC 0x4b48534cu /* "LSHK" in a little-endian word */
 #define LS_HOOK_ABI_SECTION "longspan_abi"
 
@@ -157,7 +159,8 @@ struct ls_hook_ctx {
 	uint8_t verdict; /* LS_HOOK_V_* (tx points) */
 	uint8_t verdict_pad;
 	uint16_t drop_reason; /* enum ls_drop_reason, 0 = not dropped */
-	uint32_t flow_slot; /* slot in the worker's flow table, LS_HOOK_NO_SLOT when none */
+	uint32_t flow_slot; /* slot in the worker's flow table, LS_HOOK_NO_SLOT when none;
+			       one live flow's at a time, the same at its rx and tx points */
 	uint32_t ctx_pad;
 	uint64_t sojourn_ns; /* tx points: time queued in the gateway (TM or hold queue) */
 	uint64_t reserved[2]; /* zero */
@@ -166,9 +169,12 @@ struct ls_hook_ctx {
 /*
  * One flow (one QP direction) in the per-lcore flow map, written only by the
  * hook of that lcore; the control thread and bpftool read it concurrently.
- * The first 64 bytes hold what every received packet touches, the next 64
- * the rest of the rx accounting, then the tx accounting and the sojourn
- * histogram (a tx hook touches lines 0, 2 and 3).
+ * Laid out by how often a packet touches a field (ABI version 2): line 0
+ * holds the key and the packet and byte counts, line 1 the rest of what
+ * every packet writes at either point (so a packet's rx and tx points touch
+ * the same two lines), line 2 the sojourn histogram (one bucket per packet
+ * sent), line 3 what only exceptions write (PSN gaps, NAKs, CNPs, drops,
+ * marks) and first_ns.
  *
  * Sojourn histogram: bucket 0 counts sojourns below 1024 ns, bucket k
  * (1..14) those in [2^(9+k), 2^(10+k)) ns, bucket 15 those of 2^24 ns
@@ -182,31 +188,31 @@ struct ls_hook_ctx {
 	X(uint64_t, pkts, , "packets received (rx points)")                                      \
 	X(uint64_t, bytes, , "inner IP bytes received")                                          \
 	X(uint64_t, last_ns, , "last packet seen, gateway ns")                                    \
-	X(uint64_t, first_ns, , "first packet seen, gateway ns")                                  \
 	X(uint64_t, ect_pkts, , "packets received ECT(0) or ECT(1)")                              \
 	X(uint64_t, ce_pkts, , "packets received CE")                                             \
+	X(uint64_t, tx_pkts, , "packets transmitted (tx points)")                                 \
+	X(uint64_t, tx_bytes, , "inner IP bytes transmitted")                                     \
+	X(uint64_t, sojourn_sum_ns, , "sum of the sojourn times of transmitted packets")          \
 	X(uint32_t, next_psn, , "next expected data PSN")                                         \
-	X(uint32_t, psn_gaps, , "data PSN ahead of the expected one (loss upstream)")             \
 	X(uint32_t, psn_ooo, , "data PSN other than the expected one")                            \
-	X(uint32_t, retrans, , "data PSN behind the expected one (retransmission)")              \
-	X(uint32_t, naks, , "NAKs (AETH syndrome 011xxxxx)")                                      \
-	X(uint32_t, cnp_seen, , "CNPs received from hosts")                                       \
 	X(uint16_t, port, , "config port index of the last packet received")                     \
 	X(uint16_t, peer, , "config peer index, 65535 when none")                                 \
 	X(uint8_t, dscp, , "DSCP of the last packet received")                                    \
 	X(uint8_t, psn_valid, , "1 once next_psn holds a PSN")                                    \
 	X(uint8_t, rec_pad, [2], "zero")                                                          \
-	X(uint64_t, tx_pkts, , "packets transmitted (tx points)")                                 \
-	X(uint64_t, tx_bytes, , "inner IP bytes transmitted")                                     \
-	X(uint64_t, sojourn_sum_ns, , "sum of the sojourn times of transmitted packets")          \
+	X(uint32_t, sojourn_hist, [LS_HOOK_SOJOURN_BUCKETS], "log2 sojourn histogram")            \
+	X(uint64_t, first_ns, , "first packet seen, gateway ns")                                  \
+	X(uint32_t, psn_gaps, , "data PSN ahead of the expected one (loss upstream)")             \
+	X(uint32_t, retrans, , "data PSN behind the expected one (retransmission)")              \
+	X(uint32_t, naks, , "NAKs (AETH syndrome 011xxxxx)")                                      \
+	X(uint32_t, cnp_seen, , "CNPs received from hosts")                                       \
 	X(uint32_t, marked, , "packets the gateway marked CE")                                    \
 	X(uint32_t, cnp_generated, , "CNPs the gateway generated for the flow")                  \
 	X(uint32_t, held, , "packets held by mechanism C")                                        \
 	X(uint32_t, tx_drops, , "packets dropped between the rx and tx points")                   \
 	X(uint32_t, psn_skipped, , "PSNs missing in the gaps (sum of gap sizes)")                 \
 	X(uint32_t, rnr_naks, , "RNR NAKs (AETH syndrome 001xxxxx)")                              \
-	X(uint32_t, rec_reserved, [4], "zero")                                                    \
-	X(uint32_t, sojourn_hist, [LS_HOOK_SOJOURN_BUCKETS], "log2 sojourn histogram")
+	X(uint32_t, rec_reserved, [4], "zero")
 
 struct ls_hook_flow_rec {
 	LS_HOOK_FLOW_FIELDS(LS_HOOK_FIELD_DECL)
@@ -289,30 +295,35 @@ LS_HOOK_AT(ls_hook_flow_rec, hash, 0);
 LS_HOOK_AT(ls_hook_flow_rec, pkts, 48);
 LS_HOOK_AT(ls_hook_flow_rec, bytes, 56);
 LS_HOOK_AT(ls_hook_flow_rec, last_ns, 64);
-LS_HOOK_AT(ls_hook_flow_rec, first_ns, 72);
-LS_HOOK_AT(ls_hook_flow_rec, ect_pkts, 80);
-LS_HOOK_AT(ls_hook_flow_rec, ce_pkts, 88);
-LS_HOOK_AT(ls_hook_flow_rec, next_psn, 96);
-LS_HOOK_AT(ls_hook_flow_rec, psn_gaps, 100);
-LS_HOOK_AT(ls_hook_flow_rec, psn_ooo, 104);
-LS_HOOK_AT(ls_hook_flow_rec, retrans, 108);
-LS_HOOK_AT(ls_hook_flow_rec, naks, 112);
-LS_HOOK_AT(ls_hook_flow_rec, cnp_seen, 116);
+LS_HOOK_AT(ls_hook_flow_rec, ect_pkts, 72);
+LS_HOOK_AT(ls_hook_flow_rec, ce_pkts, 80);
+LS_HOOK_AT(ls_hook_flow_rec, tx_pkts, 88);
+LS_HOOK_AT(ls_hook_flow_rec, tx_bytes, 96);
+LS_HOOK_AT(ls_hook_flow_rec, sojourn_sum_ns, 104);
+LS_HOOK_AT(ls_hook_flow_rec, next_psn, 112);
+LS_HOOK_AT(ls_hook_flow_rec, psn_ooo, 116);
 LS_HOOK_AT(ls_hook_flow_rec, port, 120);
 LS_HOOK_AT(ls_hook_flow_rec, peer, 122);
 LS_HOOK_AT(ls_hook_flow_rec, dscp, 124);
 LS_HOOK_AT(ls_hook_flow_rec, psn_valid, 125);
-LS_HOOK_AT(ls_hook_flow_rec, tx_pkts, 128);
-LS_HOOK_AT(ls_hook_flow_rec, tx_bytes, 136);
-LS_HOOK_AT(ls_hook_flow_rec, sojourn_sum_ns, 144);
-LS_HOOK_AT(ls_hook_flow_rec, marked, 152);
-LS_HOOK_AT(ls_hook_flow_rec, cnp_generated, 156);
-LS_HOOK_AT(ls_hook_flow_rec, held, 160);
-LS_HOOK_AT(ls_hook_flow_rec, tx_drops, 164);
-LS_HOOK_AT(ls_hook_flow_rec, psn_skipped, 168);
-LS_HOOK_AT(ls_hook_flow_rec, rnr_naks, 172);
-LS_HOOK_AT(ls_hook_flow_rec, rec_reserved, 176);
-LS_HOOK_AT(ls_hook_flow_rec, sojourn_hist, 192);
+LS_HOOK_AT(ls_hook_flow_rec, rec_pad, 126);
+LS_HOOK_AT(ls_hook_flow_rec, sojourn_hist, 128);
+LS_HOOK_AT(ls_hook_flow_rec, first_ns, 192);
+LS_HOOK_AT(ls_hook_flow_rec, psn_gaps, 200);
+LS_HOOK_AT(ls_hook_flow_rec, retrans, 204);
+LS_HOOK_AT(ls_hook_flow_rec, naks, 208);
+LS_HOOK_AT(ls_hook_flow_rec, cnp_seen, 212);
+LS_HOOK_AT(ls_hook_flow_rec, marked, 216);
+LS_HOOK_AT(ls_hook_flow_rec, cnp_generated, 220);
+LS_HOOK_AT(ls_hook_flow_rec, held, 224);
+LS_HOOK_AT(ls_hook_flow_rec, tx_drops, 228);
+LS_HOOK_AT(ls_hook_flow_rec, psn_skipped, 232);
+LS_HOOK_AT(ls_hook_flow_rec, rnr_naks, 236);
+LS_HOOK_AT(ls_hook_flow_rec, rec_reserved, 240);
+/* Lines 0-2: what a packet without exceptions writes (the gateway prefetches them). */
+#define LS_HOOK_REC_HOT_BYTES 192
+_Static_assert(offsetof(struct ls_hook_flow_rec, first_ns) == LS_HOOK_REC_HOT_BYTES,
+	       "only exceptions and first_ns after the hot lines");
 _Static_assert(sizeof(struct ls_hook_flow_rec) == 256, "flow record is four cache lines");
 
 LS_HOOK_AT(ls_hook_abi_note, magic, 0);

@@ -41,6 +41,47 @@ dp_hook_here(const struct dp_worker *w, const struct dp_clock *clk, uint16_t por
 	return at;
 }
 
+/* The flow table slot of entry fe, LS_HOOK_NO_SLOT for none. */
+static inline uint32_t
+dp_hook_slot(const struct dp_worker *w, const struct flow_entry *fe)
+{
+	return fe != NULL ? (uint32_t)(fe - w->flows.e) : LS_HOOK_NO_SLOT;
+}
+
+/*
+ * The rx point's flow for the tx point: m carries the flow table hash (0:
+ * none) and slot through the traffic manager or a hold queue in its rx
+ * hash word (m->hash: the NIC's RSS or flow director result, which the
+ * gateway never reads, and which no PMD reads on transmit). Not in struct
+ * dp_mbuf_meta: that takes 24 of the dynamic field area's 36 bytes, and
+ * the rest is for PMDs (net_pcap registers an 8-byte rx timestamp: a
+ * 32-byte metadata field failed to register beside it). Written for every
+ * packet, hooks or not (two stores into the mbuf's first cache line, which
+ * the pipeline writes anyway), so that a tx hook added by a reload never
+ * reads a stale one.
+ */
+static inline void
+dp_hook_carry(struct rte_mbuf *m, uint32_t hash, uint32_t slot)
+{
+	m->hash.fdir.lo = hash;
+	m->hash.fdir.hi = slot;
+}
+
+/*
+ * A RoCE packet at rx point p: what the parser found (meta, its BTH at
+ * bth) and the flow lookup's key k, hash and entry fe.
+ */
+static __rte_noinline __rte_unused void
+dp_hook_pipe_rx_roce(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_point p,
+		     const struct dp_clock *clk, uint16_t port, uint32_t peer, uint32_t frame_bytes,
+		     const struct pkt_meta *meta, const uint8_t *bth, const struct flow_key *k,
+		     uint32_t hash, const struct flow_entry *fe)
+{
+	struct dp_hook_at at = dp_hook_here(w, clk, port, peer, frame_bytes);
+
+	dp_hook_rx_roce(&w->hook, h, p, &at, meta, bth, k, hash, dp_hook_slot(w, fe));
+}
+
 /* A packet at rx point p: inner IP at ip, flow table hash h (0: none), entry fe. */
 static __rte_noinline __rte_unused void
 dp_hook_pipe_rx(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_point p,
@@ -49,25 +90,36 @@ dp_hook_pipe_rx(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_poin
 {
 	struct dp_hook_at at = dp_hook_here(w, clk, port, peer, frame_bytes);
 
-	dp_hook_rx(&w->hook, h, p, &at, ip, len, hash,
-		   fe != NULL ? (uint32_t)(fe - w->flows.e) : LS_HOOK_NO_SLOT);
+	dp_hook_rx(&w->hook, h, p, &at, ip, len, hash, dp_hook_slot(w, fe));
 }
 
 /*
  * Packet m at tx point p, its IP header ip_off bytes into the mbuf; verdict
- * LS_HOOK_V_*, or a drop (reason drop) after its rx point.
+ * LS_HOOK_V_*, or a drop (reason drop) after its rx point; hash and slot:
+ * its rx point's flow (dp_hook_carry()).
  */
 static __rte_noinline __rte_unused void
 dp_hook_pipe_tx(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_point p,
 		const struct dp_clock *clk, uint16_t port, uint32_t peer, uint32_t frame_bytes,
 		struct rte_mbuf *m, uint32_t ip_off, uint8_t verdict, uint16_t drop,
-		uint64_t sojourn_ns)
+		uint64_t sojourn_ns, uint32_t hash, uint32_t slot)
 {
 	struct dp_hook_at at = dp_hook_here(w, clk, port, peer, frame_bytes);
 	uint32_t len = rte_pktmbuf_data_len(m) > ip_off ? rte_pktmbuf_data_len(m) - ip_off : 0;
 
 	dp_hook_tx(&w->hook, h, p, &at, rte_pktmbuf_mtod_offset(m, const uint8_t *, ip_off), len,
-		   verdict, drop, sojourn_ns);
+		   verdict, drop, sojourn_ns, hash, slot);
+}
+
+/* dp_hook_pipe_tx() of a packet whose rx point's flow is in its metadata. */
+static inline void
+dp_hook_pipe_tx_carried(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_point p,
+			const struct dp_clock *clk, uint16_t port, uint32_t peer,
+			uint32_t frame_bytes, struct rte_mbuf *m, uint32_t ip_off, uint8_t verdict,
+			uint16_t drop, uint64_t sojourn_ns)
+{
+	dp_hook_pipe_tx(w, h, p, clk, port, peer, frame_bytes, m, ip_off, verdict, drop,
+			sojourn_ns, m->hash.fdir.lo, m->hash.fdir.hi);
 }
 
 /* The wan_tx verdict of a packet leaving a traffic manager (flags of its metadata). */

@@ -36,12 +36,21 @@ struct dp_mbuf_meta {
 			uint8_t addr[16]; /* DP_PUNT_RESOLVE: next hop address */
 		};
 		struct {
-			uint64_t enq_tsc; /* when it entered the queue */
+			union {
+				uint64_t enq_tsc; /* when it entered the queue */
+				/* Once dequeued toward a credit peer: its report (wan_credit.h). */
+				uint64_t credit_report;
+			};
 			uint32_t hash; /* inner flow hash (outer UDP port, flow label) */
 			uint8_t peer; /* index into dp_conf.peers */
 			uint8_t flags; /* DP_TM_F_* */
 			uint8_t dmac[6]; /* next hop toward the peer */
-			uint16_t frame_bytes; /* Ethernet frame once encapsulated */
+			/*
+			 * Ethernet frame once encapsulated; for a packet from the
+			 * WAN tagged DP_TM_F_CREDIT_RX, the bytes it holds of its
+			 * peer's credit buffer.
+			 */
+			uint16_t frame_bytes;
 		} tm;
 	};
 };
@@ -51,6 +60,8 @@ static_assert(sizeof(struct dp_mbuf_meta) <= 24, "fits the mbuf dynamic field ar
 #define DP_TM_F_CE_IN 0x02 /* arrived with CE (marked upstream) */
 #define DP_TM_F_MARKED 0x04 /* the gateway wrote CE (for the wan_tx hook point) */
 #define DP_TM_F_CNP 0x08 /* the gateway sent a CNP for it (for the wan_tx hook point) */
+#define DP_TM_F_CREDIT_TX 0x10 /* toward a credit peer, charged to its credit */
+#define DP_TM_F_CREDIT_RX 0x20 /* from a credit peer, held in its credit buffer */
 
 extern int dp_mbuf_meta_offset;
 

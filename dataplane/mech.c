@@ -10,6 +10,7 @@
 #include "eth.h"
 #include "hook_pipe.h"
 #include "neigh.h"
+#include "wan_credit.h"
 
 /* Send a gateway CNP to the local sender of flow fe (mechanism A); false if none left. */
 static bool
@@ -157,11 +158,6 @@ dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_ke
 	struct hold_entry *he;
 	struct flow_entry *data;
 	struct flow_key dk;
-	/*
-	 * The gateway's mechanism C knobs: the upstream-CE window is the TRP
-	 * hold time, and every receiver CNP is forwarded as the packet it is.
-	 */
-	struct gw_mech_c_config ccfg = { .forward_cnp = true };
 	struct gw_mech_c_in cin = { 0 };
 	struct gw_mech_c_actions ca;
 
@@ -189,10 +185,9 @@ dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_ke
 	 * or on the WAN, where shaping here cannot help (and throttles the QP
 	 * twice): leave that to the sender and mechanism A.
 	 */
-	ccfg.upstream_ce_window_ns = c->mech.trp.hold_ns;
 	cin.wan_ce_seen = data != NULL && data->last_ce_ns != 0;
 	cin.wan_ce_ns = data != NULL ? data->last_ce_ns : 0;
-	gw_mech_c_cnp(&ccfg, &cin, clk->ns, &ca);
+	gw_mech_c_cnp(&c->mech.c_policy, &cin, clk->ns, &ca);
 	if (ca.skip_upstream) {
 		mc->trp_upstream_ce++;
 		if (!trp_active(&c->mech.trp, &he->trp, clk->ns))
@@ -206,23 +201,25 @@ dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_ke
 
 struct hold_entry *
 dp_roce_wan(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
-	    const struct pkt_meta *meta, uint32_t peer, const struct dp_clock *clk)
+	    const struct pkt_meta *meta, uint32_t peer, const struct dp_clock *clk,
+	    struct dp_roce_flow *f)
 {
 	const uint8_t *ip = rte_pktmbuf_mtod(m, const uint8_t *);
 	unsigned int mech = c->mech.mechanisms;
 	struct dp_mech_counters *mc = &w->counters.mech;
-	struct flow_key k;
+	const struct flow_key *k = &f->key;
 
-	dp_flow_key(ip, meta->l3, meta->sport, meta->dqpn, &k);
-	dp_flow_account(w, meta, FLOW_WAN_TO_DC, (uint16_t)peer, clk, &k, flow_table_hash(&k));
+	dp_flow_key(ip, meta->l3, meta->sport, meta->dqpn, &f->key);
+	f->hash = flow_table_hash(&f->key);
+	f->fe = dp_flow_account(w, meta, FLOW_WAN_TO_DC, (uint16_t)peer, clk, &f->key, f->hash);
 	if (meta->cls == DP_CLASS_ROCE_ACK && (mech & LS_MECH_A)) {
 		/* A remote receiver's ACK names the local sender's QPN. */
-		mc->learn[qpn_learn_on_ack(&w->learn_src, k.family, k.src, k.dst, k.dqpn,
+		mc->learn[qpn_learn_on_ack(&w->learn_src, k->family, k->src, k->dst, k->dqpn,
 					   meta->psn, clk->ns)]++;
 	} else if (meta->cls == DP_CLASS_ROCE_DATA && (mech & LS_MECH_C)) {
 		struct qpn_learn_key lk;
 
-		dp_learn_key(&k, &lk);
+		dp_learn_key(k, &lk);
 		mc->learn_dst[qpn_learn_on_data(&w->learn_dst, &lk, meta->psn, clk->ns, NULL)]++;
 		return hold_find(&w->hold, &lk);
 	}
@@ -245,6 +242,7 @@ dp_hold_pfc(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 			clk->tsc, &r))
 		return true;
 	if (r != LS_DROP_NONE) {
+		wan_credit_left(&w->credit, m);
 		dp_drop(w, m, r);
 		return true;
 	}
@@ -285,11 +283,13 @@ dp_hold_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock 
 			if (unlikely(w->dc_pfc.enabled) && dp_hold_pfc(w, c, m, clk))
 				continue;
 			if (unlikely(dp_hooks_at(dp_hook_set(w, c), LS_HOOK_DC_TX)))
-				dp_hook_pipe_tx(w, dp_hook_set(w, c), LS_HOOK_DC_TX, clk, c->dc_port,
-						LS_HOOK_NO_PEER, m->pkt_len, m, m->l2_len,
-						LS_HOOK_V_FORWARDED | LS_HOOK_V_HELD, 0,
-						(clk->tsc - dp_mbuf_meta(m)->tm.enq_tsc) * 1000000000u /
-							w->tsc_hz);
+				dp_hook_pipe_tx_carried(
+					w, dp_hook_set(w, c), LS_HOOK_DC_TX, clk, c->dc_port,
+					LS_HOOK_NO_PEER, m->pkt_len, m, m->l2_len,
+					LS_HOOK_V_FORWARDED | LS_HOOK_V_HELD, 0,
+					(clk->tsc - dp_mbuf_meta(m)->tm.enq_tsc) * 1000000000u /
+						w->tsc_hz);
+			wan_credit_left(&w->credit, m);
 			dp_tx_add(tx, c->dc_port, m);
 		}
 		if (trp_active(&c->mech.trp, &he->trp, clk->ns))

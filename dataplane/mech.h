@@ -43,14 +43,21 @@ void dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 void dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_key *k,
 		   const struct dp_clock *clk);
 
+/* The flow of a RoCE packet as the flow lookup found it (for its hook points). */
+struct dp_roce_flow {
+	struct flow_key key;
+	uint32_t hash; /* flow_table_hash(&key) */
+	struct flow_entry *fe; /* its flow table entry, NULL when the table was full */
+};
+
 /*
  * Mechanisms and flow accounting of a RoCE packet coming from the WAN, now
- * decapsulated (its IP header at the start of the mbuf). Returns the hold
- * slot when mechanism C shapes this QP.
+ * decapsulated (its IP header at the start of the mbuf); *f gets its flow.
+ * Returns the hold slot when mechanism C shapes this QP.
  */
 struct hold_entry *dp_roce_wan(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 			       const struct pkt_meta *meta, uint32_t peer,
-			       const struct dp_clock *clk);
+			       const struct dp_clock *clk, struct dp_roce_flow *f);
 
 /* Mechanism C: release held packets the QPs' reaction points allow now. */
 void dp_hold_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
@@ -102,6 +109,8 @@ dp_flow_account(struct dp_worker *w, const struct pkt_meta *meta, uint8_t dir, u
  * Mechanisms and flow accounting of a RoCE packet going DC -> WAN: key with
  * its flow_table_hash() h and, for data under mechanism A, the learner's
  * qpn_learn_pair_hash() (both computed and prefetched in the first pass).
+ * Returns its flow table entry (NULL when the table is full); mechanism A
+ * uses it for data only.
  */
 static __rte_always_inline struct flow_entry *
 dp_roce_dc(struct dp_worker *w, const struct dp_conf *c, const struct pkt_meta *meta,
@@ -133,7 +142,7 @@ dp_roce_dc(struct dp_worker *w, const struct dp_conf *c, const struct pkt_meta *
 	} else if (meta->cls == DP_CLASS_ROCE_CNP && (mech & LS_MECH_C)) {
 		dp_mech_c_cnp(w, c, k, clk);
 	}
-	return meta->cls == DP_CLASS_ROCE_DATA ? fe : NULL;
+	return fe;
 }
 
 #endif /* LONGSPAN_MECH_H */

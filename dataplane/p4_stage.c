@@ -214,7 +214,6 @@ dp_p4_burst(struct dp_worker *w, const struct dp_conf *c, struct dp_p4 *p4, uint
 				dp_drop(w, m, LS_DROP_INNER_INVALID);
 				continue;
 			}
-			ctr->cls[imeta.cls]++;
 			if (m->pkt_len > imeta.ip_len)
 				rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - imeta.ip_len));
 			dp_wan_inner(w, c, port, m, frame, &imeta, peer, clk, tx);

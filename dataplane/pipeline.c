@@ -16,13 +16,13 @@
  *   TM enqueue side: size, headroom, plan      dp_tm_prepare()         tm.h
  *   TM: queue or pass, markers, signals        dp_tm_burst()           tm.c
  *   mechanism A: gateway CNP, CE policy        dp_signal()             mech.c
- *   TM dequeue: shaper, sojourn marker         dp_tm_out()             tm.c
+ *   TM dequeue: credit, shaper, sojourn marker dp_tm_out()             tm.c, wan_credit.h
  *   egress / deparser: GENEVE encapsulation    dp_encap()              encap.h
  *
  * WAN port -> DC (dp_pipeline_wan(), one pass):
  *
  *   parser: outer headers                      dp_parse()              pipeline.c, parse.c
- *   tunnel termination, RFC 6040               dp_decap()              decap.c
+ *   tunnel termination, RFC 6040, credit rx    dp_decap()              decap.c, wan_credit.c
  *   inner address checks, local delivery       dp_inner_addr_check()   decap.h
  *   next hop in the DC                         dp_dc_nexthop()         dp_helpers.h
  *   ingress per QP: flow table, learners       dp_roce_wan()           mech.c
@@ -32,6 +32,10 @@
  *
  * DC port MAC control (PFC): obeyed in dp_parse() (dc_pfc_rx()); pauses
  * and resumes sent and held packets released by dp_pipeline_dc_pfc().
+ * Credit control packets toward peers: wan_credit_poll(), after the
+ * traffic managers in dp_worker_poll(); a charged packet from the WAN
+ * leaves its peer's credit buffer when it leaves the gateway
+ * (dp_pipeline_wan(), the hold and DC pause queues' releases).
  *
  * The hook points (docs/telemetry.md) sit between these stages: dc_rx after
  * dp_roce_dc(), wan_tx in the traffic manager (tm.c) and at a failed
@@ -70,6 +74,7 @@
 #include "neigh.h"
 #include "parse.h"
 #include "tm.h"
+#include "wan_credit.h"
 
 #define ICMP6_ECHO_REQUEST 128
 #define ICMP6_NEIGH_SOLICIT 135
@@ -341,17 +346,27 @@ dp_dc_egress(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct
 	hrx = dp_hooks_at(hk, LS_HOOK_DC_RX);
 	for (j = 0; j < nst; j++) {
 		struct dp_dc_pkt *s = &st[j];
+		struct flow_entry *fe = NULL;
+		uint32_t hash = 0; /* flow_table_hash() of a RoCE packet, for its hook points */
 		enum ls_drop_reason r;
 
 		/* Ingress match-action: the per-QP flow table, mechanisms A and C. */
-		ready[nready].fe = s->meta.bth_off != 0 ?
-			dp_roce_dc(w, c, &s->meta, s->peer, clk, &s->key, s->hash, s->learn_hash) :
-			NULL;
-		if (unlikely(hrx))
+		if (s->meta.bth_off != 0) {
+			fe = dp_roce_dc(w, c, &s->meta, s->peer, clk, &s->key, s->hash,
+					s->learn_hash);
+			hash = s->hash;
+			if (unlikely(hrx))
+				dp_hook_pipe_rx_roce(w, hk, LS_HOOK_DC_RX, clk, port, s->peer,
+						     s->m->pkt_len, &s->meta,
+						     rte_pktmbuf_mtod_offset(s->m, const uint8_t *,
+									     s->meta.bth_off),
+						     &s->key, hash, fe);
+		} else if (unlikely(hrx)) {
 			dp_hook_pipe_rx(w, hk, LS_HOOK_DC_RX, clk, port, s->peer, s->m->pkt_len,
 					rte_pktmbuf_mtod_offset(s->m, const uint8_t *, s->meta.l3_off),
-					s->meta.ip_len, s->meta.bth_off != 0 ? s->hash : 0,
-					ready[nready].fe);
+					s->meta.ip_len, 0, NULL);
+		}
+		ready[nready].fe = s->meta.cls == DP_CLASS_ROCE_DATA ? fe : NULL;
 
 		/* Traffic manager, enqueue side: size, headroom, encapsulation plan. */
 		r = dp_tm_prepare(c, s->peer, s->m, &s->meta, &s->dmac, &ready[nready]);
@@ -359,10 +374,11 @@ dp_dc_egress(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct
 			if (unlikely(dp_hooks_at(hk, LS_HOOK_WAN_TX)))
 				dp_hook_pipe_tx(w, hk, LS_HOOK_WAN_TX, clk, c->peers[s->peer].port,
 						s->peer, s->m->pkt_len, s->m, s->meta.l3_off, 0,
-						(uint16_t)r, 0);
+						(uint16_t)r, 0, hash, dp_hook_slot(w, fe));
 			dp_drop(w, s->m, r);
 			continue;
 		}
+		dp_hook_carry(s->m, hash, dp_hook_slot(w, fe));
 		nready++;
 	}
 	if (unlikely(hrx))
@@ -405,7 +421,133 @@ dp_pipeline_dc_pfc(struct dp_worker *w, const struct dp_conf *c, const struct dp
 		if (c->ports[p].role == LS_PORT_WAN)
 			roce_bytes += w->tm[p].q[DP_TM_CLASS_ROCE].bytes;
 	dc_pfc_poll(&w->dc_pfc, &c->lossless, &w->counters.pfc, &c->ports[c->dc_port], c->dc_port,
-		    w->pool, roce_bytes, clk->tsc, tx, &w->next_due_tsc);
+		    w->pool, roce_bytes, clk->tsc, tx, &w->next_due_tsc, &w->credit);
+}
+
+/*
+ * The WAN -> DC stages after tunnel termination, for one packet: forwarded
+ * (into tx), dropped or punted, all returning false, or queued in gateway
+ * memory (mechanism C's hold queue, mechanism B's DC pause FIFO): true.
+ */
+static __rte_always_inline bool
+dp_wan_deliver(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct rte_mbuf *m,
+	       const struct pkt_meta *imeta_in, uint32_t peer, uint32_t frame,
+	       const struct dp_clock *clk, struct dp_tx *tx, const struct dp_hooks *hk, bool hrx,
+	       bool htx)
+{
+	const struct dp_port *dc = &c->ports[c->dc_port];
+	struct dp_counters *ctr = &w->counters;
+	struct pkt_meta imeta = *imeta_in;
+	struct rte_ether_addr dmac;
+	struct hold_entry *he = NULL;
+	struct dp_roce_flow rf;
+	const uint8_t *nh;
+	uint32_t slot;
+	uint8_t family;
+	enum ls_drop_reason r;
+
+	ctr->cls[imeta.cls]++;
+	r = dp_inner_addr_check(c, dc, peer, rte_pktmbuf_mtod(m, const uint8_t *), imeta.l3);
+	if (unlikely(r != LS_DROP_NONE)) {
+		dp_drop(w, m, r);
+		return false;
+	}
+	if (unlikely(imeta.ip_len > dc->mtu)) {
+
+		dp_drop(w, m, LS_DROP_MTU_EXCEEDED);
+		return false;
+	}
+	ctr->peer[peer].rx_pkts++;
+	ctr->peer[peer].rx_bytes += imeta.ip_len;
+
+	/* The gateway's own DC addresses are not forwarded to. */
+	if (unlikely(dp_dc_is_local(dc, rte_pktmbuf_mtod(m, const uint8_t *), imeta.l3))) {
+		dp_drop(w, m, LS_DROP_LOCAL_DELIVER);
+		return false;
+	}
+
+	/* Next hop in the DC. */
+	r = dp_dc_nexthop(dc, rte_pktmbuf_mtod(m, const uint8_t *), imeta.l3, &family, &nh);
+	if (unlikely(r != LS_DROP_NONE)) {
+		dp_drop(w, m, r);
+		return false;
+	}
+	switch (neigh_lookup(dc->neigh, family, nh, &dmac)) {
+	case NEIGH_HIT:
+		break;
+	case NEIGH_PENDING:
+		dp_drop(w, m, LS_DROP_NEIGH_MISS);
+		return false;
+	case NEIGH_ABSENT:
+		dp_punt_resolve(w, m, c->dc_port, family, nh);
+		return false;
+	}
+
+	/* Ingress match-action: the per-QP flow table, mechanisms A and C. */
+	rf.hash = 0;
+	rf.fe = NULL;
+	if (imeta.bth_off != 0) {
+		he = dp_roce_wan(w, c, m, &imeta, peer, clk, &rf);
+		if (unlikely(hrx))
+			dp_hook_pipe_rx_roce(w, hk, LS_HOOK_WAN_RX, clk, port, peer, frame, &imeta,
+					     rte_pktmbuf_mtod_offset(m, const uint8_t *,
+								     imeta.bth_off),
+					     &rf.key, rf.hash, rf.fe);
+	} else if (unlikely(hrx)) {
+		dp_hook_pipe_rx(w, hk, LS_HOOK_WAN_RX, clk, port, peer, frame,
+				rte_pktmbuf_mtod(m, const uint8_t *), imeta.ip_len, 0, NULL);
+	}
+	slot = dp_hook_slot(w, rf.fe);
+
+	/* Egress / deparser. */
+	r = dp_dc_rewrite(dc, m, imeta.l3, &dmac);
+	if (unlikely(r != LS_DROP_NONE)) {
+		if (unlikely(htx))
+			dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer, m->pkt_len,
+					m, 0, 0, (uint16_t)r, 0, rf.hash, slot);
+		dp_drop(w, m, r);
+		return false;
+	}
+
+	/* Traffic manager, WAN -> DC: a QP shaped by mechanism C waits its turn. */
+	if (unlikely(he != NULL) &&
+	    (hold_count(he) != 0 ||
+	     trp_allow(&c->mech.trp, &he->trp, m->pkt_len, clk->ns).action != TRP_SEND)) {
+		if (unlikely(htx))
+			dp_mbuf_meta(m)->tm.enq_tsc = clk->tsc; /* its sojourn at dc_tx */
+		dp_hook_carry(m, rf.hash, slot);
+		if (!hold_push(he, m)) {
+			if (unlikely(htx))
+				dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer,
+						m->pkt_len, m, m->l2_len, 0,
+						LS_DROP_TRP_QUEUE_FULL, 0, rf.hash, slot);
+			dp_drop(w, m, LS_DROP_TRP_QUEUE_FULL);
+			return false;
+		}
+		ctr->mech.trp_delayed++;
+		ctr->mech.trp_queued++;
+		return true;
+	}
+	/* Mechanism B: a priority the DC fabric paused waits in gateway memory. */
+	if (unlikely(w->dc_pfc.enabled) &&
+	    dc_pfc_hold(&w->dc_pfc, &ctr->pfc, m,
+			dc_pfc_priority(&c->lossless, rte_pktmbuf_mtod(m, const uint8_t *) +
+						      eth_hdr_size(dc->vlan)),
+			clk->tsc, &r))
+		return true;
+	if (unlikely(r != LS_DROP_NONE)) {
+		if (unlikely(htx))
+			dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer,
+					m->pkt_len, m, m->l2_len, 0, (uint16_t)r, 0, rf.hash,
+					slot);
+		dp_drop(w, m, r);
+		return false;
+	}
+	if (unlikely(htx))
+		dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer, m->pkt_len, m,
+				m->l2_len, LS_HOOK_V_FORWARDED, 0, 0, rf.hash, slot);
+	dp_tx_add(tx, c->dc_port, m);
+	return false;
 }
 
 void
@@ -413,7 +555,6 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 		struct rte_mbuf **pkts, uint16_t n, const struct dp_clock *clk, struct dp_tx *tx)
 {
 	const struct dp_port *pt = &c->ports[port];
-	const struct dp_port *dc = &c->ports[c->dc_port];
 	struct dp_counters *ctr = &w->counters;
 	const struct dp_hooks *hk = dp_hook_set(w, c);
 	bool hrx = dp_hooks_at(hk, LS_HOOK_WAN_RX), htx = dp_hooks_at(hk, LS_HOOK_DC_TX);
@@ -425,7 +566,7 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 		struct pkt_meta meta, imeta;
 		uint32_t peer;
 		enum ls_drop_reason r;
-		bool consumed;
+		bool consumed, charged;
 
 		ctr->port[port].rx_pkts++;
 		ctr->port[port].rx_bytes += m->pkt_len;
@@ -455,18 +596,16 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 		ctr->cls[DP_CLASS_TUNNEL]++;
 
 		/* Ingress match-action: tunnel termination and peer lookup. */
-		r = dp_decap(w, c, m, &meta, &imeta, &peer);
+		r = dp_decap(w, c, m, &meta, &imeta, &peer, clk);
 		if (unlikely(r != LS_DROP_NONE)) {
 			dp_drop(w, m, r);
 			continue;
 		}
-		ctr->cls[imeta.cls]++;
-		r = dp_inner_addr_check(c, dc, peer, rte_pktmbuf_mtod(m, const uint8_t *), imeta.l3);
-		if (unlikely(r != LS_DROP_NONE)) {
-			dp_drop(w, m, r);
-			continue;
-		}
-		dp_wan_inner(w, c, port, m, frame, &imeta, peer, clk, tx);
+		/* A charged packet holds its peer's credit until it leaves (wan_credit.h). */
+		charged = dp_mbuf_meta(m)->tm.flags & DP_TM_F_CREDIT_RX;
+		if (!dp_wan_deliver(w, c, port, m, &imeta, peer, frame, clk, tx, hk, hrx, htx) &&
+		    unlikely(charged))
+			wan_credit_drain(&w->credit, peer, imeta.ip_len);
 	}
 	if (unlikely(hrx))
 		dp_hook_flush(&w->hook, hk, LS_HOOK_WAN_RX);
@@ -480,98 +619,10 @@ dp_wan_inner(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct
 	     uint32_t frame, const struct pkt_meta *imeta, uint32_t peer, const struct dp_clock *clk,
 	     struct dp_tx *tx)
 {
-	const struct dp_port *dc = &c->ports[c->dc_port];
-	struct dp_counters *ctr = &w->counters;
 	const struct dp_hooks *hk = dp_hook_set(w, c);
 	bool hrx = dp_hooks_at(hk, LS_HOOK_WAN_RX), htx = dp_hooks_at(hk, LS_HOOK_DC_TX);
-	struct rte_ether_addr dmac;
-	struct hold_entry *he = NULL;
-	const uint8_t *nh;
-	uint8_t family;
-	enum ls_drop_reason r;
 
-	if (unlikely(imeta->ip_len > dc->mtu)) {
-
-		dp_drop(w, m, LS_DROP_MTU_EXCEEDED);
-		return;
-	}
-	ctr->peer[peer].rx_pkts++;
-	ctr->peer[peer].rx_bytes += imeta->ip_len;
-
-	/* The gateway's own DC addresses are not forwarded to. */
-	if (unlikely(dp_dc_is_local(dc, rte_pktmbuf_mtod(m, const uint8_t *), imeta->l3))) {
-		dp_drop(w, m, LS_DROP_LOCAL_DELIVER);
-		return;
-	}
-
-	/* Next hop in the DC. */
-	r = dp_dc_nexthop(dc, rte_pktmbuf_mtod(m, const uint8_t *), imeta->l3, &family, &nh);
-	if (unlikely(r != LS_DROP_NONE)) {
-		dp_drop(w, m, r);
-		return;
-	}
-	switch (neigh_lookup(dc->neigh, family, nh, &dmac)) {
-	case NEIGH_HIT:
-		break;
-	case NEIGH_PENDING:
-		dp_drop(w, m, LS_DROP_NEIGH_MISS);
-		return;
-	case NEIGH_ABSENT:
-		dp_punt_resolve(w, m, c->dc_port, family, nh);
-		return;
-	}
-
-	/* Ingress match-action: the per-QP flow table, mechanisms A and C. */
-	if (imeta->bth_off != 0)
-		he = dp_roce_wan(w, c, m, imeta, peer, clk);
-	if (unlikely(hrx))
-		dp_hook_pipe_rx(w, hk, LS_HOOK_WAN_RX, clk, port, peer, frame,
-				rte_pktmbuf_mtod(m, const uint8_t *), imeta->ip_len, 0, NULL);
-
-	/* Egress / deparser. */
-	r = dp_dc_rewrite(dc, m, imeta->l3, &dmac);
-	if (unlikely(r != LS_DROP_NONE)) {
-		if (unlikely(htx))
-			dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer, m->pkt_len,
-					m, 0, 0, (uint16_t)r, 0);
-		dp_drop(w, m, r);
-		return;
-	}
-
-	/* Traffic manager, WAN -> DC: a QP shaped by mechanism C waits its turn. */
-	if (unlikely(he != NULL) &&
-	    (hold_count(he) != 0 ||
-	     trp_allow(&c->mech.trp, &he->trp, m->pkt_len, clk->ns).action != TRP_SEND)) {
-		if (unlikely(htx))
-			dp_mbuf_meta(m)->tm.enq_tsc = clk->tsc; /* its sojourn at dc_tx */
-		if (!hold_push(he, m)) {
-			if (unlikely(htx))
-				dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer,
-						m->pkt_len, m, m->l2_len, 0,
-						LS_DROP_TRP_QUEUE_FULL, 0);
-			dp_drop(w, m, LS_DROP_TRP_QUEUE_FULL);
-			return;
-		}
-		ctr->mech.trp_delayed++;
-		ctr->mech.trp_queued++;
-		return;
-	}
-	/* Mechanism B: a priority the DC fabric paused waits in gateway memory. */
-	if (unlikely(w->dc_pfc.enabled) &&
-	    dc_pfc_hold(&w->dc_pfc, &ctr->pfc, m,
-			dc_pfc_priority(&c->lossless, rte_pktmbuf_mtod(m, const uint8_t *) +
-						      eth_hdr_size(dc->vlan)),
-			clk->tsc, &r))
-		return;
-	if (unlikely(r != LS_DROP_NONE)) {
-		if (unlikely(htx))
-			dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer,
-					m->pkt_len, m, m->l2_len, 0, (uint16_t)r, 0);
-		dp_drop(w, m, r);
-		return;
-	}
-	if (unlikely(htx))
-		dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer, m->pkt_len, m,
-				m->l2_len, LS_HOOK_V_FORWARDED, 0, 0);
-	dp_tx_add(tx, c->dc_port, m);
+	/* No credit hop in p4 mode (config check): no packet holds a peer's credit. */
+	dp_mbuf_meta(m)->tm.flags = 0;
+	dp_wan_deliver(w, c, port, m, imeta, peer, frame, clk, tx, hk, hrx, htx);
 }

@@ -122,10 +122,12 @@ void dp_dc_egress(struct dp_worker *w, const struct dp_conf *c, uint16_t port, s
 		  unsigned int nst, const struct dp_clock *clk, struct dp_tx *tx);
 
 /*
- * dp_pipeline_wan() after the inner address checks, for one decapsulated
- * packet m (inner IP at offset 0, imeta its metadata, frame its received
- * length): MTU, the peer's counters, local delivery, the DC next hop, the
- * flow table and mechanism C, hooks, the DC rewrite, hold and PFC queues.
+ * dp_pipeline_wan() after tunnel termination, for one decapsulated packet m
+ * (inner IP at offset 0, imeta its metadata, frame its received length):
+ * the inner class count and address checks, MTU, the peer's counters, local
+ * delivery, the DC next hop, the flow table and mechanism C, hooks, the DC
+ * rewrite, hold and PFC queues (dp_wan_deliver()). p4 mode only: it has no
+ * credit hop, so the packet is never charged to the peer's credit.
  */
 void dp_wan_inner(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct rte_mbuf *m,
 		  uint32_t frame, const struct pkt_meta *imeta, uint32_t peer,

@@ -21,6 +21,7 @@
 #include "mech.h"
 #include "pipeline.h"
 #include "roce.h"
+#include "wan_credit.h"
 
 /* Index of the log2 bucket of v (bucket 0 holds 0 and 1). */
 static inline unsigned int
@@ -88,7 +89,7 @@ tm_enqueue(struct tm_port *t, const struct dp_tm_conf *conf, struct dp_tm_counte
 unsigned int
 tm_dequeue(struct tm_port *t, const struct dp_tm_conf *conf, struct dp_tm_counters *ctr,
 	   uint64_t tsc, struct rte_mbuf **out, uint8_t *cls_out, uint64_t *sojourn_out,
-	   unsigned int max)
+	   unsigned int max, struct wan_credit *cr, struct dp_credit_counters *cctr)
 {
 	uint64_t ns_per_tick_q32 = t->tsc_hz ? (UINT64_C(1000000000) << 32) / t->tsc_hz : 0;
 	unsigned int n = 0, c;
@@ -100,8 +101,12 @@ tm_dequeue(struct tm_port *t, const struct dp_tm_conf *conf, struct dp_tm_counte
 		while (n < max && tm_fifo_count(f) != 0) {
 			struct rte_mbuf *m = f->ring[f->head & f->mask];
 			uint32_t frame = dp_mbuf_meta(m)->tm.frame_bytes;
+			bool roce = dp_mbuf_meta(m)->tm.flags & DP_TM_F_ROCE_DATA;
 			uint64_t soj;
 
+			/* Mechanism B: RoCE data waits for its peer's credit, and the class behind it. */
+			if (cr != NULL && roce && !wan_credit_tx_gate(cr, cctr, m))
+				break;
 			/*
 			 * Debt is allowed so a packet larger than the bucket still
 			 * goes; the next one then waits for the debt to be repaid.
@@ -114,6 +119,8 @@ tm_dequeue(struct tm_port *t, const struct dp_tm_conf *conf, struct dp_tm_counte
 			f->bytes -= frame;
 			soj = (uint64_t)(((unsigned __int128)(tsc - dp_mbuf_meta(m)->tm.enq_tsc) *
 					  ns_per_tick_q32) >> 32);
+			if (cr != NULL)
+				wan_credit_tx_commit(cr, cctr, m, roce); /* overwrites enq_tsc */
 			cc->deq_pkts++;
 			cc->deq_bytes += frame;
 			cc->sojourn_ns_sum += soj;
@@ -177,11 +184,11 @@ dp_tm_queue(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready 
 
 		dp_signal(w, c, r->m, false, true, r->fe, tmc, clk, tx);
 		if (unlikely(dp_hooks_at(hk, LS_HOOK_WAN_TX)))
-			dp_hook_pipe_tx(w, hk, LS_HOOK_WAN_TX, clk, r->port, dp_mbuf_meta(r->m)->tm.peer,
-					r->frame, r->m, 0,
-					(dp_mbuf_meta(r->m)->tm.flags & DP_TM_F_CNP) ?
-						LS_HOOK_V_CNP_GENERATED : 0,
-					LS_DROP_TM_QUEUE_FULL, 0);
+			dp_hook_pipe_tx_carried(w, hk, LS_HOOK_WAN_TX, clk, r->port,
+						dp_mbuf_meta(r->m)->tm.peer, r->frame, r->m, 0,
+						(dp_mbuf_meta(r->m)->tm.flags & DP_TM_F_CNP) ?
+							LS_HOOK_V_CNP_GENERATED : 0,
+						LS_DROP_TM_QUEUE_FULL, 0);
 		dp_drop(w, r->m, LS_DROP_TM_QUEUE_FULL);
 		return;
 	}
@@ -208,6 +215,9 @@ dp_tm_can_pass(struct dp_worker *w, const struct dp_conf *c, uint16_t p, uint64_
 	struct tm_port *t = &w->tm[p];
 
 	if (!tm_port_empty(t))
+		return false;
+	/* Toward a credit peer every packet goes through the FIFOs, where credit is checked. */
+	if (unlikely(w->credit.port_on[p]))
 		return false;
 	if (!tc->enabled)
 		return true;
@@ -240,9 +250,9 @@ dp_tm_pass(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready *
 			dp_signal(w, c, r->m, mark, false, r->fe, cc, clk, tx);
 	}
 	if (unlikely(dp_hooks_at(dp_hook_set(w, c), LS_HOOK_WAN_TX)))
-		dp_hook_pipe_tx(w, dp_hook_set(w, c), LS_HOOK_WAN_TX, clk, r->port,
-				dp_mbuf_meta(r->m)->tm.peer, r->frame, r->m, 0,
-				dp_hook_tm_verdict(dp_mbuf_meta(r->m)->tm.flags), 0, 0);
+		dp_hook_pipe_tx_carried(w, dp_hook_set(w, c), LS_HOOK_WAN_TX, clk, r->port,
+					dp_mbuf_meta(r->m)->tm.peer, r->frame, r->m, 0,
+					dp_hook_tm_verdict(dp_mbuf_meta(r->m)->tm.flags), 0, 0);
 	dp_encap(w, c, r->m, clk);
 	dp_tx_add(tx, r->port, r->m);
 }
@@ -337,7 +347,8 @@ dp_tm_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *c
 			continue;
 		room = DP_TX_MAX - tx->n[p];
 		n = tm_dequeue(t, tc, w->counters.tm[p], clk->tsc, out, cls, soj,
-			       RTE_MIN(room, (unsigned int)DP_MAX_BURST));
+			       RTE_MIN(room, (unsigned int)DP_MAX_BURST),
+			       w->credit.port_on[p] ? &w->credit : NULL, &w->counters.credit);
 		for (i = 0; i < n; i++) {
 			struct rte_mbuf *m = out[i];
 
@@ -353,9 +364,11 @@ dp_tm_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *c
 				dp_signal(w, c, m, mark, false, fe, &w->counters.tm[p][cls[i]], clk, tx);
 			}
 			if (unlikely(htx))
-				dp_hook_pipe_tx(w, hk, LS_HOOK_WAN_TX, clk, p, dp_mbuf_meta(m)->tm.peer,
-						dp_mbuf_meta(m)->tm.frame_bytes, m, 0,
-						dp_hook_tm_verdict(dp_mbuf_meta(m)->tm.flags), 0, soj[i]);
+				dp_hook_pipe_tx_carried(w, hk, LS_HOOK_WAN_TX, clk, p,
+							dp_mbuf_meta(m)->tm.peer,
+							dp_mbuf_meta(m)->tm.frame_bytes, m, 0,
+							dp_hook_tm_verdict(dp_mbuf_meta(m)->tm.flags),
+							0, soj[i]);
 			dp_encap(w, c, m, clk);
 			dp_tx_add(tx, p, m);
 		}

@@ -90,14 +90,21 @@ bool tm_enqueue(struct tm_port *t, const struct dp_tm_conf *conf, struct dp_tm_c
 		enum dp_tm_class cls, struct rte_mbuf *m, uint32_t wire_bytes, uint64_t now_ns,
 		uint64_t tsc, bool *mark);
 
+struct wan_credit;
+struct dp_credit_counters;
+
 /*
  * Take up to max packets the shaper allows at tsc, highest class first.
  * cls_out[i] is each packet's class; sojourn_out[i] its time in the queue.
+ * With cr (mechanism B on the WAN hop, may be NULL) a RoCE data packet
+ * toward a credit peer also needs its credit, else its class waits; what
+ * leaves toward a credit peer is accounted (wan_credit_tx_commit()).
  * Returns the count.
  */
 unsigned int tm_dequeue(struct tm_port *t, const struct dp_tm_conf *conf,
 			struct dp_tm_counters *ctr, uint64_t tsc, struct rte_mbuf **out,
-			uint8_t *cls_out, uint64_t *sojourn_out, unsigned int max);
+			uint8_t *cls_out, uint64_t *sojourn_out, unsigned int max,
+			struct wan_credit *cr, struct dp_credit_counters *cctr);
 
 /* TSC ticks until the head packet may leave (0 = now, UINT64_MAX = empty). */
 uint64_t tm_next_due(struct tm_port *t, const struct dp_tm_conf *conf, uint64_t tsc);
@@ -149,7 +156,9 @@ dp_tm_prepare(const struct dp_conf *c, uint32_t peer_idx, struct rte_mbuf *m,
 	const struct dp_port *wan = &c->ports[port];
 	uint16_t l2 = sizeof(struct rte_ether_hdr) + (wan->vlan ? sizeof(struct rte_vlan_hdr) : 0);
 	uint16_t l3 = peer->family == AF_INET ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
-	uint32_t outer_ip = (uint32_t)l3 + sizeof(struct rte_udp_hdr) + GENEVE_ENCAP_HDR_SIZE + meta->ip_len;
+	/* Toward a credit peer the credit option follows the telemetry option. */
+	uint32_t outer_ip = (uint32_t)l3 + sizeof(struct rte_udp_hdr) + GENEVE_ENCAP_HDR_SIZE +
+			    (peer->credit ? CREDIT_OPT_BYTES : 0) + meta->ip_len;
 	struct dp_mbuf_meta *mm = dp_mbuf_meta(m);
 	const uint8_t *inner;
 

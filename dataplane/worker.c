@@ -15,6 +15,7 @@
 #include "mbuf_meta.h"
 #include "p4_stage.h"
 #include "pipeline.h"
+#include "probe.h"
 
 /* Idle: spin this many empty polls, then wait (dataplane/idle.h). */
 #define DP_IDLE_SPIN_POLLS 256
@@ -101,6 +102,7 @@ dp_worker_sync(struct dp_worker *w, const struct dp_conf *c, const struct dp_clo
 	w->learn_src.idle_ns = c->mech.learn.idle_ns;
 	w->learn_dst.idle_ns = c->mech.learn.idle_ns;
 	dc_pfc_sync(&w->dc_pfc, &c->lossless, c->generation, w->tsc_hz);
+	wan_credit_sync(&w->credit, c, c->generation);
 	w->generation = c->generation;
 }
 
@@ -119,6 +121,7 @@ dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk)
 	if (unlikely(c->generation != w->generation))
 		dp_worker_sync(w, c, clk);
 	w->dc_pfc.now_tsc = clk->tsc;
+	w->credit.now_ns = clk->ns;
 	memset(tx.n, 0, sizeof(tx.n));
 	memset(tx.own, 0, sizeof(tx.own));
 	w->next_due_tsc = UINT64_MAX;
@@ -139,8 +142,13 @@ dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk)
 
 	/* Queued packets whose time has come: WAN shapers, mechanism C holds. */
 	dp_pipeline_tm(w, c, clk, &tx);
+	/* After the traffic managers: a control packet's report covers what they sent. */
+	if (unlikely(w->credit.enabled))
+		wan_credit_poll(&w->credit, c, &w->counters.credit, w->pool, clk->tsc, w->tsc_hz,
+				&tx, &w->next_due_tsc);
 	dp_pipeline_hold(w, c, clk, &tx);
 	dp_pipeline_dc_pfc(w, c, clk, &tx);
+	dp_probe_poll(w, c, clk, &tx);
 	dp_tx_flush(w, c, &tx);
 
 	/* Packets the control thread built (ARP/ND replies and requests, echo). */
@@ -194,6 +202,7 @@ dp_worker_reset(struct dp_worker *w)
 		memset(w->learn_dst.slots, 0, qpn_learn_mem_size(w->learn_dst.mask + 1));
 	w->generation = 0;
 	memset(w->seq, 0, sizeof(w->seq));
+	memset(w->meas, 0, sizeof(w->meas));
 	memset(&w->counters, 0, sizeof(w->counters));
 }
 
@@ -214,11 +223,9 @@ dp_worker_idle_init(struct dp_worker *w)
 		int rc = idle_add_queue(&w->idle, c->ports[p].port_id, (uint16_t)w->id);
 
 		if (rc != 0) {
-			/* Once, at start: the port's driver has no rx interrupts. */
-			fprintf(stderr,
-				"worker %u: port %u has no rx interrupts (%s): idle workers sleep "
-				"instead ([gateway] idle)\n",
-				w->id, c->ports[p].port_id, rte_strerror(-rc));
+			/* The port's driver has no rx interrupts: control says so. */
+			w->idle_intr_rc = rc;
+			w->idle_intr_port = c->ports[p].port_id;
 			break;
 		}
 	}
@@ -231,7 +238,9 @@ dp_worker_main(void *arg)
 	struct dp_clock clk;
 
 	w->ns_per_tick_q32 = (uint64_t)(((unsigned __int128)1000000000u << 32) / w->tsc_hz);
+	w->idle_intr_rc = 0;
 	dp_worker_idle_init(w);
+	__atomic_store_n(&w->started, true, __ATOMIC_RELEASE);
 	rte_rcu_qsbr_thread_online(w->rcu, w->rcu_id);
 	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
 		uint64_t t0;

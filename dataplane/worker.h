@@ -24,7 +24,9 @@
 #include "hold.h"
 #include "hook.h"
 #include "idle.h"
+#include "path_meas.h"
 #include "tm.h"
+#include "wan_credit.h"
 
 struct rte_mbuf;
 
@@ -53,11 +55,22 @@ struct dp_worker {
 	uint8_t idle_mode; /* enum idle_mode, [gateway] idle */
 	uint64_t idle_sleep_ns; /* longest back-off sleep */
 	struct idle idle; /* owned by dp_worker_main() */
+	/*
+	 * Start-up status, for the control thread to report (a worker never
+	 * logs): written by dp_worker_main() before it sets started (release),
+	 * read by control after it saw started (acquire). idle_intr_rc is 0, or
+	 * the negative errno with which idle_intr_port refused rx interrupts
+	 * (the worker then sleeps when idle instead).
+	 */
+	bool started;
+	int idle_intr_rc;
+	uint16_t idle_intr_port;
 	uint64_t tsc_hz;
 	uint64_t ns_base; /* CLOCK_REALTIME ns at tsc_base */
 	uint64_t tsc_base;
 	uint64_t ns_per_tick_q32; /* 1e9 / tsc_hz in Q32, set by dp_worker_main() */
 	struct dp_peer_seq seq[LS_MAX_PEERS];
+	struct dp_path_meas meas[LS_MAX_PEERS]; /* path measurement (path_meas.h) */
 	struct rte_mempool *pool; /* for packets the worker builds (CNPs) */
 	uint64_t generation; /* of the snapshot the state below was synced to */
 	uint64_t next_due_tsc; /* earliest queued packet due; UINT64_MAX = none */
@@ -67,6 +80,7 @@ struct dp_worker {
 	struct qpn_learn learn_dst; /* mechanism C: remote senders' QPNs */
 	struct hold_table hold; /* mechanism C */
 	struct dc_pfc dc_pfc; /* mechanism B at the DC port */
+	struct wan_credit credit; /* mechanism B on the WAN hop */
 	struct dp_counters counters;
 	struct dp_hook_io hook; /* hook contexts of this poll, per-hook counters */
 } __rte_cache_aligned;

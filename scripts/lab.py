@@ -5,10 +5,12 @@
     site A endpoints == gateway A == WAN delay line == gateway B == site B endpoints
     (longspan-hostem)  (longspand)   (longspan-wanem)  (longspand)  (longspan-hostem)
 
-every hop a link between processes (--link): vhost-user (the gateways serve
-net_vhost ports, the tools connect with net_virtio_user; rx interrupts, so
-idle processes block until a packet) or net_memif (no rx interrupts in DPDK
-22.11: idle processes sleep on timers). Scenarios:
+the tools (both hostems and the delay line) in one longspan-labtools process
+unless --tools separate, every hop a link between processes (--link):
+vhost-user (the gateways serve net_vhost ports, the tools connect with
+net_virtio_user; rx interrupts, so idle processes block until a packet) or
+net_memif (no rx interrupts in DPDK 22.11: idle processes sleep on timers).
+Scenarios:
 
   near-source (default): four inter-DC RDMA WRITE streams from site A to site B
       and two intra-DC streams inside site A, DCQCN senders (ConnectX firmware
@@ -92,9 +94,9 @@ CPUS = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
 
 
 def schedstat(pid):
-    """(ns on a CPU, ns runnable but waiting, {thread name: ns on a CPU}) summed over
-    every thread of pid."""
-    run = wait = 0
+    """(ns on a CPU, ns runnable but waiting, times switched in, {thread name: ns on a
+    CPU}) summed over every thread of pid."""
+    run = wait = slices = 0
     threads = {}
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
@@ -108,8 +110,9 @@ def schedstat(pid):
             continue
         run += int(f[0])
         wait += int(f[1])
+        slices += int(f[2])
         threads[comm] = threads.get(comm, 0) + int(f[0])
-    return run, wait, threads
+    return run, wait, slices, threads
 
 
 def log(msg):
@@ -179,7 +182,7 @@ class Lab:
                 f.close()
 
     def sched_snapshot(self):
-        """Per running process: (wall ns, run ns, wait ns)."""
+        """Per running process: (wall ns, run ns, wait ns, switches in, threads)."""
         now = time.monotonic_ns()
         snap = {}
         for n, p, f in self.procs:
@@ -255,6 +258,12 @@ class Lab:
                 t = ini_set(t, "host", "tor_rate", self.a.tor_rate)
                 t = ini_set(t, "host", "variant", self.a.variant)
                 t = ini_set(t, "host", "csv_interval", "10ms")
+                t = ini_set(t, "host", "pacing_grid", self.a.pacing_grid)
+                if self.a.tools == "one":
+                    t = ini_set(t, "host", "csv", os.path.join(self.dir, "rates-a.csv"))
+                    t = ini_set(t, "host", "cnp_log", os.path.join(self.dir, "cnp-a.csv"))
+            if self.a.tools == "one":
+                t = ini_set(t, "host", "json", os.path.join(self.dir, f"hostem-{s}.json"))
             open(os.path.join(self.dir, f"hostem-{s}.ini"), "w").write(t)
 
     # -- topology ---------------------------------------------------------
@@ -262,7 +271,7 @@ class Lab:
         """EAL core options of a lab tool: pinned to cpu, or free to run on any."""
         return ["-l", str(cpu)] if self.a.pin else [f"--lcores=0@({CPUS})"]
 
-    def start_gateways_and_wan(self):
+    def start_gateways(self):
         # vhost-user sockets are files: a previous run's would stop the bind.
         for name in SOCKETS:
             try:
@@ -273,15 +282,34 @@ class Lab:
             self.spawn(f"gw-{s}", [os.path.join(self.build, "longspand"), "-c",
                                    os.path.join(self.dir, f"site-{s}.conf")])
             self.wait_api(s)
+
+    def wanem_args(self):
+        return ["--distance-km", str(self.a.distance_km), "--stats-interval", "0",
+                "--json", os.path.join(self.dir, "wanem.json")]
+
+    def start_gateways_and_wan(self):
+        self.start_gateways()
         self.spawn("wanem", [os.path.join(self.build, "tests", "lab", "longspan-wanem"),
                              *self.lcore(0), "--file-prefix", "lab-wanem", "-m", "160", "--no-pci",
                              "--log-level=*:warning", *LINK_EAL[self.a.link],
                              "--vdev=" + link_client(self.a, 0, "wan-a"),
                              "--vdev=" + link_client(self.a, 1, "wan-b"),
-                             "--", "--distance-km", str(self.a.distance_km),
-                             "--stats-interval", "0",
-                             "--json", os.path.join(self.dir, "wanem.json")])
+                             "--", *self.wanem_args()])
         self.wait_log("wanem", r"wanem")
+
+    def labtools(self, seconds):
+        """Both sites' hostems and the delay line in one process (--tools one):
+        ports 0 (site A's DC), 1 and 2 (the WAN), 3 (site B's DC)."""
+        devs = [link_client(self.a, 0, "a-dc"), link_client(self.a, 1, "wan-a"),
+                link_client(self.a, 2, "wan-b"), link_client(self.a, 3, "b-dc")]
+        return self.spawn("labtools", [
+            os.path.join(self.build, "tests", "lab", "longspan-labtools"), *self.lcore(1),
+            "--file-prefix", "lab-labtools", "-m", "256", "--no-pci", "--log-level=*:warning",
+            *LINK_EAL[self.a.link], *[f"--vdev={d}" for d in devs], "--",
+            "--duration", f"{seconds}s",
+            "--hostem", "0:" + os.path.join(self.dir, "hostem-a.ini"),
+            "--hostem", "3:" + os.path.join(self.dir, "hostem-b.ini"),
+            "--wanem", "1,2", *self.wanem_args()])
 
     def hostem(self, site, extra):
         name = f"hostem-{site}"
@@ -322,12 +350,18 @@ def run_near_source(a, run_dir, mech):
     lab.hostem_configs()
     series = []
     try:
-        lab.start_gateways_and_wan()
-        lab.hostem("b", ["--json", os.path.join(run_dir, "hostem-b.json")])
-        time.sleep(1.0)
-        ha = lab.hostem("a", ["--json", os.path.join(run_dir, "hostem-a.json"),
-                              "--csv", os.path.join(run_dir, "rates-a.csv"),
-                              "--cnp-log", os.path.join(run_dir, "cnp-a.csv")])
+        if a.tools == "one":
+            lab.start_gateways()
+            ha = lab.labtools(a.seconds)
+            # The window that counts starts when the tools' clocks do.
+            lab.wait_log("labtools", r"hostem site-a on port", timeout=30)
+        else:
+            lab.start_gateways_and_wan()
+            lab.hostem("b", ["--json", os.path.join(run_dir, "hostem-b.json")])
+            time.sleep(1.0)
+            ha = lab.hostem("a", ["--json", os.path.join(run_dir, "hostem-a.json"),
+                                  "--csv", os.path.join(run_dir, "rates-a.csv"),
+                                  "--cnp-log", os.path.join(run_dir, "cnp-a.csv")])
         t0 = time.time()
         last_print = 0
         flows = {}
@@ -347,7 +381,8 @@ def run_near_source(a, run_dir, mech):
             row = {"t": time.time() - t0,
                    "depth_bytes": roce.get("depth_bytes", 0),
                    "marks": st.get("wan_mark_decisions", 0), "cnp_sent": st.get("cnp_sent", 0),
-                   "deq_bytes": sum(wan_class(wan, c).get("deq_bytes", 0) for c in range(3))}
+                   "deq_bytes": sum(wan_class(wan, c).get("deq_bytes", 0) for c in range(3)),
+                   "drops": sum(wan_class(wan, c).get("drops", 0) for c in range(3))}
             series.append(row)
             if row["t"] - last_print >= 1.0:
                 last_print = row["t"]
@@ -360,16 +395,23 @@ def run_near_source(a, run_dir, mech):
         time.sleep(1.0)
         tm = lab.ctl("a", "show", "tm")
         stats = {s: lab.ctl(s, "show", "stats") for s in "ab"}
-        lab.stop("hostem-b", signal.SIGINT)
+        if a.tools != "one":
+            lab.stop("hostem-b", signal.SIGINT)
     finally:
         lab.stop_all()
     json.dump({"tm": tm, "flows": flows, "stats": stats, "series": series},
               open(os.path.join(run_dir, "gateway-a.json"), "w"), indent=1)
     sched = {}
-    for n, (w1, r1, q1, t1) in sched1.items():
+    for n, (w1, r1, q1, k1, t1) in sched1.items():
         if n in sched0 and w1 > sched0[n][0]:
-            w0, r0, q0, t0 = sched0[n]
+            w0, r0, q0, k0, t0 = sched0[n]
+            # Every switch-in after a wake-up waits at least the wake-up latency
+            # (1.9 us for a lone thread waking 6,800 times a second here,
+            # docs/lab.md): the wait per switch-in tells that apart from
+            # queueing behind others.
             sched[n] = {"cpu": (r1 - r0) / (w1 - w0), "wait": (q1 - q0) / (w1 - w0),
+                        "switches_per_s": (k1 - k0) * 1e9 / (w1 - w0),
+                        "wait_per_switch_ns": (q1 - q0) / (k1 - k0) if k1 > k0 else None,
                         "threads": {c: round((v - t0.get(c, 0)) / (w1 - w0), 3)
                                     for c, v in sorted(t1.items())}}
     return summarize_near_source(a, run_dir, mech, tm, flows, series, sched, stats["a"])
@@ -632,13 +674,15 @@ def run_repeats(a):
     for rep in range(1, a.repeat + 1):
         for mech in a.mechanisms:
             log(f"run {rep}/{a.repeat}: near-source, {a.distance_km} km, mechanisms {mech}, "
-                f"marker {a.marker}, {a.variant} DCQCN, {a.link} links, {a.seconds} s, "
+                f"marker {a.marker}, {a.variant} DCQCN, {a.link} links, tools: {a.tools}, "
+                f"{a.seconds} s, "
                 f"load average {os.getloadavg()[0]:.1f}")
             d = f"mech-{mech.replace(',', '')}" + (f"-{rep}" if a.repeat > 1 else "")
             r = run_near_source(a, os.path.join(a.out, d), mech)
             r["repeat"] = rep
             r["link"] = a.link
             r["hog"] = a.hog
+            r["tools"] = a.tools
             json.dump(r, open(os.path.join(a.out, d, "summary.json"), "w"), indent=1)
             results.append(r)
             if r["starved"]:
@@ -672,6 +716,13 @@ def main():
                     help="links between the processes: vhost (vhost-user, rx interrupts: idle "
                          "processes block until a packet; default) or memif (idle processes "
                          "sleep on timers)")
+    ap.add_argument("--pacing-grid", default="0",
+                    help="site A's senders wake on multiples of this ([host] pacing_grid; "
+                         "0: each at its own next frame)")
+    ap.add_argument("--tools", choices=["one", "separate"], default="one",
+                    help="one (default): both sites' hostems and the delay line in one process "
+                         "(longspan-labtools), three DPDK processes in all; separate: "
+                         "longspan-hostem twice and longspan-wanem, five processes")
     ap.add_argument("--hog", type=int, default=0, metavar="N",
                     help="start N busy loops beside the lab for its whole run (the self-check "
                          "must then mark the runs starved)")

@@ -40,6 +40,7 @@ enum sim_pkt_type {
 	SIM_PKT_NACK,
 	SIM_PKT_CNP,
 	SIM_PKT_PFC,
+	SIM_PKT_CREDIT, /* mechanism B between gateways: a grant or a sender report */
 };
 
 /* ECN codepoints (RFC 3168). */
@@ -56,6 +57,9 @@ enum sim_ecn {
 #define SIM_PKTF_SHAPED 0x08	  /* DATA already passed a gateway shaper */
 #define SIM_PKTF_GWDONE 0x10	  /* a gateway handled its signal at enqueue */
 #define SIM_PKTF_LOSSY 0x20	  /* queued at a lossy WAN egress, outside the MMU */
+#define SIM_PKTF_CREDIT 0x40	  /* DATA sent within WAN credit: on the WAN, then in the
+				   * receiving gateway's credit buffer (outside the MMU) */
+#define SIM_PKTF_GRANT 0x02	  /* CREDIT: a grant (else a sender report) */
 
 /*
  * A packet.  32 bytes, two to a cache line, allocated from a free list,
@@ -132,6 +136,7 @@ struct sim_port {
 	uint8_t wan;	       /* gateway port facing the WAN */
 	uint8_t qmask;	       /* bit q: queue q holds packets */
 	uint8_t paused;	       /* bit q: the peer paused priority q */
+	uint8_t held;	       /* bit q: a gateway holds priority q (no WAN credit) */
 	/* Line 1: the queues (packet lists per priority). */
 	uint32_t qhead[SIM_NQ];
 	uint32_t qtail[SIM_NQ];
@@ -295,6 +300,8 @@ enum sim_ev_type {
 	SIM_EV_GW_CNP,	   /* a gateway CNP is ready to leave (mechanism A) */
 	SIM_EV_GW_SHAPE,   /* a gateway shaper may release a packet (mechanism C) */
 	SIM_EV_SAMPLE,	   /* statistics and time series */
+	SIM_EV_GW_CREDIT,  /* mechanism B: a grant timer or a sender's first report */
+	SIM_EV_GW_PFC,	   /* mechanism B: a gateway's PFC refresh */
 	SIM_EV_TYPES,
 };
 
@@ -445,6 +452,7 @@ struct sim {
 	int stop_signal;	/* signal that stopped the run early (partial outputs), or 0 */
 	uint64_t rng;
 	/* gateways */
+	uint64_t wan_fifo_bytes; /* WAN egress outside the MMU of this size; 0 = switch port */
 	struct sim_gw **gws;
 	uint32_t ngws;
 	struct sim_stats st;
@@ -595,6 +603,44 @@ sim_pkt_free(struct sim *s, uint32_t p)
 	s->live_pkts--;
 }
 
+/*
+ * Append packet p to the FIFO linked through sim_pkt.next from *head to
+ * *tail (SIM_NONE when empty): port queues, a host's ACK queue, a
+ * gateway's shaping queue.
+ */
+static inline void
+sim_pkt_append(struct sim *s, uint32_t *head, uint32_t *tail, uint32_t p)
+{
+	s->pkts[p].next = SIM_NONE;
+	if (*tail == SIM_NONE)
+		*head = p;
+	else
+		s->pkts[*tail].next = p;
+	*tail = p;
+}
+
+/*
+ * A control packet of flow fi (ACK, NAK, CNP) back toward the flow's
+ * sender: a padded 60-byte frame, not ECT, in the flow's priority group.
+ * Leaves next and t_ns to the queue it goes on.
+ */
+static inline void
+sim_pkt_ctrl_init(struct sim *s, struct sim_pkt *pkt, uint32_t fi, uint8_t type, uint32_t seq,
+		  uint8_t flags)
+{
+	const struct sim_flow *f = &s->flows[fi];
+
+	pkt->flow = fi;
+	pkt->seq = seq;
+	pkt->in_local = 0;
+	pkt->dst = f->src;
+	pkt->size = SIM_CTRL_BYTES;
+	pkt->type = type;
+	pkt->ecn = SIM_ECN_NOT_ECT;
+	pkt->prio = f->pg;
+	pkt->flags = flags;
+}
+
 uint64_t sim_net_tx_ns(enum sim_tx_time mode, uint64_t bytes, uint64_t rate_bps);
 
 static inline void
@@ -661,6 +707,8 @@ sim_rng_unit(uint64_t *state)
 
 /* sim_topo.c */
 int sim_topo_load(struct sim *s, const char *path);
+/* Free what sim_topo_load() ... sim_host_setup() allocated; s itself is the caller's. */
+void sim_free(struct sim *s);
 int sim_flows_load(struct sim *s, const char *path);
 int sim_topo_routes(struct sim *s);
 uint32_t sim_topo_hash(uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dport,
@@ -671,6 +719,8 @@ uint32_t sim_topo_ip(uint32_t node);
 void sim_net_arrive(struct sim *s, uint32_t port);
 void sim_net_port_tx(struct sim *s, uint32_t port);
 void sim_net_kick(struct sim *s, uint32_t port);
+/* A PFC PAUSE (or resume) for priority prio leaves port pi (strict priority). */
+void sim_net_pfc(struct sim *s, uint32_t pi, uint8_t prio, bool pause);
 void sim_net_enqueue(struct sim *s, uint32_t port, uint32_t q, uint32_t p);
 uint32_t sim_net_route(struct sim *s, const struct sim_node *n, const struct sim_pkt *pkt);
 int sim_net_setup(struct sim *s);
@@ -704,6 +754,29 @@ void sim_gw_cnp_event(struct sim *s, uint32_t idx);
 void sim_gw_shape_event(struct sim *s, uint32_t idx);
 void sim_gw_on_enqueue(struct sim *s, struct sim_port *port, struct sim_pkt *pkt);
 void sim_gw_on_drop(struct sim *s, struct sim_port *port, struct sim_pkt *pkt);
+/*
+ * Mechanism A for one data packet at a gateway WAN egress: the marker said
+ * marked, or the queue dropped it (the hooks above call it; so does the
+ * test that drives both hosts of congestion/gw_mech.h with one trace).
+ */
+void sim_gw_signal(struct sim *s, struct sim_gw_port *gp, struct sim_pkt *pkt, bool marked,
+		   bool drop);
+
+/* sim_gw_b.c: mechanism B (congestion/pfc.h and congestion/credit.h) */
+int sim_gw_b_setup(struct sim *s, struct sim_gw *gw);
+void sim_gw_b_free(struct sim *s, struct sim_gw *gw);
+/* A packet joined WAN egress queue q (after sim_net_enqueue() linked it). */
+void sim_gw_b_wan_enqueue(struct sim *s, struct sim_port *port, uint32_t q);
+/* A data packet leaves WAN port port now (from sim_gw_egress()). */
+void sim_gw_b_wan_dequeue(struct sim *s, struct sim_port *port, struct sim_pkt *pkt);
+/* A credited data packet arrived from the WAN on in_port. */
+void sim_gw_b_wan_arrive(struct sim *s, uint32_t in_port, struct sim_pkt *pkt);
+/* A credited data packet leaves the gateway toward its DC on port. */
+void sim_gw_b_dc_dequeue(struct sim *s, struct sim_node *n, struct sim_pkt *pkt);
+/* A SIM_PKT_CREDIT arrived on port pi. */
+void sim_gw_b_ctrl_rx(struct sim *s, uint32_t pi, const struct sim_pkt *pkt);
+void sim_gw_b_credit_event(struct sim *s, uint32_t idx);
+void sim_gw_b_pfc_event(struct sim *s, uint32_t idx);
 
 /* sim_out.c */
 FILE *sim_out_create(const char *dir, const char *name);

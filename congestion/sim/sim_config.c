@@ -7,6 +7,7 @@
  * parses its own. Every error in a file is reported, each as
  * FILE:LINE: [section] key: message, and any error fails the load.
  */
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -17,6 +18,7 @@
 #include "control/conf_file.h"
 #include "control/conf_ini.h"
 #include "control/conf_key.h"
+#include "control/conf_mech.h"
 #include "control/units.h"
 #include "sim_config.h"
 
@@ -105,7 +107,7 @@ static const char *const sim_section_names[SIM_SEC_MAX] = {
 /* The simulator's own value types, after conf_key.h's built-ins. */
 enum sim_key_type {
 	SIM_T_IDS = CONF_T_FIRST_APP, /* node ids "48,49" into gateways[] */
-	SIM_T_MECH, /* none, A, C or A,C */
+	SIM_T_MECH, /* none or a list of A, B, C */
 	SIM_T_MAX,
 };
 
@@ -123,6 +125,9 @@ static const struct conf_enum_name sim_window_names[] = {
 };
 static const struct conf_enum_name sim_tx_time_names[] = {
 	{ "exact", SIM_TX_TIME_EXACT }, { "ns3", SIM_TX_TIME_NS3 }, { NULL, 0 },
+};
+static const struct conf_enum_name sim_lossless_names[] = {
+	{ "pfc", SIM_LOSSLESS_PFC }, { "credit", SIM_LOSSLESS_CREDIT }, { NULL, 0 },
 };
 static const struct conf_enum_name sim_qpn_names[] = {
 	{ "cm", SIM_QPN_CM }, { "inband", SIM_QPN_INBAND }, { NULL, 0 },
@@ -191,7 +196,7 @@ static const struct conf_key sim_keys[] = {
 	{ SEC(GATEWAY), .name = "ids", .type = SIM_T_IDS, .max_count = SIM_MAX_GATEWAYS,
 	  .help = "gateway node ids (48,49); unset = the two ends of the longest-delay link" },
 	{ SEC(GATEWAY), .name = "mechanisms", .type = SIM_T_MECH, .def = "none", F(mechanisms),
-	  .help = "none, A, C or A,C" },
+	  .help = "none, or a comma-separated list of A, B and C (A,C; A,B,C)" },
 	{ SEC(GATEWAY), .name = "marker", ENUM(sim_marker_names), .def = "red-as-switch",
 	  F_SET(marker, marker_set),
 	  .help = "WAN egress marker: red-as-switch (HPCC map), red, sojourn, phantom" },
@@ -202,6 +207,13 @@ static const struct conf_key sim_keys[] = {
 	  .help = "0: the WAN ports are switch ports (shared buffer, PFC, lossless, as HPCC); "
 		  "N: the WAN egress is a tail-drop queue of N bytes outside the shared buffer "
 		  "and no PFC crosses the WAN, as the dataplane's traffic manager" },
+	{ SEC(GATEWAY), .name = "lossless", ENUM(sim_lossless_names), .def = "credit",
+	  F(lossless),
+	  .help = "mechanism B's mode on every gateway (with B in mechanisms): pfc pauses the "
+		  "DC at the WAN queue's XOFF and resumes at XON; credit adds the credit-based "
+		  "WAN hop (data leaves only within the peer's grants, whose buffer holds what "
+		  "arrives from the WAN outside the shared buffer). With B and wan_buffer 0 the "
+		  "WAN queue is the derived buffer" },
 
 	{ SEC(MARKER), .name = "kmin", SIZE(0, UINT64_C(1000000000000)), .def = "0",
 	  F(kmin_bytes), .help = "RED Kmin on the WAN egress; 0 = derived" },
@@ -303,21 +315,18 @@ sim_dump_ids(const struct conf_key *k, const void *base, FILE *f)
 	fputc('\n', f);
 }
 
+/* One mechanism list parser for the gateway and the simulator (conf_mech.c). */
+static_assert(SIM_MECH_A == CONF_MECH_A && SIM_MECH_B == CONF_MECH_B && SIM_MECH_C == CONF_MECH_C,
+	      "mechanism bits");
+
 static int
 sim_set_mech(const struct conf_key *k, void *base, const char *v, struct conf_set_ctx *ctx)
 {
-	uint32_t m;
+	const char *why = NULL;
+	unsigned int m;
 
-	if (strcmp(v, "none") == 0)
-		m = 0;
-	else if (strcmp(v, "A") == 0)
-		m = SIM_MECH_A;
-	else if (strcmp(v, "C") == 0)
-		m = SIM_MECH_C;
-	else if (strcmp(v, "A,C") == 0 || strcmp(v, "C,A") == 0)
-		m = SIM_MECH_A | SIM_MECH_C;
-	else
-		return conf_fail(ctx, "'%s' is not a mechanism list (none, A, C or A,C)", v);
+	if (conf_mech_parse(v, CONF_MECH_A | CONF_MECH_B | CONF_MECH_C, &m, &why) < 0)
+		return conf_fail(ctx, "'%s' %s", v, why);
 	*(uint32_t *)((char *)base + k->offset) = m;
 	return 0;
 }
@@ -325,10 +334,8 @@ sim_set_mech(const struct conf_key *k, void *base, const char *v, struct conf_se
 static void
 sim_dump_mech(const struct conf_key *k, const void *base, FILE *f)
 {
-	uint32_t m = *(const uint32_t *)((const char *)base + k->offset);
-
 	fprintf(f, "%s = %s\n", k->name,
-		m == 0 ? "none" : m == SIM_MECH_A ? "A" : m == SIM_MECH_C ? "C" : "A,C");
+		conf_mech_name(*(const uint32_t *)((const char *)base + k->offset)));
 }
 
 static const struct conf_type sim_types[SIM_T_MAX] = {

@@ -47,7 +47,14 @@ enum sim_qpn_learning {
 };
 
 #define SIM_MECH_A 0x1u
+#define SIM_MECH_B 0x2u /* PFC at the DC port and the credit-based WAN hop */
 #define SIM_MECH_C 0x4u
+
+/* Mechanism B's mode ([gateway] lossless), as the gateway's [peer] lossless. */
+enum sim_lossless {
+	SIM_LOSSLESS_PFC,    /* PFC toward the DC at the WAN queue's XOFF only */
+	SIM_LOSSLESS_CREDIT, /* PFC plus credits on the WAN hop */
+};
 
 struct sim_rate_map {
 	uint64_t rate_bps;
@@ -118,6 +125,7 @@ struct sim_config {
 	bool marker_set;
 	uint64_t wan_rtt_ns;	    /* 0: measured from the topology */
 	uint64_t wan_buffer_bytes;  /* 0: lossless switch port; else tail-drop WAN egress */
+	uint32_t lossless;	    /* enum sim_lossless, with SIM_MECH_B */
 
 	/* [marker] (0 = derive from rate and RTT) */
 	uint64_t kmin_bytes;

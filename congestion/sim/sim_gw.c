@@ -162,7 +162,7 @@ sim_gw_init_one(struct sim *s, struct sim_gw *gw, uint64_t wan_rtt, uint64_t dc_
 			p->wan = 1;
 			if (p->rate_bps > wan_rate)
 				wan_rate = p->rate_bps;
-			if (c->wan_buffer_bytes != 0) {
+			if (c->wan_buffer_bytes != 0 || (c->mechanisms & SIM_MECH_B)) {
 				/* No PFC over the WAN: no headroom kept for it either. */
 				n->mmu->total_hdrm -= n->mmu->headroom[k];
 				n->mmu->headroom[k] = 0;
@@ -178,6 +178,10 @@ sim_gw_init_one(struct sim *s, struct sim_gw *gw, uint64_t wan_rtt, uint64_t dc_
 	link.rtt_ns = c->wan_rtt_ns ? c->wan_rtt_ns : wan_rtt;
 	link.mtu_bytes = c->payload_bytes + SIM_HDR_BYTES;
 	link.dc_rtt_ns = dc_rtt;
+	/* What arrives at the WAN queue, and must be paused: every DC-facing port. */
+	for (k = 0; k < n->nports; k++)
+		if (!s->ports[n->port_base + k].wan)
+			link.dc_rate_bps += s->ports[n->port_base + k].rate_bps;
 	link.near_source_cnp = (c->mechanisms & SIM_MECH_A) != 0;
 	ov.kmin_bytes = c->kmin_bytes;
 	ov.kmax_bytes = c->kmax_bytes;
@@ -186,6 +190,9 @@ sim_gw_init_one(struct sim *s, struct sim_gw *gw, uint64_t wan_rtt, uint64_t dc_
 	ov.phantom_ratio_ppm = c->phantom_ppm;
 	ov.cnp_interval_ns = c->a_cnp_interval_ns;
 	ov.hold_ns = c->c_hold_ns;
+	/* Mechanism B's XOFF/XON are the WAN queue's: derive them for its size. */
+	if ((c->mechanisms & SIM_MECH_B) && c->wan_buffer_bytes != 0)
+		ov.buffer_bytes = c->wan_buffer_bytes;
 	if (cc_params_resolve(&link, &ov, &gw->d, &why) < 0) {
 		fprintf(stderr, "longspan-sim: gateway %u: parameter derivation: %s\n", gw->node,
 			why ? why : "invalid");
@@ -193,6 +200,12 @@ sim_gw_init_one(struct sim *s, struct sim_gw *gw, uint64_t wan_rtt, uint64_t dc_
 	}
 	if (c->phantom_threshold_bytes != 0)
 		gw->d.phantom_threshold_bytes = c->phantom_threshold_bytes;
+	if (c->mechanisms & SIM_MECH_B) {
+		int rc = sim_gw_b_setup(s, gw);
+
+		if (rc < 0)
+			return rc;
+	}
 
 	for (k = 0; k < n->nports; k++) {
 		struct sim_port *p = &s->ports[n->port_base + k];
@@ -237,10 +250,10 @@ sim_gw_init_one(struct sim *s, struct sim_gw *gw, uint64_t wan_rtt, uint64_t dc_
 		tp.ramp_interval_ns = c->c_ramp_interval_ns;
 	if (c->c_ramp_steps != 0)
 		tp.ramp_steps = c->c_ramp_steps;
-	/* Two DC round trips: the CE packet's way to the receiver and its CNP's way back. */
-	gw->c_policy.upstream_ce_window_ns = !c->c_upstream_ce_check ? 0 :
-					     c->c_upstream_ce_window_ns ? c->c_upstream_ce_window_ns :
-					     2 * gw->d.dc_rtt_ns;
+	gw->c_policy.upstream_ce_window_ns =
+		!c->c_upstream_ce_check ? 0 :
+		c->c_upstream_ce_window_ns ? c->c_upstream_ce_window_ns :
+		gw_mech_c_upstream_ce_window_default_ns(gw->d.dc_rtt_ns);
 	gw->c_policy.forward_cnp = c->c_forward_cnp;
 	gw->c_policy.cnp_gap_ns = c->c_cnp_gap_ns;
 	if (trp_config_init(&gw->c_cfg, &tp) < 0) {
@@ -280,6 +293,7 @@ sim_gw_setup(struct sim *s)
 	uint32_t i, j;
 	int rc;
 
+	s->wan_fifo_bytes = s->cfg.wan_buffer_bytes;
 	if (s->cfg.ngateways != 0) {
 		nid = s->cfg.ngateways;
 		memcpy(ids, s->cfg.gateways, sizeof(uint32_t) * nid);
@@ -346,6 +360,7 @@ sim_gw_free(struct sim *s)
 	uint32_t i;
 
 	for (i = 0; i < s->ngws; i++) {
+		sim_gw_b_free(s, s->gws[i]);
 		free(s->gws[i]->ports);
 		free(s->gws[i]->fs);
 		free(s->gws[i]->learn_mem);
@@ -476,12 +491,7 @@ sim_gw_data_from_wan(struct sim *s, struct sim_gw *gw, uint32_t in_port, uint32_
 			return false;
 	}
 	/* Hold it in gateway DRAM behind the QP's earlier packets. */
-	pkt->next = SIM_NONE;
-	if (fs->shape_tail == SIM_NONE)
-		fs->shape_head = p;
-	else
-		s->pkts[fs->shape_tail].next = p;
-	fs->shape_tail = p;
+	sim_pkt_append(s, &fs->shape_head, &fs->shape_tail, p);
 	fs->shape_in = in_port;
 	fs->shape_out = out_port;
 	fs->shape_bytes += pkt->size;
@@ -552,6 +562,8 @@ sim_gw_ingress(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t out
 	bool in_wan = s->ports[in_port].wan;
 	bool out_wan = s->ports[out_port].wan;
 
+	if (pkt->flags & SIM_PKTF_CREDIT)
+		sim_gw_b_wan_arrive(s, in_port, pkt);
 	if (in_wan == out_wan)
 		return false;
 	if (pkt->type == SIM_PKT_DATA)
@@ -591,7 +603,7 @@ sim_gw_ingress(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t out
  * the dataplane's dp_signal() runs too) decides: a CNP to the local sender,
  * the mark, a cleared CE.
  */
-static void
+void
 sim_gw_signal(struct sim *s, struct sim_gw_port *gp, struct sim_pkt *pkt, bool marked,
 	      bool drop)
 {
@@ -665,6 +677,8 @@ sim_gw_on_enqueue(struct sim *s, struct sim_port *port, struct sim_pkt *pkt)
 	struct sim_gw_port *gp = port->gwp;
 	bool marked;
 
+	if (gp->gw->b_on)
+		sim_gw_b_wan_enqueue(s, port, pkt->prio);
 	if (!gp->own_marker || gp->at_dequeue || pkt->type != SIM_PKT_DATA)
 		return;
 	/* RED on the queue ahead of the packet. */
@@ -694,6 +708,8 @@ sim_gw_egress(struct sim *s, struct sim_node *n, struct sim_port *port, uint32_t
 	bool marked;
 
 	(void)n;
+	if (gp->gw->b_on)
+		sim_gw_b_wan_dequeue(s, port, pkt);
 	if (pkt->type != SIM_PKT_DATA)
 		return;
 	if (pkt->flags & SIM_PKTF_GWDONE) {
@@ -728,13 +744,7 @@ sim_gw_cnp_event(struct sim *s, uint32_t idx)
 	p = sim_pkt_alloc(s);
 	pkt = &s->pkts[p];
 	memset(pkt, 0, sizeof(*pkt));
-	pkt->flow = fi;
-	pkt->dst = f->src;
-	pkt->size = SIM_CTRL_BYTES;
-	pkt->type = SIM_PKT_CNP;
-	pkt->ecn = SIM_ECN_NOT_ECT;
-	pkt->prio = f->pg;
-	pkt->flags = SIM_PKTF_GW;
+	sim_pkt_ctrl_init(s, pkt, fi, SIM_PKT_CNP, 0, SIM_PKTF_GW);
 	out = sim_net_route(s, n, pkt);
 	if (out == SIM_NONE) {
 		sim_pkt_free(s, p);

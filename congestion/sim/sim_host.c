@@ -424,23 +424,9 @@ sim_host_ctrl(struct sim *s, struct sim_host *h, uint32_t fi, uint8_t type, uint
 {
 	uint32_t p = sim_pkt_alloc(s);
 	struct sim_pkt *pkt = &s->pkts[p];
-	const struct sim_flow *f = &s->flows[fi];
 
-	pkt->flow = fi;
-	pkt->seq = seq;
-	pkt->in_local = 0;
-	pkt->dst = f->src;
-	pkt->size = SIM_CTRL_BYTES;
-	pkt->type = type;
-	pkt->ecn = SIM_ECN_NOT_ECT;
-	pkt->prio = f->pg;
-	pkt->flags = flags;
-	pkt->next = SIM_NONE;
-	if (h->ackq_tail == SIM_NONE)
-		h->ackq_head = p;
-	else
-		s->pkts[h->ackq_tail].next = p;
-	h->ackq_tail = p;
+	sim_pkt_ctrl_init(s, pkt, fi, type, seq, flags);
+	sim_pkt_append(s, &h->ackq_head, &h->ackq_tail, p);
 	sim_host_kick(s, (uint32_t)(h - s->hosts));
 }
 

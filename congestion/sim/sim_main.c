@@ -3,7 +3,7 @@
  * longspan-sim command line and event loop.
  *
  *   longspan-sim --topology FILE --flows FILE [--hpcc-config FILE]
- *       [--config FILE.ini] [--gateways ID,ID] [--mechanisms none|A|C|A,C]
+ *       [--config FILE.ini] [--gateways ID,ID] [--mechanisms none|A|C|A,C|A,B,C]
  *       [--marker red|sojourn|phantom|red-as-switch] [--seed N] --out DIR
  *       [--host-model hpcc|firmware|paper] [--window auto|on|off]
  *       [--ts-interval T] [--end T] [-o section.key=value]...
@@ -43,7 +43,7 @@ sim_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: longspan-sim --topology FILE --flows FILE [--hpcc-config FILE]\n"
-		"         [--config FILE.ini] [--gateways ID,ID] [--mechanisms none|A|C|A,C]\n"
+		"         [--config FILE.ini] [--gateways ID,ID] [--mechanisms none|A|C|A,C|A,B,C]\n"
 		"         [--marker red|sojourn|phantom|red-as-switch] [--seed N] --out DIR\n"
 		"         [--host-model hpcc|firmware|paper] [--window auto|on|off]\n"
 		"         [--ts-interval TIME] [--end TIME] [-o section.key=value]...\n"
@@ -119,6 +119,12 @@ sim_run(struct sim *s, struct sim_progress *prog)
 		case SIM_EV_GW_SHAPE:
 			sim_gw_shape_event(s, idx);
 			break;
+		case SIM_EV_GW_CREDIT:
+			sim_gw_b_credit_event(s, idx);
+			break;
+		case SIM_EV_GW_PFC:
+			sim_gw_b_pfc_event(s, idx);
+			break;
 		case SIM_EV_SAMPLE:
 			sim_out_sample(s);
 			if (s->flows_done < s->nflows)
@@ -148,26 +154,6 @@ sim_split_override(char *arg, struct sim_cli_set *o)
 	o->key = dot + 1;
 	o->value = eq + 1;
 	return 0;
-}
-
-static void
-sim_free(struct sim *s)
-{
-	sim_gw_free(s);
-	sim_host_free(s);
-	sim_net_free(s);
-	sim_net_pool_free(s);
-	sim_wheel_free(&s->wheel);
-	sim_heap_free(&s->heap);
-	sim_heap_free(&s->slow);
-	free(s->nodes);
-	free(s->ports);
-	free(s->hosts);
-	free(s->host_of_node);
-	free(s->rt);
-	free(s->rt_port);
-	free(s->pair);
-	free(s->flows);
 }
 
 int

@@ -139,7 +139,7 @@ sim_mmu_remove(struct sim_mmu *m, uint32_t port, uint32_t q, uint32_t size)
 
 /* ------------------------------------------------------------- transmit */
 
-static void
+void
 sim_net_pfc(struct sim *s, uint32_t pi, uint8_t prio, bool pause)
 {
 	uint32_t p = sim_pkt_alloc(s);
@@ -179,13 +179,8 @@ sim_net_enqueue(struct sim *s, uint32_t pi, uint32_t q, uint32_t p)
 
 	if (s->trace != NULL)
 		sim_trace_enqueue(s, pi, q, pkt);
-	pkt->next = SIM_NONE;
 	pkt->t_ns = s->now_ns;
-	if (port->qtail[q] == SIM_NONE)
-		port->qhead[q] = p;
-	else
-		s->pkts[port->qtail[q]].next = p;
-	port->qtail[q] = p;
+	sim_pkt_append(s, &port->qhead[q], &port->qtail[q], p);
 	port->qmask |= (uint8_t)(1u << q);
 	port->qbytes[q] += pkt->size;
 	port->qbytes_total += pkt->size;
@@ -236,10 +231,11 @@ sim_net_port_tx(struct sim *s, uint32_t pi)
 	} else {
 		/*
 		 * Round robin: the first of rr_last + 1, rr_last + 2, ... (mod
-		 * SIM_NQ) that holds packets and is not paused.  Rotating the
-		 * ready mask right by rr_last + 1 puts that order at bit 0 up.
+		 * SIM_NQ) that holds packets and is not paused (by the peer, or
+		 * held by a gateway without WAN credit).  Rotating the ready mask
+		 * right by rr_last + 1 puts that order at bit 0 up.
 		 */
-		uint32_t ready = (uint32_t)(port->qmask & ~port->paused);
+		uint32_t ready = (uint32_t)(port->qmask & ~(port->paused | port->held));
 		uint32_t r = (port->rr_last + 1u) % SIM_NQ;
 		uint32_t rot = ((ready >> r) | (ready << (SIM_NQ - r))) & ((1u << SIM_NQ) - 1);
 
@@ -266,6 +262,9 @@ sim_net_port_tx(struct sim *s, uint32_t pi)
 	if (q != 0 && (pkt->flags & SIM_PKTF_LOSSY)) {
 		pkt->flags &= (uint8_t)~SIM_PKTF_LOSSY;
 		sim_gw_egress(s, n, port, p);
+	} else if (q != 0 && (pkt->flags & SIM_PKTF_CREDIT)) {
+		/* Leaves the receiving gateway's credit buffer (mechanism B), not the MMU. */
+		sim_gw_b_dc_dequeue(s, n, pkt);
 	} else if (q != 0) {
 		struct sim_mmu *m = n->mmu;
 		uint32_t in_local = pkt->in_local;
@@ -306,11 +305,14 @@ sim_net_port_tx(struct sim *s, uint32_t pi)
 
 /* ---------------------------------------------------------------- switch */
 
-/* A gateway WAN port made lossy by [gateway] wan_buffer: no MMU, no PFC. */
+/*
+ * A gateway WAN port made lossy by [gateway] wan_buffer, or by mechanism B
+ * (which terminates PFC at the gateway): no MMU, no PFC across the WAN.
+ */
 static inline bool
 sim_net_lossy_wan(const struct sim *s, const struct sim_port *port)
 {
-	return s->cfg.wan_buffer_bytes != 0 && port->wan;
+	return s->wan_fifo_bytes != 0 && port->wan;
 }
 
 uint32_t
@@ -358,6 +360,15 @@ sim_net_forward(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t ou
 	else
 		q = pkt->prio;
 	pkt->in_local = (uint16_t)(in_port - n->port_base);
+	if (q != 0 && (pkt->flags & SIM_PKTF_CREDIT)) {
+		/*
+		 * Arrived from the WAN within credit (mechanism B): it waits in
+		 * the receiving gateway's credit buffer, outside the shared
+		 * buffer, so it is never dropped and never pauses the WAN.
+		 */
+		sim_net_enqueue(s, out_port, q, p);
+		return;
+	}
 	if (q != 0 && sim_net_lossy_wan(s, &s->ports[out_port])) {
 		/*
 		 * A lossy WAN egress, as the dataplane's traffic manager: a
@@ -366,7 +377,7 @@ sim_net_forward(struct sim *s, struct sim_node *n, uint32_t in_port, uint32_t ou
 		 */
 		struct sim_port *op = &s->ports[out_port];
 
-		if (op->qbytes_total + pkt->size > s->cfg.wan_buffer_bytes) {
+		if (op->qbytes_total + pkt->size > s->wan_fifo_bytes) {
 			s->st.drops++;
 			op->drops++;
 			sim_gw_on_drop(s, op, pkt);
@@ -465,6 +476,11 @@ sim_net_arrive(struct sim *s, uint32_t pi)
 
 	if (pkt->type == SIM_PKT_PFC) {
 		sim_net_pfc_rx(s, rx, pkt);
+		sim_pkt_free(s, p);
+		return;
+	}
+	if (pkt->type == SIM_PKT_CREDIT) {
+		sim_gw_b_ctrl_rx(s, rx, pkt);
 		sim_pkt_free(s, p);
 		return;
 	}

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 
 #include "sim.h"
+#include "control/conf_mech.h"
 #include "sim_gw.h"
 #include "sim_trace.h"
 
@@ -400,6 +401,68 @@ sim_hist_pct(const struct sim_hist *h, double pct)
 
 static const char *const sim_role_names[SIM_ROLE_COUNT] = { "host", "tor", "core", "gateway" };
 
+/* Mechanism B's counters (only with B: outputs without it stay as they were). */
+static void
+sim_json_gw_b(const struct sim *s, FILE *j, const struct sim_gw *gw)
+{
+	const struct cc_derived *d = &gw->d;
+	const struct sim_node *n = &s->nodes[gw->node];
+	uint64_t paused_ns = 0, pauses = 0, resumes = 0;
+	uint64_t grants_sent = 0, reports_sent = 0, grants = 0, stale = 0, holds = 0, held_ns = 0;
+	uint64_t overdraft = 0, occ_max = 0, overrun = 0, lost = 0, sent = 0;
+	uint32_t k, q;
+
+	for (q = 0; q < SIM_GW_PRIOS; q++) {
+		paused_ns += pfc_tx_paused_ticks(&gw->pfc_cfg, &gw->pfc, q, s->now_ns);
+		pauses += gw->pfc.tx[q].pauses;
+		resumes += gw->pfc.tx[q].resumes;
+	}
+	for (k = 0; k < n->nports; k++) {
+		const struct sim_gw_b_link *b = gw->ports[k].b;
+
+		if (b == NULL)
+			continue;
+		grants_sent += b->grants_sent;
+		reports_sent += b->reports_sent;
+		holds += b->holds;
+		held_ns += b->held_ns;
+		overdraft += b->overdraft;
+		for (q = 0; q < SIM_GW_PRIOS; q++) {
+			grants += b->tx[q].grants;
+			stale += b->tx[q].grants_stale;
+			sent += b->tx[q].sent;
+			overrun += b->rx[q].overrun_bytes;
+			lost += b->rx[q].lost_bytes;
+			if (b->occupancy_max_bytes[q] > occ_max)
+				occ_max = b->occupancy_max_bytes[q];
+		}
+	}
+	fprintf(j, "     \"mech_b\": {\"lossless\": \"%s\", \"wan_queue_bytes\": %llu, "
+		"\"pfc_headroom_bytes\": %llu, \"pfc_xoff_bytes\": %llu, \"pfc_xon_bytes\": %llu, "
+		"\"pfc_pause_ns\": %llu, \"wan_queue_max_bytes\": %llu, \"pfc_pauses\": %llu, "
+		"\"pfc_resumes\": %llu, \"pfc_pause_frames_sent\": %llu, "
+		"\"pfc_resume_frames_sent\": %llu, \"pfc_paused_ns\": %llu,\n",
+		gw->b_credit ? "credit" : "pfc", (unsigned long long)s->wan_fifo_bytes,
+		(unsigned long long)d->pfc_headroom_bytes, (unsigned long long)d->pfc_xoff_bytes,
+		(unsigned long long)d->pfc_xon_bytes, (unsigned long long)d->pfc_pause_ns,
+		(unsigned long long)gw->wan_queue_max_bytes, (unsigned long long)pauses,
+		(unsigned long long)resumes, (unsigned long long)gw->pfc_frames_sent,
+		(unsigned long long)gw->pfc_resume_frames_sent, (unsigned long long)paused_ns);
+	fprintf(j, "      \"credit_buffer_bytes\": %llu, \"credit_update_bytes\": %llu, "
+		"\"credit_update_ns\": %llu, \"credit_sent_bytes\": %llu, \"grants_sent\": %llu, "
+		"\"reports_sent\": %llu, \"grants_applied\": %llu, \"grants_stale\": %llu, "
+		"\"credit_holds\": %llu, \"credit_held_ns\": %llu, \"credit_overdraft\": %llu, "
+		"\"credit_occupancy_max_bytes\": %llu, \"credit_overrun_bytes\": %llu, "
+		"\"credit_lost_bytes\": %llu},\n",
+		(unsigned long long)gw->credit_cfg.buffer_bytes,
+		(unsigned long long)gw->credit_cfg.update_bytes,
+		(unsigned long long)gw->credit_cfg.update_ticks, (unsigned long long)sent,
+		(unsigned long long)grants_sent, (unsigned long long)reports_sent,
+		(unsigned long long)grants, (unsigned long long)stale, (unsigned long long)holds,
+		(unsigned long long)held_ns, (unsigned long long)overdraft,
+		(unsigned long long)occ_max, (unsigned long long)overrun, (unsigned long long)lost);
+}
+
 static void
 sim_json_gw(const struct sim *s, FILE *j, const struct sim_gw *gw, bool last)
 {
@@ -428,6 +491,8 @@ sim_json_gw(const struct sim *s, FILE *j, const struct sim_gw *gw, bool last)
 			qpn_learn_result_name((enum qpn_learn_result)r),
 			(unsigned long long)gw->learn_results[r]);
 	fprintf(j, "},\n");
+	if (gw->b_on)
+		sim_json_gw_b(s, j, gw);
 	fprintf(j, "     \"derived\": {\"rate_bps\": %llu, \"rtt_ns\": %llu, \"loop_rtt_ns\": %llu, "
 		"\"dc_rtt_ns\": %llu, \"bdp_bytes\": %llu, \"kmin_bytes\": %llu, "
 		"\"kmax_bytes\": %llu, \"pmax_ppm\": %u, \"target_delay_ns\": %llu, "
@@ -490,8 +555,7 @@ sim_out_finish(struct sim *s, double wall_s, double cpu_s)
 		"\"gateways\": [",
 		s->cfg.topology, s->cfg.flows, s->cfg.hpcc_config ? s->cfg.hpcc_config : "",
 		s->cfg.ini ? s->cfg.ini : "", sim_host_model_name(s->cfg.host_model),
-		s->cfg.mechanisms == 0 ? "none" : s->cfg.mechanisms == SIM_MECH_A ? "A" :
-		s->cfg.mechanisms == SIM_MECH_C ? "C" : "A,C", sim_marker_name(s->cfg.marker),
+		conf_mech_name(s->cfg.mechanisms), sim_marker_name(s->cfg.marker),
 		(unsigned long long)s->cfg.seed, s->window_on ? "true" : "false");
 	for (i = 0; i < s->ngws; i++)
 		fprintf(j, "%s%u", i ? ", " : "", s->gws[i]->node);

@@ -604,3 +604,24 @@ out:
 	free(rt_count);
 	return rc;
 }
+
+/* Everything sim_topo_load() and the setups allocated (the struct itself stays). */
+void
+sim_free(struct sim *s)
+{
+	sim_gw_free(s);
+	sim_host_free(s);
+	sim_net_free(s);
+	sim_net_pool_free(s);
+	sim_wheel_free(&s->wheel);
+	sim_heap_free(&s->heap);
+	sim_heap_free(&s->slow);
+	free(s->nodes);
+	free(s->ports);
+	free(s->hosts);
+	free(s->host_of_node);
+	free(s->rt);
+	free(s->rt_port);
+	free(s->pair);
+	free(s->flows);
+}

@@ -10,8 +10,12 @@
  *              marked, CNP generated, held by mechanism C, dropped) and the
  *              log2 histogram of the sojourn time.
  *
- * Slots: open addressing on the gateway's flow hash with a linear probe of
- * ROCE_FLOW_PROBES slots, fully unrolled (rte_bpf 22.11 runs no loops). The
+ * Slots: open addressing with a linear probe of ROCE_FLOW_PROBES slots,
+ * fully unrolled (rte_bpf 22.11 runs no loops), starting at the packet's
+ * slot in the gateway's flow table (ctx.flow_slot, the same at its rx and
+ * tx points and one live flow's at a time: a gateway table no larger than
+ * this one never puts two flows on one start), or at its flow hash when
+ * it has none. The
  * lcore's worker is the only writer, so a slot is claimed with plain stores:
  * the key first, then (after a compiler barrier) the word holding the hash,
  * which readers check first. A slot idle for ROCE_FLOW_IDLE_MS may be given
@@ -89,8 +93,21 @@ claim(struct ls_hook_flow_rec *r, const struct ls_hook_ctx *c)
  * The accounting below is arithmetic rather than branches where it can be:
  * cheaper for mixed traffic, and the 22.11 verifier walks every path
  * through the program, so each branch after the slot lookup multiplies the
- * time a reload spends verifying the hook.
+ * time a reload spends verifying the hook. The exceptions (a PSN out of
+ * sequence, a NAK, a packet not simply forwarded) are branches: their
+ * counters are in the record's last cache line (hook_abi.h), which a
+ * packet without one then never touches.
  */
+
+/* Where the probe starts: ctx.flow_slot, or the hash without one (branch-free). */
+LS_HOOK_INLINE uint64_t
+home(const struct ls_hook_ctx *c)
+{
+	uint64_t s = c->flow_slot;
+	uint64_t none = (s + 1) >> 32; /* 1 for LS_HOOK_NO_SLOT (0xffffffff), else 0 */
+
+	return s ^ ((s ^ c->hash) & -none);
+}
 
 /* 1 when v >= 2^k (v < 2^63), without a branch. */
 #define GE_POW2(v, k) (1 - (((v) - (1ull << (k))) >> 63))
@@ -102,6 +119,8 @@ sojourn_bucket(uint64_t ns)
 	uint64_t v = ns >> LS_HOOK_SOJOURN_SHIFT;
 	uint64_t b = 0, t;
 
+	if (v == 0)
+		return 0; /* below 1 us: the common case, 30 instructions fewer */
 	if (v >= (1u << 14))
 		return LS_HOOK_SOJOURN_BUCKETS - 1;
 	/* floor(log2(v)) + 1 by halving, v < 2^14 here; 0 for v == 0. */
@@ -141,8 +160,10 @@ account_rx(struct ls_hook_flow_rec *r, const struct ls_hook_ctx *c)
 		uint32_t t = (c->aeth_syndrome >> 5) & 3;
 		uint32_t aeth = c->flags / LS_HOOK_F_AETH & 1;
 
-		r->naks += ((t + 1) >> 2) & aeth;
-		r->rnr_naks += (t & 1) & ~(t >> 1) & aeth;
+		if ((t & aeth) != 0) { /* 1 or 3: not a plain ACK */
+			r->naks += (t + 1) >> 2;
+			r->rnr_naks += ~(t >> 1) & 1;
+		}
 	} else {
 		/*
 		 * Data: d = serial distance from the expected PSN in the 24-bit
@@ -152,12 +173,15 @@ account_rx(struct ls_hook_flow_rec *r, const struct ls_hook_ctx *c)
 		uint32_t psn = c->psn & ROCE_PSN_MASK;
 		uint32_t d = (psn - r->next_psn) & ROCE_PSN_MASK;
 		uint32_t ooo = ((d + ROCE_PSN_MASK) >> 24) & r->psn_valid;
-		uint32_t gap = ooo & ~(d >> 23);
 
-		r->psn_ooo += ooo;
-		r->psn_gaps += gap;
-		r->retrans += ooo - gap;
-		r->psn_skipped += d & -gap;
+		if (ooo != 0) {
+			uint32_t gap = ~(d >> 23) & 1;
+
+			r->psn_ooo++;
+			r->psn_gaps += gap;
+			r->retrans += 1 - gap;
+			r->psn_skipped += d & -gap;
+		}
 		r->psn_valid = 1;
 		r->next_psn = (psn + 1) & ROCE_PSN_MASK;
 	}
@@ -173,31 +197,34 @@ account_tx(struct ls_hook_flow_rec *r, const struct ls_hook_ctx *c)
 
 	_Static_assert(LS_HOOK_V_FORWARDED == 1, "forwarded is bit 0");
 	r->tx_pkts += fwd;
-	r->tx_drops += 1 - fwd;
 	r->tx_bytes += c->ip_bytes & -fwd;
 	r->sojourn_sum_ns += c->sojourn_ns & -fwd;
 	ls_hook_index(b, LS_HOOK_SOJOURN_BUCKETS - 1);
 	ls_hook_ptr_add(h, b * sizeof(*h));
 	*h += (uint32_t)fwd;
-	r->marked += v / LS_HOOK_V_MARKED & 1;
-	r->cnp_generated += v / LS_HOOK_V_CNP_GENERATED & 1;
-	r->held += v / LS_HOOK_V_HELD & 1;
+	if (v != LS_HOOK_V_FORWARDED) {
+		r->tx_drops += 1 - fwd;
+		r->marked += v / LS_HOOK_V_MARKED & 1;
+		r->cnp_generated += v / LS_HOOK_V_CNP_GENERATED & 1;
+		r->held += v / LS_HOOK_V_HELD & 1;
+	}
 }
 
 LS_HOOK_SEC("roce_flow") uint64_t
 roce_flow_run(const struct ls_hook_ctx *c)
 {
 	struct ls_hook_flow_rec *r;
-	uint64_t j = 0;
+	uint64_t j = 0, j0;
 	int found = 0, fresh = 0, i;
 
 	if (!(c->flags & LS_HOOK_F_ROCE))
 		return 0; /* not RoCE: nothing to account */
 
 	/* Probe: the flow's slot, or the first never used one (end of chain). */
+	j0 = home(c);
 #pragma unroll
 	for (i = 0; i < ROCE_FLOW_PROBES; i++) {
-		j = (uint64_t)c->hash + (uint64_t)i;
+		j = j0 + (uint64_t)i;
 		r = slot(j);
 		if (key_eq(r, c)) {
 			found = 1;
@@ -212,7 +239,7 @@ roce_flow_run(const struct ls_hook_ctx *c)
 	if (!found) {
 #pragma unroll
 		for (i = 0; i < ROCE_FLOW_PROBES; i++) {
-			j = (uint64_t)c->hash + (uint64_t)i;
+			j = j0 + (uint64_t)i;
 			r = slot(j);
 			if (c->now_ns - r->last_ns > ROCE_FLOW_IDLE_NS) {
 				found = fresh = 1;

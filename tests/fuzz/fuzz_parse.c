@@ -98,9 +98,23 @@ check_geneve(uint32_t off, uint32_t end, enum ls_drop_reason r, const struct gen
 	FUZZ_CHECK(off + 8 <= end);
 	FUZZ_CHECK(gi->inner_off >= off + 8 && gi->inner_off <= end);
 	FUZZ_CHECK((gi->inner_off - off) % 4 == 0);
-	FUZZ_CHECK(gi->proto == 0x0800 || gi->proto == 0x86dd);
+	/* A path probe: a control packet with both Longspan options and nothing after them. */
+	if (gi->probe) {
+		FUZZ_CHECK(gi->proto == 0 && gi->inner_off == end && gi->has_ls_opt &&
+			   gi->has_echo && !gi->control);
+		return;
+	}
+	/* A credit control packet (O = 1) has protocol 0, the option and nothing inside. */
+	if (gi->control) {
+		FUZZ_CHECK(gi->proto == 0 && gi->has_credit == 1 && gi->inner_off == end);
+	} else {
+		FUZZ_CHECK(gi->proto == 0x0800 || gi->proto == 0x86dd);
+	}
 	FUZZ_CHECK(gi->vni <= 0xffffff);
 	FUZZ_CHECK(gi->has_ls_opt <= 1);
+	FUZZ_CHECK(gi->has_credit <= 1);
+	if (gi->has_credit)
+		FUZZ_CHECK(gi->credit.priority <= 7 && gi->credit.flags != 0);
 }
 
 /* What the WAN stage does with a tunnel packet: GENEVE, then the inner packet. */
@@ -122,7 +136,7 @@ fuzz_decap(const uint8_t *p, const struct pkt_meta *m)
 	memset(&gi, 0, sizeof(gi));
 	r = geneve_parse(p, m->l4_off + 8u, end, &gi);
 	check_geneve(m->l4_off + 8u, end, r, &gi);
-	if (r != LS_DROP_NONE)
+	if (r != LS_DROP_NONE || gi.probe || gi.control)
 		return;
 	memset(&im, 0, sizeof(im));
 	r = parse_ip(p, end, gi.inner_off, gi.proto, &im);

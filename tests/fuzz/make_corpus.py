@@ -70,6 +70,15 @@ def ls_opt(worker=1, seq=42, tx_ns=123456789):
     return struct.pack("!HBBBBHIQ", 0xFF4C, 0x01, 4, 1, 0, worker, seq, tx_ns)
 
 
+def geneve_ctl(proto, vni, opts):
+    """A GENEVE control packet (O = 1), as a path probe is (docs/wire-format.md)."""
+    return struct.pack("!BBH3sB", len(opts) // 4, 0x80, proto, vni.to_bytes(3, "big"), 0) + opts
+
+
+def echo_opt(flags=1, t1=1000, t2=2000, length=5, version=1):
+    return struct.pack("!HBBBBHQQ", 0xFF4C, 0x03, length, version, flags, 0, t1, t2)
+
+
 def seeds():
     data = roce(0x0A, payload=bytes(range(64)))
     yield "v4-roce-write", 0, eth(ipv4(udp(data, 0xC123, 4791)), 0x0800)
@@ -99,6 +108,13 @@ def seeds():
     yield "geneve-direct-42", (42 << 2) & 0xFF, eth(ipv4(udp(geneve(inner4, 0x0800, 5), 1, 6081)), 0x0800)
     yield "geneve-critical", 0, eth(ipv4(udp(geneve(inner4, 0x0800, 5, struct.pack("!HBB", 0x0102, 0x85, 0)),
                                              1, 6081)), 0x0800)
+    probe = geneve_ctl(0, 100, ls_opt(0, 9, 5000) + echo_opt())
+    yield "geneve-probe-v4", 0, eth(ipv4(udp(probe, 0xC000, 6081), tos=48 << 2,
+                                         src="192.0.2.2", dst="192.0.2.1"), 0x0800)
+    yield "geneve-probe-noecho", 0, eth(ipv6(udp(geneve_ctl(0, 300, ls_opt(1, 0, 7) + echo_opt(0, 0, 0)),
+                                                 0xC001, 6081)), 0x86DD)
+    yield "geneve-probe-echo-short", 0, eth(ipv4(udp(geneve_ctl(0, 5, ls_opt() + echo_opt()[:20]),
+                                                     1, 6081)), 0x0800)
     yield "qinq", 0, eth(struct.pack("!HH", 0x8100, 0x0800) + ipv4(b""), 0x88A8, vlan=100)
 
 

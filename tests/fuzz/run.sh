@@ -4,7 +4,7 @@
 # for a while. Not part of the meson suites: the unit suite replays the seed
 # corpus through the same targets without libFuzzer (fuzz_*_replay tests).
 #
-#   tests/fuzz/run.sh [SECONDS] [TARGET...]     TARGET: parse, pfc, config, peer_msg, api,
+#   tests/fuzz/run.sh [SECONDS] [TARGET...]     TARGET: parse, pfc, credit, config, peer_msg, api,
 #                                               hook_elf, hook_ctx (default: every
 #                                               tests/fuzz/fuzz_*.c)
 #
@@ -52,12 +52,17 @@ build() {
 		# rte_hash_crc.h and its EAL dependency stay out).
 		"$cc" "${common[@]}" $(pkg-config --cflags libdpdk) \
 			tests/fuzz/fuzz_parse.c dataplane/parse.c dataplane/geneve.c \
-			dataplane/drop_reason.c -o "$out/fuzz_parse"
+			dataplane/credit_opt.c dataplane/drop_reason.c -o "$out/fuzz_parse"
 		;;
 	pfc)
 		# The codec and the pause state machine: no DPDK, no EAL.
 		"$cc" "${common[@]}" tests/fuzz/fuzz_pfc.c dataplane/pfc.c congestion/pfc.c \
 			-o "$out/fuzz_pfc"
+		;;
+	credit)
+		# The credit option codec and the credit state machine: no DPDK, no EAL.
+		"$cc" "${common[@]}" tests/fuzz/fuzz_credit.c dataplane/credit_opt.c \
+			congestion/credit.c -o "$out/fuzz_credit"
 		;;
 	config)
 		"$cc" "${common[@]}" tests/fuzz/fuzz_config.c "${config_src[@]}" \

@@ -8,11 +8,16 @@ link inside GENEVE to gateway B and leaves B's DC port; site B's traffic
 goes the other way at the same time. Every inner packet must arrive exactly
 once with only TTL / hop limit changed, the gateways must count no drops,
 per-peer counters must match, and every mbuf must be back in its pool at
-exit. Runs once over an IPv4 underlay and once over IPv6, and with
+exit. Runs once over an IPv4 underlay and once over IPv6, once more
+over IPv4 with `lossless = credit` on both gateways (mechanism B's credit
+hop: every packet carries the credit option, idle control packets flow
+both ways); there the only drops allowed are the consumed credit control
+packets (credit_control), and there must be some, and no grant may be
+missing at the end (no RoCE data left waiting for credit). And with
 [gateway] pipeline = p4 on both gateways over IPv4 (p4 mode has no IPv6
-underlay: its config check refuses one, docs/p4.md).
+underlay and no credit hop: its config check refuses either, docs/p4.md).
 
-    test_two_sites.py --build BUILDDIR [--underlay 4|6] [--pipeline c|p4]
+    test_two_sites.py --build BUILDDIR [--underlay 4|6] [--lossless credit] [--pipeline c|p4]
 """
 
 import argparse
@@ -26,7 +31,19 @@ import gwlab  # noqa: E402
 from scapy.all import rdpcap  # noqa: E402
 
 
-def run(build, underlay, tmp, pipeline="c"):
+def with_lossless(text, lossless):
+    """The gateway config with [peer] lossless = LOSSLESS on every peer."""
+    if lossless is None:
+        return text
+    out = []
+    for line in text.splitlines():
+        out.append(line)
+        if line.startswith("[peer "):
+            out.append(f"lossless = {lossless}")
+    return "\n".join(out) + "\n"
+
+
+def run(build, underlay, tmp, lossless=None, pipeline="c"):
     tag = f"it{underlay}{pipeline}-{os.getpid()}"
     sock = {s: f"{tmp}/{s}-dc.sock" for s in "ab"}
     wan_sock = f"{tmp}/wan.sock"
@@ -38,6 +55,7 @@ def run(build, underlay, tmp, pipeline="c"):
             dc_dev=f"net_memif0,role=server,socket={sock[s]},id=0,bsize=8192",
             wan_dev=f"net_memif1,role={role},socket={wan_sock},id=0,bsize=8192",
             underlay=underlay, pipeline=pipeline)
+        text = with_lossless(text, lossless)
         cfg[s] = f"{tmp}/site-{s}.conf"
         open(cfg[s], "w").write(text)
     tx = {}
@@ -82,10 +100,29 @@ def run(build, underlay, tmp, pipeline="c"):
         problems += [f"{s}->{o}: {x}" for x in p[:10]]
         if leaks[s] != 0:
             problems.append(f"gateway {s}: {leaks[s]} mbufs in use at exit")
-        if drops[s]["total"] != 0:
-            problems.append(f"gateway {s}: {drops[s]['total']} drops: "
+        # The peer's path probes and credit control packets end here by design
+        # (probe_consumed, credit_control); nothing else may drop.
+        probes = drops[s]["drops"].get("probe_consumed", {}).get("count", 0)
+        consumed = drops[s]["drops"].get("credit_control", {}).get("count", 0)
+        if drops[s]["total"] != probes + consumed:
+            problems.append(f"gateway {s}: {drops[s]['total'] - probes - consumed} drops: "
                             + ", ".join(f"{k}={v['count']}" for k, v in drops[s]["drops"].items()
-                                        if v["count"]))
+                                        if v["count"]
+                                        and k not in ("probe_consumed", "credit_control")))
+        # show peers was asked after show drops: a probe or two may have arrived between.
+        measured = peers[s]["peers"][f"site-{o}"]["measured"]["probes_rx"]
+        if not probes <= measured <= probes + 2:
+            problems.append(f"gateway {s}: {probes} probes consumed, {measured} measured")
+        if peers[s]["peers"][f"site-{o}"]["measured"]["rtt_ns"] is None:
+            problems.append(f"gateway {s}: no RTT measured to site-{o} in 20 s of probes")
+        if lossless == "credit":
+            cr = stats[s]["credit"]
+            if consumed == 0 or cr["ctrl_tx"] == 0 or cr["grants_rx"] == 0:
+                problems.append(f"gateway {s}: credit hop idle: {consumed} control packets "
+                                f"consumed, {cr['ctrl_tx']} sent, {cr['grants_rx']} grants")
+            if cr["overrun_bytes"] != 0 or cr["ctrl_failed"] != 0:
+                problems.append(f"gateway {s}: credit overrun {cr['overrun_bytes']} B, "
+                                f"{cr['ctrl_failed']} control packets not built")
         # Per-peer counters agree with what crossed the WAN.
         enc = peers[s]["peers"][f"site-{o}"]["tx_pkts"]
         dec = peers[o]["peers"][f"site-{s}"]["rx_pkts"]
@@ -109,12 +146,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
     ap.add_argument("--underlay", choices=["4", "6"], default="4")
+    ap.add_argument("--lossless", choices=["pfc", "credit"], default=None)
     ap.add_argument("--pipeline", choices=["c", "p4"], default="c",
                     help="[gateway] pipeline of both gateways (p4: IPv4 underlay only)")
     a = ap.parse_args()
     os.makedirs("/run/longspan", exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ls-it-") as tmp:
-        problems = run(os.path.abspath(a.build), a.underlay, tmp, a.pipeline)
+        problems = run(os.path.abspath(a.build), a.underlay, tmp, a.lossless, a.pipeline)
         if problems:
             print("FAIL:")
             for p in problems:
@@ -123,7 +161,9 @@ def main():
                 print(f"--- gateway {s} log tail ---")
                 print(open(f"{tmp}/gw-{s}.log").read()[-1500:])
             sys.exit(1)
-    print(f"OK: both directions intact over the IPv{a.underlay} underlay, pipeline {a.pipeline}")
+    print(f"OK: both directions intact over the IPv{a.underlay} underlay"
+          + (f", lossless = {a.lossless}" if a.lossless else "")
+          + f", pipeline {a.pipeline}")
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@
 /* -------- lookup by (local address, local QPN) -------- */
 
 static uint32_t
-hostem_qp_hash(const struct hostem_addr *a, uint32_t qpn)
+hostem_qp_hash(const struct conf_addr *a, uint32_t qpn)
 {
 	uint64_t h = UINT64_C(0xcbf29ce484222325) ^ qpn;
 	uint32_t n = a->family == AF_INET ? 4 : 16;
@@ -40,7 +40,7 @@ hostem_qp_hash(const struct hostem_addr *a, uint32_t qpn)
 }
 
 static bool
-hostem_qp_key_eq(const struct hostem_qp_conf *q, const struct hostem_addr *a, uint32_t qpn)
+hostem_qp_key_eq(const struct hostem_qp_conf *q, const struct conf_addr *a, uint32_t qpn)
 {
 	return q->local_qpn == qpn && q->local.family == a->family &&
 		memcmp(q->local.a, a->a, a->family == AF_INET ? 4 : 16) == 0;
@@ -57,7 +57,7 @@ hostem_table_add(uint16_t *table, const struct hostem_qp_conf *q, uint16_t index
 }
 
 static struct hostem_sender *
-hostem_find_sender(struct hostem *h, const struct hostem_addr *a, uint32_t qpn)
+hostem_find_sender(struct hostem *h, const struct conf_addr *a, uint32_t qpn)
 {
 	uint32_t i = hostem_qp_hash(a, qpn);
 	uint16_t e;
@@ -71,7 +71,7 @@ hostem_find_sender(struct hostem *h, const struct hostem_addr *a, uint32_t qpn)
 }
 
 static struct hostem_receiver *
-hostem_find_receiver(struct hostem *h, const struct hostem_addr *a, uint32_t qpn)
+hostem_find_receiver(struct hostem *h, const struct conf_addr *a, uint32_t qpn)
 {
 	uint32_t i = hostem_qp_hash(a, qpn);
 	uint16_t e;
@@ -456,6 +456,14 @@ hostem_sender_due(const struct hostem *h, struct hostem_sender *s, uint64_t now_
 		uint32_t frame = hostem_sender_next(s, &p, reth);
 		uint64_t wait = token_bucket_wait(&s->tbc, &s->tb, frame, now_tsc, true);
 		uint64_t t = now_tsc + wait;
+
+		/*
+		 * On a grid, senders due in one slot wake together: one wake-up
+		 * instead of one per sender's frame. The later start costs no
+		 * credit (the bucket holds pacing_burst > 2 grid steps).
+		 */
+		if (wait != 0 && h->grid_ticks != 0)
+			t = h->clk.tsc0 + RTE_ALIGN_MUL_CEIL(t - h->clk.tsc0, h->grid_ticks);
 
 		if (due == HOSTEM_NEVER || (int64_t)(t - due) < 0)
 			due = t;
@@ -842,8 +850,10 @@ hostem_init(struct hostem *h, const struct hostem_conf *c, uint16_t port, struct
 	h->port = port;
 	h->pool = pool;
 	lab_clock_init(&h->clk);
-	idle_init(&h->idle, c->idle_mode, HOSTEM_IDLE_SPIN_POLLS, HOSTEM_IDLE_MIN_NS,
+	idle_init(&h->own_idle, c->idle_mode, HOSTEM_IDLE_SPIN_POLLS, HOSTEM_IDLE_MIN_NS,
 		  c->max_sleep_ns);
+	h->idle = &h->own_idle;
+	h->grid_ticks = lab_clock_ticks(&h->clk, c->pacing_grid_ns);
 	now = h->clk.tsc0;
 	for (uint32_t i = 0; i < c->n_qp; i++) {
 		ns += c->qp[i].role == HOSTEM_ROLE_SEND;
@@ -900,7 +910,10 @@ hostem_init(struct hostem *h, const struct hostem_conf *c, uint16_t port, struct
 		ecn_red_init(&h->tor.red, c->seed);
 	}
 	h->end_ns = c->duration_ns ? c->duration_ns : HOSTEM_NEVER;
+	h->linger_end_ns = HOSTEM_NEVER;
 	h->stopped_ns = HOSTEM_NEVER;
+	h->next_csv_ns = HOSTEM_NEVER;
+	h->next_stats_ns = c->stats_interval_ns ? c->stats_interval_ns : HOSTEM_NEVER;
 	return 0;
 
 fail:
@@ -937,62 +950,70 @@ hostem_tsc_of(const struct hostem *h, uint64_t ns)
 	return ns == HOSTEM_NEVER ? HOSTEM_NEVER : h->clk.tsc0 + lab_clock_ticks(&h->clk, ns);
 }
 
-void
-hostem_run(struct hostem *h, const volatile sig_atomic_t *stop)
+unsigned int
+hostem_poll(struct hostem *h, uint64_t now)
 {
 	const struct hostem_conf *c = h->conf;
-	uint64_t linger_end = HOSTEM_NEVER;
+	uint64_t now_ns = lab_clock_ns(&h->clk, now);
+	unsigned int work = 0;
 
-	idle_start(&h->idle);
-	if (idle_add_queue(&h->idle, h->port, 0) != 0 && c->idle_mode == IDLE_INTERRUPT)
-		printf("hostem: port %u has no rx interrupts: idle = sleep\n", h->port);
-	h->next_csv_ns = h->csv != NULL ? c->csv_interval_ns : HOSTEM_NEVER;
-	h->next_stats_ns = c->stats_interval_ns ? c->stats_interval_ns : HOSTEM_NEVER;
-	while (!*stop) {
-		uint64_t now = rte_rdtsc(), now_ns = lab_clock_ns(&h->clk, now), due;
-		unsigned int work = 0;
-
-		if (now_ns >= h->end_ns || now_ns >= linger_end)
-			break;
-		work += hostem_poll_input(h, now, now_ns);
-		for (uint16_t i = 0; i < h->n_senders; i++) {
-			struct hostem_sender *s = &h->senders[(h->rr + i) % h->n_senders];
-
-			work += hostem_sender_poll(h, s, now, now_ns);
-		}
-		if (h->n_senders != 0)
-			h->rr = (h->rr + 1) % h->n_senders;
-		work += hostem_tor_out(h, now);
-		work += hostem_tx_flush(h);
-		h->polls++;
-		if (now_ns >= h->next_csv_ns || now_ns >= h->next_stats_ns) {
-			bool csv = now_ns >= h->next_csv_ns, stats = now_ns >= h->next_stats_ns;
-
-			hostem_report_interval(h, now_ns, csv, stats);
-			if (csv)
-				h->next_csv_ns += c->csv_interval_ns;
-			if (stats)
-				h->next_stats_ns += c->stats_interval_ns;
-		}
-		if (c->until_done && linger_end == HOSTEM_NEVER && hostem_all_done(h))
-			linger_end = now_ns + HOSTEM_LINGER_NS;
-		if (work != 0) {
-			h->busy_polls++;
-			idle_work(&h->idle);
-			continue;
-		}
-		due = hostem_min(hostem_tsc_of(h, h->end_ns), hostem_tsc_of(h, linger_end));
-		due = hostem_min(due, hostem_tsc_of(h, h->next_csv_ns));
-		due = hostem_min(due, hostem_tsc_of(h, h->next_stats_ns));
-		due = hostem_min(due, wanem_line_next_due(&h->dc));
-		if (h->tor.on)
-			due = hostem_min(due, wanem_line_next_due(&h->tor.line));
-		/* A port that refused everything is retried at the back-off's pace. */
-		for (uint16_t i = 0; i < h->n_senders; i++)
-			due = hostem_min(due, hostem_sender_due(h, &h->senders[i], now));
-		idle_wait(&h->idle, now, due);
+	if (h->finished)
+		return 0;
+	if (now_ns >= h->end_ns || now_ns >= h->linger_end_ns) {
+		hostem_finish(h);
+		return 0;
 	}
-	idle_fini(&h->idle);
+	work += hostem_poll_input(h, now, now_ns);
+	for (uint16_t i = 0; i < h->n_senders; i++) {
+		struct hostem_sender *s = &h->senders[(h->rr + i) % h->n_senders];
+
+		work += hostem_sender_poll(h, s, now, now_ns);
+	}
+	if (h->n_senders != 0)
+		h->rr = (h->rr + 1) % h->n_senders;
+	work += hostem_tor_out(h, now);
+	work += hostem_tx_flush(h);
+	h->polls++;
+	if (now_ns >= h->next_csv_ns || now_ns >= h->next_stats_ns) {
+		bool csv = now_ns >= h->next_csv_ns, stats = now_ns >= h->next_stats_ns;
+
+		hostem_report_interval(h, now_ns, csv, stats);
+		if (csv)
+			h->next_csv_ns += c->csv_interval_ns;
+		if (stats)
+			h->next_stats_ns += c->stats_interval_ns;
+	}
+	if (c->until_done && h->linger_end_ns == HOSTEM_NEVER && hostem_all_done(h))
+		h->linger_end_ns = now_ns + HOSTEM_LINGER_NS;
+	h->busy_polls += work != 0;
+	return work;
+}
+
+uint64_t
+hostem_due(const struct hostem *h, uint64_t now)
+{
+	uint64_t due;
+
+	if (h->finished)
+		return HOSTEM_NEVER;
+	due = hostem_min(hostem_tsc_of(h, h->end_ns), hostem_tsc_of(h, h->linger_end_ns));
+	due = hostem_min(due, hostem_tsc_of(h, h->next_csv_ns));
+	due = hostem_min(due, hostem_tsc_of(h, h->next_stats_ns));
+	due = hostem_min(due, wanem_line_next_due(&h->dc));
+	if (h->tor.on)
+		due = hostem_min(due, wanem_line_next_due(&h->tor.line));
+	/* A port that refused everything is retried at the back-off's pace. */
+	for (uint16_t i = 0; i < h->n_senders; i++)
+		due = hostem_min(due, hostem_sender_due(h, &h->senders[i], now));
+	return due;
+}
+
+void
+hostem_finish(struct hostem *h)
+{
+	if (h->finished)
+		return;
+	h->finished = true;
 	h->stopped_ns = lab_clock_ns(&h->clk, rte_rdtsc());
 	for (uint16_t i = 0; i < h->n_senders; i++) {
 		struct hostem_sender *s = &h->senders[i];
@@ -1000,6 +1021,26 @@ hostem_run(struct hostem *h, const volatile sig_atomic_t *stop)
 		s->rate_area += (double)s->rate_bps * (double)(h->stopped_ns - s->rate_since_ns);
 		s->rate_since_ns = h->stopped_ns;
 	}
+}
+
+void
+hostem_run(struct hostem *h, const volatile sig_atomic_t *stop)
+{
+	idle_start(h->idle);
+	if (idle_add_queue(h->idle, h->port, 0) != 0 && h->conf->idle_mode == IDLE_INTERRUPT)
+		printf("hostem: port %u has no rx interrupts: idle = sleep\n", h->port);
+	while (!*stop && !h->finished) {
+		uint64_t now = rte_rdtsc();
+
+		if (hostem_poll(h, now) != 0) {
+			idle_work(h->idle);
+			continue;
+		}
+		if (!h->finished)
+			idle_wait(h->idle, now, hostem_due(h, now));
+	}
+	idle_fini(h->idle);
+	hostem_finish(h);
 }
 
 void

@@ -147,7 +147,13 @@ struct hostem_tor {
 struct hostem {
 	const struct hostem_conf *conf;
 	struct lab_clock clk;
-	struct idle idle;
+	/*
+	 * How the loop waits: own_idle when hostem_run() drives it, or the
+	 * waiting of a process that runs several engines on one thread
+	 * (longspan-labtools); the JSON reports what this points to.
+	 */
+	struct idle *idle;
+	struct idle own_idle;
 	uint16_t port;
 	struct rte_mempool *pool;
 	struct hostem_sender *senders;
@@ -166,11 +172,14 @@ struct hostem {
 	struct hostem_cnp_event *cnp_log;
 	uint64_t cnp_log_n, cnp_log_dropped;
 	uint64_t end_ns; /* HOSTEM_NEVER: until a signal */
+	uint64_t linger_end_ns; /* until_done: the end after every sender finished */
 	uint64_t stopped_ns;
+	bool finished; /* the duration or linger ended (hostem_finish() ran) */
 	uint64_t polls, busy_polls;
 	uint64_t next_csv_ns, next_stats_ns, last_csv_ns, last_stats_ns;
 	FILE *csv;
 	uint32_t rr; /* round-robin start among senders */
+	uint64_t grid_ticks; /* pacing_grid in TSC ticks, 0 = none */
 };
 
 /* Sizes the pool needs for this config (ToR, DC line, ring, port). */
@@ -186,6 +195,19 @@ int hostem_init(struct hostem *h, const struct hostem_conf *conf, uint16_t port,
 
 /* Poll until *stop, the duration, or (until_done) every sender finished. */
 void hostem_run(struct hostem *h, const volatile sig_atomic_t *stop);
+
+/*
+ * The loop of hostem_run() in pieces, for a thread that runs several
+ * engines (longspan-labtools): hostem_poll() does one pass at TSC now
+ * (input, senders, ToR, output, reports) and returns the work done (0 once
+ * finished: it calls hostem_finish() when the duration or linger ends);
+ * hostem_due() is the next TSC time it must poll without input
+ * (HOSTEM_NEVER: only a packet); hostem_finish() records the stop time.
+ * The caller registers h->port's rx queue with its own idle waiting.
+ */
+unsigned int hostem_poll(struct hostem *h, uint64_t now_tsc);
+uint64_t hostem_due(const struct hostem *h, uint64_t now_tsc);
+void hostem_finish(struct hostem *h);
 
 /* Free every mbuf hostem holds (ToR, DC line, tx ring); counters stay. */
 void hostem_drain(struct hostem *h);

@@ -20,6 +20,7 @@
 #include "congestion/dcqcn.h"
 #include "control/conf_file.h"
 #include "control/conf_ini.h"
+#include "control/conf_addr.h"
 #include "control/conf_key.h"
 #include "control/units.h"
 
@@ -129,6 +130,9 @@ static const struct conf_key hostem_host_keys[] = {
 	{ .name = "pacing_burst", U(TIME), .min = 0, .max = SEC / 10, .def = "200us",
 	  HF(pacing_burst_ns),
 	  .help = "pacer depth at line rate (at least 2 frames): a sender catches up after a stall" },
+	{ .name = "pacing_grid", U(TIME), .min = 0, .max = SEC / 10, .def = "0", HF(pacing_grid_ns),
+	  .help = "senders' wake-ups rounded up to multiples of this, so one wake-up serves "
+		  "every sender due in the slot (0: each at its next frame; below pacing_burst / 2)" },
 	{ .name = "max_sleep", U(TIME), .min = 1000, .max = SEC, .def = "100us", HF(max_sleep_ns),
 	  .help = "idle back-off cap: the longest a packet waits unseen" },
 	{ .name = "mbufs", U(COUNT), .min = 0, .max = 1u << 24, .def = "0", HF(mbufs),
@@ -201,55 +205,11 @@ hostem_key_index(const struct conf_key *keys, size_t n, const char *name)
 }
 
 const char *
-hostem_config_addr_str(const struct hostem_addr *a, char *buf, size_t size)
+hostem_config_addr_str(const struct conf_addr *a, char *buf, size_t size)
 {
 	if (inet_ntop(a->family, a->a, buf, (socklen_t)size) == NULL)
 		snprintf(buf, size, "?");
 	return buf;
-}
-
-static int
-hostem_parse_addr(const char *text, struct hostem_addr *a)
-{
-	memset(a, 0, sizeof(*a));
-	if (inet_pton(AF_INET, text, a->a) == 1) {
-		a->family = AF_INET;
-		return 0;
-	}
-	if (inet_pton(AF_INET6, text, a->a) == 1) {
-		a->family = AF_INET6;
-		return 0;
-	}
-	return -EINVAL;
-}
-
-static int
-hostem_parse_prefix(const char *text, struct hostem_prefix *p, const char **why)
-{
-	char buf[64];
-	const char *slash = strchr(text, '/');
-	char *end;
-	unsigned long len;
-
-	if (slash == NULL || (size_t)(slash - text) >= sizeof(buf)) {
-		*why = "expected ADDRESS/LENGTH";
-		return -EINVAL;
-	}
-	memcpy(buf, text, (size_t)(slash - text));
-	buf[slash - text] = '\0';
-	if (hostem_parse_addr(buf, &p->addr) != 0) {
-		*why = "not an IPv4 or IPv6 address";
-		return -EINVAL;
-	}
-	errno = 0;
-	len = strtoul(slash + 1, &end, 10);
-	if (errno != 0 || end == slash + 1 || *end != '\0' ||
-	    len > (p->addr.family == AF_INET ? 32u : 128u)) {
-		*why = "bad prefix length";
-		return -EINVAL;
-	}
-	p->len = (uint8_t)len;
-	return 0;
 }
 
 /* ---- hostem's value types -------------------------------------------------- */
@@ -275,7 +235,7 @@ hostem_dump_mac(const struct conf_key *k, const void *base, FILE *out)
 static int
 hostem_set_addr(const struct conf_key *k, void *base, const char *value, struct conf_set_ctx *ctx)
 {
-	if (hostem_parse_addr(value, (struct hostem_addr *)((char *)base + k->offset)) != 0)
+	if (conf_addr_parse(value, 0, (struct conf_addr *)((char *)base + k->offset)) != 0)
 		return conf_fail(ctx, "'%s' is not an IPv4 or IPv6 address", value);
 	return 0;
 }
@@ -286,7 +246,7 @@ hostem_dump_addr(const struct conf_key *k, const void *base, FILE *out)
 	char buf[64];
 
 	fprintf(out, "%s = %s\n", k->name,
-		hostem_config_addr_str((const struct hostem_addr *)((const char *)base + k->offset),
+		hostem_config_addr_str((const struct conf_addr *)((const char *)base + k->offset),
 				       buf, sizeof(buf)));
 }
 
@@ -299,8 +259,8 @@ hostem_set_prefix(const struct conf_key *k, void *base, const char *value,
 
 	if (c->n_local == k->max_count)
 		return conf_fail(ctx, "more than %u prefixes", (unsigned int)k->max_count);
-	if (hostem_parse_prefix(value, &c->local[c->n_local], &why) != 0)
-		return conf_fail(ctx, "'%s': %s", value, why);
+	if (conf_prefix_parse(value, 0, &c->local[c->n_local], &why) != 0)
+		return conf_fail(ctx, "'%s' %s", value, why);
 	c->n_local++;
 	return 0;
 }
@@ -523,31 +483,17 @@ hostem_defaults(struct hostem_conf *c)
 	conf_key_defaults(&hostem_host_table, 0, c);
 }
 
-static bool
-hostem_prefix_match(const struct hostem_prefix *p, const struct hostem_addr *a)
-{
-	uint32_t full = p->len / 8, rest = p->len % 8;
-
-	if (p->addr.family != a->family)
-		return false;
-	if (memcmp(p->addr.a, a->a, full) != 0)
-		return false;
-	if (rest == 0)
-		return true;
-	return ((p->addr.a[full] ^ a->a[full]) & (uint8_t)(0xff << (8 - rest))) == 0;
-}
-
 bool
-hostem_config_is_local(const struct hostem_conf *c, const struct hostem_addr *a)
+hostem_config_is_local(const struct hostem_conf *c, const struct conf_addr *a)
 {
 	for (uint32_t i = 0; i < c->n_local; i++)
-		if (hostem_prefix_match(&c->local[i], a))
+		if (conf_prefix_contains(&c->local[i], a))
 			return true;
 	return false;
 }
 
 static bool
-hostem_addr_eq(const struct hostem_addr *a, const struct hostem_addr *b)
+hostem_addr_eq(const struct conf_addr *a, const struct conf_addr *b)
 {
 	return a->family == b->family && memcmp(a->a, b->a, 16) == 0;
 }
@@ -649,6 +595,9 @@ hostem_validate(struct hostem_parse *p)
 	if (c->tor_rate_bps != 0 && c->tor_xoff_bytes == 0)
 		hostem_error(p, hostem_host_line(p, "tor_xoff"), "host", "tor_xoff",
 			     "must be above 0");
+	if (c->pacing_grid_ns != 0 && 2 * c->pacing_grid_ns >= c->pacing_burst_ns)
+		hostem_error(p, hostem_host_line(p, "pacing_grid"), "host", "pacing_grid",
+			     "must be below pacing_burst / 2 (a later wake-up must not cost credit)");
 	if (c->csv_path[0] != '\0' && c->csv_interval_ns == 0)
 		hostem_error(p, hostem_host_line(p, "csv"), "host", "csv_interval",
 			     "must be above 0 with csv");

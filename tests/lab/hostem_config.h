@@ -40,16 +40,11 @@ enum hostem_role {
 	HOSTEM_ROLE_RECV,
 };
 
-struct hostem_prefix {
-	struct hostem_addr addr;
-	uint8_t len; /* bits */
-};
-
 /* One [qp NAME] section. Numeric keys are uint64_t so the key table can store any of them. */
 struct hostem_qp_conf {
 	char name[HOSTEM_NAME_MAX];
 	uint64_t role; /* enum hostem_role */
-	struct hostem_addr local, remote;
+	struct conf_addr local, remote;
 	uint64_t local_qpn, remote_qpn;
 	uint64_t sport; /* UDP source port of what this QP sends */
 	uint64_t psn; /* first PSN of the stream (sender) or expected (receiver) */
@@ -71,7 +66,7 @@ struct hostem_conf {
 	char name[HOSTEM_NAME_MAX];
 	struct rte_ether_addr mac; /* ours: the site router's */
 	struct rte_ether_addr gateway_mac; /* where inter-DC packets go */
-	struct hostem_prefix local[HOSTEM_MAX_PREFIXES]; /* this site's prefixes */
+	struct conf_prefix local[HOSTEM_MAX_PREFIXES]; /* this site's prefixes */
 	uint32_t n_local;
 	uint64_t variant; /* enum dcqcn_variant */
 	uint64_t line_rate_bps, mtu, message_bytes, total_bytes, window_pkts;
@@ -88,6 +83,7 @@ struct hostem_conf {
 	uint64_t max_sleep_ns, mbufs, wait_link_ns, cnp_log_max;
 	enum idle_mode idle_mode; /* --idle (command line only), default interrupt */
 	uint64_t pacing_burst_ns; /* token bucket depth, in time at the QP's line rate */
+	uint64_t pacing_grid_ns; /* senders' due times rounded up to this grid; 0 = none */
 	uint64_t set; /* bit i: key i of the host table was given */
 	struct hostem_qp_conf qp[HOSTEM_MAX_QPS];
 	uint32_t n_qp;
@@ -103,10 +99,10 @@ int hostem_config_load(struct hostem_conf *c, const char *path, FILE *err);
 void hostem_config_dump(const struct hostem_conf *c, FILE *out);
 
 /* True if A is in one of this site's prefixes. */
-bool hostem_config_is_local(const struct hostem_conf *c, const struct hostem_addr *a);
+bool hostem_config_is_local(const struct hostem_conf *c, const struct conf_addr *a);
 
 /* "10.1.0.1" / "fd00:1::1". */
-const char *hostem_config_addr_str(const struct hostem_addr *a, char *buf, size_t size);
+const char *hostem_config_addr_str(const struct conf_addr *a, char *buf, size_t size);
 
 /* Frame size of a full data packet with RETH (the largest this config sends). */
 uint32_t hostem_config_max_frame(const struct hostem_conf *c);

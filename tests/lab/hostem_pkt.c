@@ -67,8 +67,8 @@ hostem_pkt_ext_size(uint8_t opcode)
 
 void
 hostem_pkt_hdr_init(struct hostem_hdr *h, const struct rte_ether_addr *src_mac,
-		    const struct rte_ether_addr *dst_mac, const struct hostem_addr *src,
-		    const struct hostem_addr *dst, uint16_t sport, uint8_t tos, uint32_t dqpn,
+		    const struct rte_ether_addr *dst_mac, const struct conf_addr *src,
+		    const struct conf_addr *dst, uint16_t sport, uint8_t tos, uint32_t dqpn,
 		    uint32_t ip_id_or_flow)
 {
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)h->bytes;

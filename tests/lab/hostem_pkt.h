@@ -34,6 +34,8 @@
 
 #include <rte_ether.h>
 
+#include "control/conf_addr.h"
+
 struct rte_mbuf;
 
 #define HOSTEM_ROCE_PORT 4791
@@ -83,12 +85,6 @@ struct rte_mbuf;
  */
 #define HOSTEM_CNP_TAG 0x4c53
 
-/* An IP address of either family. */
-struct hostem_addr {
-	uint8_t family; /* AF_INET or AF_INET6 */
-	uint8_t a[16]; /* network order; IPv4 in the first 4 bytes */
-};
-
 /* Prebuilt Ethernet / IP / UDP / BTH of one flow direction. */
 struct hostem_hdr {
 	uint8_t bytes[HOSTEM_HDR_MAX];
@@ -102,8 +98,8 @@ struct hostem_hdr {
  * ECN), BTH DestQP, and the IPv4 identification / IPv6 flow label.
  */
 void hostem_pkt_hdr_init(struct hostem_hdr *h, const struct rte_ether_addr *src_mac,
-			 const struct rte_ether_addr *dst_mac, const struct hostem_addr *src,
-			 const struct hostem_addr *dst, uint16_t sport, uint8_t tos, uint32_t dqpn,
+			 const struct rte_ether_addr *dst_mac, const struct conf_addr *src,
+			 const struct conf_addr *dst, uint16_t sport, uint8_t tos, uint32_t dqpn,
 			 uint32_t ip_id_or_flow);
 
 /* What one packet needs beyond the template. */
@@ -153,7 +149,7 @@ enum hostem_rx_class {
 
 /* A parsed RoCEv2 packet; pointers into the mbuf. */
 struct hostem_rx {
-	struct hostem_addr src, dst;
+	struct conf_addr src, dst;
 	uint8_t ecn;
 	uint8_t opcode;
 	uint8_t becn;

@@ -43,6 +43,7 @@ hostem_report_open(struct hostem *h)
 	if (h->csv == NULL)
 		return -errno;
 	fprintf(h->csv, "time_s,qp,role,rate_bps,tx_bps,goodput_bps,cnps,ce,queue_bytes,marks\n");
+	h->next_csv_ns = h->conf->csv_interval_ns;
 	return 0;
 }
 
@@ -344,12 +345,12 @@ hostem_report_json(const struct hostem *h, const char *path, unsigned int mbufs_
 	fprintf(f,
 		"\"polls\": %" PRIu64 ", \"busy_polls\": %" PRIu64 ", \"sleeps\": %" PRIu64
 		", \"slept_ns\": %" PRIu64 ",\n",
-		h->polls, h->busy_polls, h->idle.sleeps, h->idle.slept_ns);
+		h->polls, h->busy_polls, h->idle->sleeps, h->idle->slept_ns);
 	fprintf(f,
 		"\"rx_interrupts\": %s, \"intr_waits\": %" PRIu64 ", \"intr_wakeups\": %" PRIu64
 		", \"timer_wakeups\": %" PRIu64 ", \"timer_arms\": %" PRIu64 ",\n",
-		h->idle.intr_used ? "true" : "false", h->idle.intr_waits, h->idle.intr_wakeups,
-		h->idle.timer_wakeups, h->idle.timer_arms);
+		h->idle->intr_used ? "true" : "false", h->idle->intr_waits, h->idle->intr_wakeups,
+		h->idle->timer_wakeups, h->idle->timer_arms);
 	fprintf(f,
 		"\"port\": {\"rx_pkts\": %" PRIu64 ", \"dc_pkts\": %" PRIu64
 		", \"tx_pkts\": %" PRIu64 ", \"tx_bytes\": %" PRIu64 ", \"not_for_us\": %" PRIu64

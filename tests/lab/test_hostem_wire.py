@@ -468,6 +468,8 @@ BAD = [
     ("section", GOOD + "\n[gateway]\nx = 1\n", ["[gateway]: unknown section"]),
     ("bare time", GOOD.replace("[qp w4]", "wait_link = 10\n[qp w4]"),
      ["[host] wait_link: bad value '10': needs a unit (ns, us, ms or s)"]),
+    ("pacing grid", GOOD.replace("[qp w4]", "pacing_grid = 100us\n[qp w4]"),
+     ["[host] pacing_grid: must be below pacing_burst / 2"]),
     ("typo", GOOD.replace("[qp w4]", "ack_evry = 4\n[qp w4]"),
      ["[host] ack_evry: unknown key (did you mean ack_every?)"]),
     ("header", GOOD + "\n[qp x\nrole = send\n", ["section header without a closing ']'"]),

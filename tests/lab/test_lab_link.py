@@ -6,7 +6,11 @@ three processes joined by links between processes (net_memif, or vhost-user:
 net_vhost in wanem, net_virtio_user in the hostems), no gateway: the two
 hostems address each other's MACs directly.
 
-    test_lab_link.py --build BUILD --phase delay|cnp|loss [--link memif|vhost] [--keep DIR]
+    test_lab_link.py --build BUILD --phase delay|cnp|loss [--link memif|vhost]
+                     [--tools separate|one] [--keep DIR]
+
+With --tools one both hostems run in one longspan-labtools process, on one
+thread (as scripts/lab.py runs them), against the same wanem.
 
 Timing on a shared machine is not asserted: latencies and lateness are
 printed; what must hold is behaviour (counts, order, that feedback arrives).
@@ -132,6 +136,24 @@ def run(args, d):
         # The client side of a vhost-user link shares its memory with the server:
         # one file per memory segment list (virtio-user's limit is 8 regions).
         ceal = EAL + (["--single-file-segments"] if args.link == "vhost" else [])
+        if args.tools == "one":
+            # Both hostems in one longspan-labtools process, on one thread: A
+            # runs its 1.5 s, B until the process ends 0.5 s later.
+            labtools_bin = os.path.join(bin_dir, "longspan-labtools")
+            t = subprocess.run([labtools_bin, "-l", "1", "--file-prefix", tag + "t"] + ceal +
+                               ["--vdev=" + client % (0, d, "a"), "--vdev=" + client % (1, d, "b"),
+                                "--", "--duration", "2s",
+                                "--hostem", "0:" + os.path.join(d, "a.ini"),
+                                "--hostem", "1:" + os.path.join(d, "b.ini")],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               timeout=60)
+            print(t.stdout)
+            leaks = [ln for ln in t.stdout.splitlines() if "mbufs in use at exit" in ln]
+            check(t.returncode == 0 and len(leaks) == 2 and
+                  all(ln.endswith(" 0") for ln in leaks),
+                  "labtools: exit %d or leaked mbufs" % t.returncode)
+            print(stop(procs.pop("wanem"), "wanem", os.path.join(d, "wanem.log")))
+            return (json.load(open(os.path.join(d, n))) for n in ("a.json", "b.json", "w.json"))
         procs["B"] = start([hostem_bin, "-l", "1", "--file-prefix", tag + "b"] + ceal +
                            ["--vdev=" + client % (0, d, "b"), "--", "--config",
                             os.path.join(d, "b.ini")], os.path.join(d, "b.log"))
@@ -277,6 +299,8 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--phase", choices=["delay", "cnp", "loss"], required=True)
     ap.add_argument("--link", choices=sorted(LINKS), default="memif")
+    ap.add_argument("--tools", choices=["separate", "one"], default="separate",
+                    help="one: both hostems in one longspan-labtools process")
     ap.add_argument("--delay-us", type=int, default=DELAY_NS // 1000,
                     help="wanem's one-way delay (0 measures the two hops' wake-up latency)")
     ap.add_argument("--keep", help="keep logs and JSON here")

@@ -94,7 +94,9 @@ wanem_init(struct wanem *w, const struct wanem_opts *o, uint16_t p0, uint16_t p1
 	memset(w, 0, sizeof(*w));
 	w->opts = *o;
 	lab_clock_init(&w->clk);
-	idle_init(&w->idle, o->idle_mode, WANEM_IDLE_SPIN_POLLS, WANEM_IDLE_MIN_NS, o->max_sleep_ns);
+	idle_init(&w->own_idle, o->idle_mode, WANEM_IDLE_SPIN_POLLS, WANEM_IDLE_MIN_NS,
+		  o->max_sleep_ns);
+	w->idle = &w->own_idle;
 	memset(&lp, 0, sizeof(lp));
 	lp.hz = w->clk.hz;
 	lp.delay_ns = o->delay_ns;
@@ -182,55 +184,75 @@ wanem_min_due(uint64_t a, uint64_t b)
 }
 
 void
-wanem_run(struct wanem *w, const volatile sig_atomic_t *stop, FILE *out)
+wanem_start(struct wanem *w)
 {
 	uint64_t start = rte_rdtsc();
-	uint64_t end = w->opts.duration_ns ? start + lab_clock_ticks(&w->clk, w->opts.duration_ns)
-					   : UINT64_MAX;
-	uint64_t next_stats = w->opts.stats_interval_ns
+
+	w->end_tsc = w->opts.duration_ns ? start + lab_clock_ticks(&w->clk, w->opts.duration_ns)
+					 : UINT64_MAX;
+	w->next_stats_tsc = w->opts.stats_interval_ns
 		? start + lab_clock_ticks(&w->clk, w->opts.stats_interval_ns)
 		: UINT64_MAX;
+}
 
+unsigned int
+wanem_poll(struct wanem *w, uint64_t now, FILE *out)
+{
+	unsigned int work;
+
+	if (w->end_tsc != UINT64_MAX && (int64_t)(now - w->end_tsc) >= 0) {
+		w->finished = true;
+		return 0;
+	}
+	work = wanem_poll_dir(&w->dir[0]) + wanem_poll_dir(&w->dir[1]);
+	w->polls++;
+	if (w->next_stats_tsc != UINT64_MAX && (int64_t)(now - w->next_stats_tsc) >= 0) {
+		wanem_print_stats(w, out, "");
+		w->next_stats_tsc += lab_clock_ticks(&w->clk, w->opts.stats_interval_ns);
+	}
+	w->busy_polls += work != 0;
+	return work;
+}
+
+uint64_t
+wanem_due(const struct wanem *w)
+{
+	/*
+	 * A direction whose port refused everything (peer slow or gone) is
+	 * not due now: the back-off paces the retries.
+	 */
+	uint64_t due = wanem_min_due(
+		w->dir[0].tx_blocked ? UINT64_MAX : wanem_line_next_due(&w->dir[0].line),
+		w->dir[1].tx_blocked ? UINT64_MAX : wanem_line_next_due(&w->dir[1].line));
+
+	due = wanem_min_due(due, w->next_stats_tsc);
+	return wanem_min_due(due, w->end_tsc);
+}
+
+void
+wanem_run(struct wanem *w, const volatile sig_atomic_t *stop, FILE *out)
+{
 	/* On this thread: its epoll instance waits for both ports. */
-	idle_start(&w->idle);
+	idle_start(w->idle);
 	for (int d = 0; d < 2; d++)
-		if (idle_add_queue(&w->idle, w->dir[d].rx_port, 0) != 0) {
+		if (idle_add_queue(w->idle, w->dir[d].rx_port, 0) != 0) {
 			if (w->opts.idle_mode == IDLE_INTERRUPT)
 				fprintf(out, "wanem: port %u has no rx interrupts: idle = sleep\n",
 					w->dir[d].rx_port);
 			break;
 		}
-
-	while (!*stop) {
+	wanem_start(w);
+	while (!*stop && !w->finished) {
 		uint64_t now = rte_rdtsc();
-		unsigned int work;
-		uint64_t due;
 
-		if (end != UINT64_MAX && (int64_t)(now - end) >= 0)
-			break;
-		work = wanem_poll_dir(&w->dir[0]) + wanem_poll_dir(&w->dir[1]);
-		w->polls++;
-		if (next_stats != UINT64_MAX && (int64_t)(now - next_stats) >= 0) {
-			wanem_print_stats(w, out, "");
-			next_stats += lab_clock_ticks(&w->clk, w->opts.stats_interval_ns);
-		}
-		if (work != 0) {
-			w->busy_polls++;
-			idle_work(&w->idle);
+		if (wanem_poll(w, now, out) != 0) {
+			idle_work(w->idle);
 			continue;
 		}
-		/*
-		 * A direction whose port refused everything (peer slow or gone)
-		 * is not due now: the back-off paces the retries.
-		 */
-		due = wanem_min_due(
-			w->dir[0].tx_blocked ? UINT64_MAX : wanem_line_next_due(&w->dir[0].line),
-			w->dir[1].tx_blocked ? UINT64_MAX : wanem_line_next_due(&w->dir[1].line));
-		due = wanem_min_due(due, next_stats);
-		due = wanem_min_due(due, end);
-		idle_wait(&w->idle, now, due);
+		if (!w->finished)
+			idle_wait(w->idle, now, wanem_due(w));
 	}
-	idle_fini(&w->idle);
+	idle_fini(w->idle);
 }
 
 void
@@ -316,9 +338,9 @@ wanem_write_json(const struct wanem *w, const char *path, unsigned int mbufs_in_
 		"  \"timer_arms\": %" PRIu64 ",\n  \"directions\": [\n",
 		w->opts.delay_ns, w->opts.rate_bps, w->opts.queue_bytes, w->opts.queue_pkts,
 		w->opts.loss, w->opts.reorder, w->opts.reorder_gap, w->opts.seed, w->clk.hz,
-		w->clk.tsc0, w->opts.mbufs, mbufs_in_use, w->polls, w->busy_polls, w->idle.sleeps,
-		w->idle.slept_ns, w->idle.intr_used ? "true" : "false", w->idle.intr_waits,
-		w->idle.intr_wakeups, w->idle.timer_wakeups, w->idle.timer_arms);
+		w->clk.tsc0, w->opts.mbufs, mbufs_in_use, w->polls, w->busy_polls, w->idle->sleeps,
+		w->idle->slept_ns, w->idle->intr_used ? "true" : "false", w->idle->intr_waits,
+		w->idle->intr_wakeups, w->idle->timer_wakeups, w->idle->timer_arms);
 	for (d = 0; d < 2; d++) {
 		const struct wanem_dir *dir = &w->dir[d];
 		const struct wanem_line_stats *s = &dir->line.st;

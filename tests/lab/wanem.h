@@ -43,6 +43,13 @@ struct wanem_opts {
 	const char *json_path; /* final counters, NULL = none */
 };
 
+/*
+ * longspan-wanem's options (wanem_args.c) after the EAL's: argv[0] is a
+ * name, the rest options. Fills o (defaults first, then wanem_opts_resolve())
+ * or prints why not and returns -EINVAL; --help prints the usage and exits.
+ */
+int wanem_parse_args(int argc, char **argv, struct wanem_opts *o);
+
 /* Defaults for everything (delay 500 us, as 100 km of fibre). */
 void wanem_opts_default(struct wanem_opts *o);
 
@@ -64,8 +71,12 @@ struct wanem_dir {
 struct wanem {
 	struct wanem_opts opts;
 	struct lab_clock clk;
-	struct idle idle;
+	/* own_idle under wanem_run(), or the waiting of a thread that runs several engines */
+	struct idle *idle;
+	struct idle own_idle;
 	struct wanem_dir dir[2];
+	uint64_t end_tsc, next_stats_tsc; /* UINT64_MAX: never */
+	bool finished; /* the duration ended */
 	uint64_t polls, busy_polls;
 };
 
@@ -77,6 +88,18 @@ int wanem_init(struct wanem *w, const struct wanem_opts *o, uint16_t p0, uint16_
 
 /* Poll until *stop or the duration ends. Prints stats lines to out. */
 void wanem_run(struct wanem *w, const volatile sig_atomic_t *stop, FILE *out);
+
+/*
+ * wanem_run()'s loop in pieces, for a thread that runs several engines
+ * (longspan-labtools; the caller registers both ports' rx queues with its
+ * idle waiting): wanem_start() starts the duration and stats clocks,
+ * wanem_poll() does one pass at TSC now and returns the work done (0 and
+ * finished once the duration ended), wanem_due() is the next TSC time it
+ * must poll without input (UINT64_MAX: only a packet).
+ */
+void wanem_start(struct wanem *w);
+unsigned int wanem_poll(struct wanem *w, uint64_t now_tsc, FILE *out);
+uint64_t wanem_due(const struct wanem *w);
 
 /* Free every held mbuf and the slots. */
 void wanem_fini(struct wanem *w);

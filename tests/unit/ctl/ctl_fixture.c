@@ -12,7 +12,7 @@
 #include "congestion/cc_params.h"
 
 static void
-ctl_addr(struct ls_addr *a, const char *text)
+ctl_addr(struct conf_addr *a, const char *text)
 {
 	a->family = strchr(text, ':') != NULL ? AF_INET6 : AF_INET;
 	if (inet_pton(a->family, text, a->a) != 1)
@@ -20,7 +20,7 @@ ctl_addr(struct ls_addr *a, const char *text)
 }
 
 static void
-ctl_prefix(struct ls_prefix *p, const char *text, unsigned int len)
+ctl_prefix(struct conf_prefix *p, const char *text, unsigned int len)
 {
 	ctl_addr(&p->addr, text);
 	p->len = (uint8_t)len;
@@ -195,7 +195,7 @@ static const struct ctl_flow ctl_flows[] = {
 static void
 ctl_flow_key_addr(const char *text, uint8_t *family, uint8_t *out)
 {
-	struct ls_addr a;
+	struct conf_addr a;
 
 	ctl_addr(&a, text);
 	*family = (uint8_t)a.family;

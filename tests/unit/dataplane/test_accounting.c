@@ -22,7 +22,6 @@
 
 #include <cmocka.h>
 
-#include <rte_eth_ring.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
@@ -32,6 +31,7 @@
 #include "dataplane/worker.h"
 #include "ut_eal.h"
 #include "ut_pkt.h"
+#include "ut_ports.h"
 #include "ut_runtime.h"
 
 /* A tx ring of 8 slots holds 7 packets. */
@@ -39,7 +39,7 @@
 #define UT_TX_ROOM (UT_TX_RING - 1)
 
 static const char conf_text[] =
-	"[gateway]\nname = acct\nburst = 32\n"
+	"[gateway]\nname = acct\nburst = 32\nprobe_interval = 0\n"
 	"[port dc]\nrole = dc\ndev = net_ring_acct_dc\nmac = 02:00:00:00:01:fe\n"
 	"ipv4 = 10.1.0.254/16\nneighbor = 10.1.0.1 02:00:00:00:01:01\n"
 	"[port wan]\nrole = wan\ndev = net_ring_acct_wan\nmac = 02:00:00:00:0a:02\n"
@@ -104,7 +104,8 @@ check_sums(void)
 
 	assert_int_equal(sum_rx(), c->forwarded + sum_drops() + c->punted);
 	assert_int_equal(sum_tx(), c->forwarded + c->own_tx);
-	assert_int_equal(c->mech.cnp_sent + c->injected, c->own_tx + c->own_tx_failed);
+	assert_int_equal(c->mech.cnp_sent + c->injected + c->probes_sent,
+			 c->own_tx + c->own_tx_failed);
 	assert_int_equal(sum_tx(), rte_ring_count(tx_ring[dc_port]) +
 					   rte_ring_count(tx_ring[wan_port]));
 }
@@ -161,31 +162,6 @@ test_own_tx_full(void **state)
 	check_sums();
 }
 
-static int
-setup_ports(const struct ls_config *cfg)
-{
-	unsigned int i;
-
-	for (i = 0; i < cfg->n_ports; i++) {
-		char name[RTE_RING_NAMESIZE];
-
-		snprintf(name, sizeof(name), "ut_acct_rx%u", i);
-		rx_ring[i] = rte_ring_create(name, 256, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "ut_acct_tx%u", i);
-		tx_ring[i] = rte_ring_create(name, UT_TX_RING, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (rx_ring[i] == NULL || tx_ring[i] == NULL)
-			return -1;
-		/* "net_ring_" + the name, as the config's dev strings say. */
-		if (rte_eth_from_rings(cfg->ports[i].dev + 9, &rx_ring[i], 1, &tx_ring[i], 1, 0) < 0)
-			return -1;
-		if (cfg->ports[i].role == LS_PORT_WAN)
-			wan_port = i;
-		else
-			dc_port = i;
-	}
-	return 0;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -199,7 +175,8 @@ main(int argc, char **argv)
 	if (ut_eal_init(argv[0], "ut_acct", 256) != 0)
 		return 1;
 	w = ut_runtime_init(&rt, "ut_acct", conf_text, 1023);
-	if (w == NULL || setup_ports(rt.cfg) != 0 ||
+	if (w == NULL || ut_ports_create(rt.cfg, "ut_acct", 256, UT_TX_RING, rx_ring, tx_ring, &dc_port,
+				      &wan_port) != 0 ||
 	    ports_setup(rt.cfg, rt.pool, rt.port_ids, stderr) != 0 || ut_runtime_publish(&rt) != 0)
 		return 1;
 	rc = cmocka_run_group_tests_name("dataplane_accounting", tests, NULL, NULL);

@@ -24,7 +24,6 @@
 
 #include <cmocka.h>
 
-#include <rte_eth_ring.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -33,6 +32,7 @@
 #include "dataplane/worker.h"
 #include "ut_eal.h"
 #include "ut_pkt.h"
+#include "ut_ports.h"
 #include "ut_runtime.h"
 
 #define T0 UINT64_C(1000000000)
@@ -43,7 +43,7 @@
  * XOFF 83000 B, XON 66000 B (cc_params).
  */
 static const char conf_text[] =
-	"[gateway]\nname = pfc\nburst = 32\n"
+	"[gateway]\nname = pfc\nburst = 32\nprobe_interval = 0\n"
 	"[port dc]\nrole = dc\ndev = net_ring_pfc_dc\nmac = 02:00:00:00:01:fe\n"
 	"ipv4 = 10.1.0.254/16\nneighbor = 10.1.0.1 02:00:00:00:01:01\nlink_rate = 10G\n"
 	"[port wan]\nrole = wan\ndev = net_ring_pfc_wan\nmac = 02:00:00:00:0a:02\n"
@@ -333,30 +333,6 @@ test_xoff_xon_toward_dc(void **state)
 	check_sums();
 }
 
-static int
-setup_ports(const struct ls_config *cfg)
-{
-	unsigned int i;
-
-	for (i = 0; i < cfg->n_ports; i++) {
-		char name[RTE_RING_NAMESIZE];
-
-		snprintf(name, sizeof(name), "ut_pfc_rx%u", i);
-		rx_ring[i] = rte_ring_create(name, 256, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "ut_pfc_tx%u", i);
-		tx_ring[i] = rte_ring_create(name, 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (rx_ring[i] == NULL || tx_ring[i] == NULL)
-			return -1;
-		if (rte_eth_from_rings(cfg->ports[i].dev + 9, &rx_ring[i], 1, &tx_ring[i], 1, 0) < 0)
-			return -1;
-		if (cfg->ports[i].role == LS_PORT_WAN)
-			wan_port = i;
-		else
-			dc_port = i;
-	}
-	return 0;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -370,7 +346,7 @@ main(int argc, char **argv)
 	if (ut_eal_init(argv[0], "ut_pfc", 256) != 0)
 		return 1;
 	w = ut_runtime_init(&rt, "ut_pfc", conf_text, 2047);
-	if (w == NULL || setup_ports(rt.cfg) != 0 ||
+	if (w == NULL || ut_ports_create(rt.cfg, "ut_pfc", 256, 1024, rx_ring, tx_ring, &dc_port, &wan_port) != 0 ||
 	    ports_setup(rt.cfg, rt.pool, rt.port_ids, stderr) != 0 || ut_runtime_publish(&rt) != 0)
 		return 1;
 	rc = cmocka_run_group_tests_name("dataplane_dc_pfc", tests, NULL, NULL);

@@ -199,7 +199,7 @@ test_option_walk(void **state)
 	/* Unknown non-critical options before and after ours are skipped. */
 	g_start(&g, 42, 0x86dd, 7);
 	g_opt(&g, 0x0102, 0x05, 2, 0x11);
-	g_opt(&g, 0xff4c, 0x02, 0, 0); /* our class, another (non-critical) type */
+	g_opt(&g, 0xff4c, 0x03, 0, 0); /* our class, an unassigned (non-critical) type */
 	g_ls_opt(&g, 3, 4, 5);
 	g_opt(&g, 0x0000, 0x7f, 31, 0x22); /* the longest option: 124 data bytes */
 	end = g_finish(&g, 40);
@@ -247,6 +247,79 @@ test_option_walk(void **state)
 	assert_reason(g_parse(&g, end, &gi), LS_DROP_NONE);
 	assert_int_equal(gi.has_ls_opt, 1);
 	assert_int_equal(gi.seq, 10);
+}
+
+/* The credit option (type 0x02, docs/wire-format.md): parsed, checked, and the control packet. */
+static void
+test_credit_option(void **state)
+{
+	struct gbuf g;
+	struct geneve_info gi;
+	uint32_t end;
+	uint8_t *o;
+
+	(void)state;
+	g_start(&g, 42, 0x0800, 7);
+	g_ls_opt(&g, 1, 2, 3);
+	o = g_opt(&g, 0xff4c, 0x02, 8, 0);
+	o[4] = 1;
+	o[5] = 3;
+	ut_put16(o + 6, 0x0007);
+	ut_put32(o + 8, 0xaabbccdd);
+	ut_put32(o + 12, 1);
+	ut_put32(o + 16, 2);
+	ut_put32(o + 20, 0x01020304);
+	ut_put32(o + 28, 3);
+	ut_put32(o + 32, 4);
+	end = g_finish(&g, 20);
+	assert_reason(g_parse(&g, end, &gi), LS_DROP_NONE);
+	assert_int_equal(gi.has_ls_opt, 1);
+	assert_int_equal(gi.has_credit, 1);
+	assert_int_equal(gi.control, 0);
+	assert_int_equal(gi.credit.priority, 3);
+	assert_int_equal(gi.credit.flags, 7);
+	assert_int_equal(gi.credit.grant_epoch, 0xaabbccdd);
+	assert_int_equal(gi.credit.grant_limit, UINT64_C(0x100000002));
+	assert_int_equal(gi.credit.report_epoch, 0x01020304);
+	assert_int_equal(gi.credit.report, UINT64_C(0x300000004));
+	assert_int_equal(gi.inner_off, 42 + 8 + 20 + 36);
+	/* Reserved bytes set, a bad version, or the wrong length: a named drop. */
+	o[27] = 1;
+	assert_reason(g_parse(&g, end, &gi), LS_DROP_CREDIT_OPT_BAD);
+	o[27] = 0;
+	o[4] = 9;
+	assert_reason(g_parse(&g, end, &gi), LS_DROP_CREDIT_OPT_BAD);
+	g_start(&g, 42, 0x0800, 7);
+	o = g_opt(&g, 0xff4c, 0x02, 7, 0);
+	o[4] = 1;
+	ut_put16(o + 6, 1);
+	end = g_finish(&g, 20);
+	assert_reason(g_parse(&g, end, &gi), LS_DROP_CREDIT_OPT_BAD);
+
+	/* The control packet: O = 1, protocol 0, the option and nothing after it. */
+	g_start(&g, 42, 0x0000, 7);
+	g.b[43] = 0x80;
+	o = g_opt(&g, 0xff4c, 0x02, 8, 0);
+	o[4] = 1;
+	ut_put16(o + 6, 2);
+	end = g_finish(&g, 0);
+	assert_reason(g_parse(&g, end, &gi), LS_DROP_NONE);
+	assert_int_equal(gi.control, 1);
+	assert_int_equal(gi.has_credit, 1);
+	/* With bytes after the options, or without the option, it is OAM. */
+	end = g_finish(&g, 4);
+	assert_reason(g_parse(&g, end, &gi), LS_DROP_GENEVE_OAM);
+	g_start(&g, 42, 0x0000, 7);
+	g.b[43] = 0x80;
+	end = g_finish(&g, 0);
+	assert_reason(g_parse(&g, end, &gi), LS_DROP_GENEVE_OAM);
+	/* Protocol 0 without O is still not IP. */
+	g_start(&g, 42, 0x0000, 7);
+	o = g_opt(&g, 0xff4c, 0x02, 8, 0);
+	o[4] = 1;
+	ut_put16(o + 6, 2);
+	end = g_finish(&g, 0);
+	assert_reason(g_parse(&g, end, &gi), LS_DROP_GENEVE_PROTO);
 }
 
 static void
@@ -338,6 +411,7 @@ main(void)
 		cmocka_unit_test(test_version_oam_protocol),
 		cmocka_unit_test(test_longspan_option),
 		cmocka_unit_test(test_option_walk),
+		cmocka_unit_test(test_credit_option),
 		cmocka_unit_test(test_truncated_options),
 		cmocka_unit_test(test_first_bytes_exhaustive),
 	};

@@ -90,7 +90,7 @@ deq_free(uint64_t tsc, unsigned int max)
 	unsigned int n, i;
 
 	assert_true(max <= 64);
-	n = tm_dequeue(&tp, &conf, ctr, tsc, out, cls, soj, max);
+	n = tm_dequeue(&tp, &conf, ctr, tsc, out, cls, soj, max, NULL, NULL);
 	for (i = 0; i < n; i++)
 		rte_pktmbuf_free(out[i]);
 	return n;
@@ -137,13 +137,13 @@ test_strict_priority(void **state)
 	assert_true(enq(DP_TM_CLASS_OTHER, o2, 100, 0, NULL));
 	assert_true(enq(DP_TM_CLASS_ROCE, r2, 100, 0, NULL));
 	assert_true(enq(DP_TM_CLASS_CONTROL, c2, 100, 0, NULL));
-	assert_int_equal(tm_dequeue(&tp, &conf, ctr, 10, out, cls, soj, 2), 2);
+	assert_int_equal(tm_dequeue(&tp, &conf, ctr, 10, out, cls, soj, 2, NULL, NULL), 2);
 	assert_ptr_equal(out[0], c1);
 	assert_ptr_equal(out[1], c2);
 	assert_int_equal(cls[0], DP_TM_CLASS_CONTROL);
 	/* A control packet arriving now overtakes the data already waiting. */
 	assert_true(enq(DP_TM_CLASS_CONTROL, c3, 100, 20, NULL));
-	assert_int_equal(tm_dequeue(&tp, &conf, ctr, 30, out + 2, cls + 2, soj + 2, 6), 5);
+	assert_int_equal(tm_dequeue(&tp, &conf, ctr, 30, out + 2, cls + 2, soj + 2, 6, NULL, NULL), 5);
 	assert_ptr_equal(out[2], c3);
 	assert_ptr_equal(out[3], r1);
 	assert_ptr_equal(out[4], r2);
@@ -155,7 +155,7 @@ test_strict_priority(void **state)
 	assert_int_equal(cls[5], DP_TM_CLASS_OTHER);
 	assert_int_equal(cls[6], DP_TM_CLASS_OTHER);
 	assert_true(tm_port_empty(&tp));
-	assert_int_equal(tm_dequeue(&tp, &conf, ctr, 40, out, cls, soj, 8), 0);
+	assert_int_equal(tm_dequeue(&tp, &conf, ctr, 40, out, cls, soj, 8, NULL, NULL), 0);
 	rte_pktmbuf_free_bulk(out, 7);
 	assert_int_equal(ctr[DP_TM_CLASS_CONTROL].deq_pkts, 3);
 	assert_int_equal(ctr[DP_TM_CLASS_ROCE].deq_pkts, 2);
@@ -405,11 +405,11 @@ test_sojourn(void **state)
 	assert_int_equal(ctr[DP_TM_CLASS_ROCE].depth_bytes, 1200);
 	assert_int_equal(ctr[DP_TM_CLASS_ROCE].depth_hist[0], 1); /* 0 bytes ahead */
 	assert_int_equal(ctr[DP_TM_CLASS_ROCE].depth_hist[8], 1); /* 500: [256, 512) */
-	assert_int_equal(tm_dequeue(&tp, &conf, ctr, 3000, out, cls, soj, 1), 1);
+	assert_int_equal(tm_dequeue(&tp, &conf, ctr, 3000, out, cls, soj, 1, NULL, NULL), 1);
 	assert_int_equal(soj[0], 1000);
 	assert_int_equal(ctr[DP_TM_CLASS_ROCE].depth_bytes, 700);
 	assert_int_equal(ctr[DP_TM_CLASS_ROCE].depth_pkts, 1);
-	assert_int_equal(tm_dequeue(&tp, &conf, ctr, 2000005000, out + 1, cls + 1, soj + 1, 1), 1);
+	assert_int_equal(tm_dequeue(&tp, &conf, ctr, 2000005000, out + 1, cls + 1, soj + 1, 1, NULL, NULL), 1);
 	assert_int_equal(soj[1], 1000000000); /* one second */
 	assert_int_equal(ctr[DP_TM_CLASS_ROCE].deq_pkts, 2);
 	assert_int_equal(ctr[DP_TM_CLASS_ROCE].deq_bytes, 1200);
@@ -424,10 +424,10 @@ test_sojourn(void **state)
 	port_reset(RING_CAP, 3000000000);
 	assert_true(enq(DP_TM_CLASS_OTHER, mk(), 64, 0, NULL));
 	assert_true(enq(DP_TM_CLASS_OTHER, mk(), 64, 0, NULL));
-	assert_int_equal(tm_dequeue(&tp, &conf, ctr, 3000, out, cls, soj, 1), 1);
+	assert_int_equal(tm_dequeue(&tp, &conf, ctr, 3000, out, cls, soj, 1, NULL, NULL), 1);
 	assert_true(soj[0] >= 999 && soj[0] <= 1000);
 	assert_int_equal(tm_dequeue(&tp, &conf, ctr, UINT64_C(3000000000) * 60, out + 1, cls + 1,
-				    soj + 1, 1), 1);
+				    soj + 1, 1, NULL, NULL), 1);
 	/* A minute of waiting: Q32 nanoseconds per tick are good to 1e-9. */
 	assert_true(soj[1] >= UINT64_C(60000000000) - 60 && soj[1] <= UINT64_C(60000000000));
 	rte_pktmbuf_free_bulk(out, 2);

@@ -22,18 +22,65 @@
 #include "../dataplane/ut_pkt.h"
 
 /* The flow table key of a packet, as dataplane/pipeline.c builds it. */
+static void
+pipeline_key(const uint8_t *ip, bool v4, uint16_t sport, uint32_t dqpn, struct flow_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->family = v4 ? AF_INET : AF_INET6;
+	memcpy(k->src, ip + (v4 ? 12 : 8), v4 ? 4 : 16);
+	memcpy(k->dst, ip + (v4 ? 16 : 24), v4 ? 4 : 16);
+	k->sport = sport;
+	k->dqpn = dqpn;
+}
+
 static uint32_t
 pipeline_hash(const uint8_t *ip, bool v4, uint16_t sport, uint32_t dqpn)
 {
 	struct flow_key k;
 
-	memset(&k, 0, sizeof(k));
-	k.family = v4 ? AF_INET : AF_INET6;
-	memcpy(k.src, ip + (v4 ? 12 : 8), v4 ? 4 : 16);
-	memcpy(k.dst, ip + (v4 ? 16 : 24), v4 ? 4 : 16);
-	k.sport = sport;
-	k.dqpn = dqpn;
+	pipeline_key(ip, v4, sport, dqpn, &k);
 	return flow_table_hash(&k);
+}
+
+static struct dp_hook_io io; /* large: not on the stack */
+
+/*
+ * The context the pipeline fills from the parser's metadata and the flow
+ * key (dp_hook_ctx_roce()) is the one dp_hook_rx() builds from the bytes,
+ * byte for byte, at both rx points.
+ */
+static void
+check_roce_fill(const struct ut_pkt *p, const struct pkt_meta *m, bool v4)
+{
+	static const enum ls_hook_point points[] = { LS_HOOK_DC_RX, LS_HOOK_WAN_RX };
+	struct dp_hook_at at = { .lcore = 3, .port = 1, .peer = 2, .frame_bytes = 70000,
+				 .tsc = 1000, .now_ns = 2000 };
+	const uint8_t *ip = p->b + p->l3_off;
+	struct ls_hook_ctx c;
+	struct flow_key k;
+	unsigned int i;
+	uint32_t h;
+
+	pipeline_key(ip, v4, m->sport, m->dqpn, &k);
+	h = flow_table_hash(&k);
+	for (i = 0; i < 2; i++) {
+		memset(&io, 0xa5, sizeof(io)); /* every byte of the context written */
+		memset(io.n, 0, sizeof(io.n));
+		dp_hook_rx(&io, NULL, points[i], &at, ip, m->ip_len, h, 17);
+		assert_int_equal(io.n[points[i]], 1);
+		memset(&c, 0xa5, sizeof(c)); /* every byte written */
+		dp_hook_ctx_roce(&c, points[i], &at, m, p->b + m->bth_off, &k, h, 17);
+		assert_memory_equal(&c, &io.ctx[points[i]][0], sizeof(c));
+	}
+	/* The same packet leaving toward the WAN with its rx point's hash and slot. */
+	memset(&io, 0xa5, sizeof(io));
+	memset(io.n, 0, sizeof(io.n));
+	dp_hook_tx(&io, NULL, LS_HOOK_WAN_TX, &at, ip, m->ip_len, LS_HOOK_V_FORWARDED, 0, 5, h, 17);
+	dp_hook_ctx_roce(&c, LS_HOOK_DC_RX, &at, m, p->b + m->bth_off, &k, h, 17);
+	c.hook_point = LS_HOOK_WAN_TX;
+	c.verdict = LS_HOOK_V_FORWARDED;
+	c.sojourn_ns = 5;
+	assert_memory_equal(&c, &io.ctx[LS_HOOK_WAN_TX][0], sizeof(c));
 }
 
 static void
@@ -70,6 +117,7 @@ check_against_parser(const struct ut_spec *s)
 	assert_memory_equal(c.src, ip + (s->family == 6 ? 8 : 12), s->family == 6 ? 16 : 4);
 	assert_int_equal(c.hash, pipeline_hash(ip, s->family != 6, m.sport, m.dqpn));
 	assert_int_equal(c.hash, dp_hook_ctx_hash(&c));
+	check_roce_fill(&p, &m, s->family != 6);
 }
 
 static void

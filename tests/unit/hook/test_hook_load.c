@@ -345,7 +345,7 @@ test_refuse_bad_objects(void **state)
 		{ "helper_call", "call to kernel helper 5 at instruction" },
 		{ "loop", "loop: the jump at instruction" },
 		{ "unknown_extern", "external symbol 'ls_hook_secret' at instruction" },
-		{ "abi_version", "built for hook ABI version 99, the gateway runs version 1" },
+		{ "abi_version", "built for hook ABI version 100, the gateway runs version 2" },
 		{ "ctx_size", "built with a 64-byte hook context, the gateway's is 128 bytes" },
 		{ "no_abi", "no longspan_abi section" },
 		{ "bpf_call", "call to function '.text' at instruction 1 (a BPF-to-BPF call" },

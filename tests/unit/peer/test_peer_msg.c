@@ -119,7 +119,7 @@ decode(const struct bb *b, struct peer_msg *m)
 }
 
 static void
-prefix4(struct ls_prefix *p, const char *a, uint8_t len)
+prefix4(struct conf_prefix *p, const char *a, uint8_t len)
 {
 	memset(p, 0, sizeof(*p));
 	p->addr.family = AF_INET;
@@ -128,7 +128,7 @@ prefix4(struct ls_prefix *p, const char *a, uint8_t len)
 }
 
 static void
-prefix6(struct ls_prefix *p, const char *a, uint8_t len)
+prefix6(struct conf_prefix *p, const char *a, uint8_t len)
 {
 	memset(p, 0, sizeof(*p));
 	p->addr.family = AF_INET6;

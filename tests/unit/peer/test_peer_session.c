@@ -326,7 +326,7 @@ pair_stop(struct pair *p)
 }
 
 static void
-set_prefix4(struct ls_prefix *p, const char *a, uint8_t len)
+set_prefix4(struct conf_prefix *p, const char *a, uint8_t len)
 {
 	memset(p, 0, sizeof(*p));
 	p->addr.family = AF_INET;
@@ -400,8 +400,8 @@ static void
 test_up_and_exchange(void **state)
 {
 	static struct pair p;
-	struct ls_prefix pa[3], pb[1];
-	const struct ls_prefix *got;
+	struct conf_prefix pa[3], pb[1];
+	const struct conf_prefix *got;
 	unsigned int n;
 	uint32_t gen;
 	struct wait_count w;
@@ -1074,8 +1074,8 @@ test_peer_restart(void **state)
 	static struct pair p;
 	static struct side b2;
 	struct side *three[3], *ab2[2];
-	const struct ls_prefix *got;
-	struct ls_prefix pb;
+	const struct conf_prefix *got;
+	struct conf_prefix pb;
 	unsigned int n;
 	uint32_t gen;
 	uint64_t t0;

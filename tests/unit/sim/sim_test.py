@@ -581,6 +581,114 @@ def test_waits(d):
     check(p.returncode != 0 and "--trace-flows" in p.stderr, "flow id out of range accepted")
 
 
+def gw_b(s, node):
+    """The mech_b counters of gateway node in summary s."""
+    return next(g for g in s["gateways"] if g["node"] == node)["mech_b"]
+
+
+def no_qcn_config(d, rates):
+    """An HPCC config with ECN off (senders never slow down) and a map per rate (Gb/s)."""
+    n = len(rates)
+    kmax = " ".join(f"{r}000000000 {16 * r}" for r in rates)
+    kmin = " ".join(f"{r}000000000 {4 * r}" for r in rates)
+    pmax = " ".join(f"{r}000000000 0.2" for r in rates)
+    return write(d, "config.txt", "ENABLE_QCN 0\nUSE_DYNAMIC_PFC_THRESHOLD 1\n"
+                 "PACKET_PAYLOAD_SIZE 1000\nCC_MODE 1\nBUFFER_SIZE 32\n"
+                 f"KMAX_MAP {n} {kmax}\nKMIN_MAP {n} {kmin}\nPMAX_MAP {n} {pmax}\n")
+
+
+def test_mech_b(d):
+    """Mechanism B: PFC at the gateway's DC side and credits on the WAN hop.
+
+    Near source: two 100G senders that never slow down (ECN off) into a 40G
+    WAN with a 1 MB WAN queue. Without B the queue tail-drops; with B the
+    gateway pauses its senders at XOFF and resumes them at XON: no drop, the
+    queue stays within its buffer, the WAN stays busy, and with credits the
+    sender never sends beyond a grant.
+
+    Near destination: one 100G sender across a 100G WAN to a 25G receiver.
+    Without B the destination gateway's shared buffer drops what its paused
+    DC port cannot take; with credits that data waits in the gateway's
+    credit buffer, never above its size, the sending gateway holds the rest
+    for lack of credit and pauses its sender: no drop anywhere.
+    """
+    topo = write(d, "topo.txt", "6 2 5\n2 3\n"
+                 "0 2 100Gbps 1us 0\n4 2 100Gbps 1us 0\n"
+                 "2 3 40Gbps 50us 0\n3 1 100Gbps 1us 0\n3 5 100Gbps 1us 0\n")
+    fl = write(d, "flows.txt", flows([(0, 1, 20_000_000, 0), (4, 5, 20_000_000, 0)]))
+    cfg = no_qcn_config(d, [100, 40])
+    common = ("--hpcc-config", cfg, "--end", "30ms", "-o", "gateway.wan_buffer=1MB")
+    run(d, topo, fl, *common, "--mechanisms", "none", out="out_none")
+    s = summary(d, "out_none")
+    check(s["drops"] > 0, "without B a 1 MB WAN queue should tail-drop")
+    check("mech_b" not in s["gateways"][0], "mech_b counters without mechanism B")
+    for mode in ("credit", "pfc"):
+        out = "out_b_" + mode
+        run(d, topo, fl, *common, "--mechanisms", "B", "-o", f"gateway.lossless={mode}",
+            out=out)
+        s = summary(d, out)
+        check(s["scenario"]["mechanisms"] == "B", f"{mode}: mechanisms {s['scenario']['mechanisms']}")
+        check(s["flows_finished"] == 2, f"{mode}: flows did not finish")
+        check(s["drops"] == 0 and s["nacks"] == 0, f"{mode}: {s['drops']} drops, {s['nacks']} NAKs")
+        b = gw_b(s, 2)
+        check(b["lossless"] == mode, f"lossless {b['lossless']}")
+        check(b["wan_queue_bytes"] == 1_000_000, f"WAN queue {b['wan_queue_bytes']} B")
+        check(0 < b["pfc_xon_bytes"] < b["pfc_xoff_bytes"] <= 1_000_000 - b["pfc_headroom_bytes"],
+              f"{mode}: XON {b['pfc_xon_bytes']}, XOFF {b['pfc_xoff_bytes']}")
+        check(b["pfc_pauses"] > 0 and b["pfc_resumes"] > 0,
+              f"{mode}: {b['pfc_pauses']} pauses, {b['pfc_resumes']} resumes")
+        # Each decision goes out of both DC ports, and the hosts obey them.
+        check(b["pfc_pause_frames_sent"] == 2 * b["pfc_pauses"], "pause frames per DC port")
+        check(s["pfc"]["pause_count_by_paused_role"]["host"] >= b["pfc_pause_frames_sent"],
+              f"{mode}: hosts saw {s['pfc']['pause_count_by_paused_role']['host']} pauses")
+        check(b["pfc_paused_ns"] > 0, f"{mode}: no paused time")
+        check(b["pfc_xoff_bytes"] <= b["wan_queue_max_bytes"] <= 1_000_000,
+              f"{mode}: WAN queue peaked at {b['wan_queue_max_bytes']} B")
+        wan = {(w["from"], w["to"]): w for w in s["wan"]}[(2, 3)]
+        check(wan["drops"] == 0, f"{mode}: WAN egress drops")
+        check(wan["utilization"] >= 0.95, f"{mode}: WAN utilisation {wan['utilization']:.3f}")
+        if mode == "credit":
+            check(b["grants_applied"] > 0 and b["credit_overdraft"] == 0,
+                  f"grants {b['grants_applied']}, overdraft {b['credit_overdraft']}")
+            rx = gw_b(s, 3)
+            check(rx["grants_sent"] > 0 and rx["credit_overrun_bytes"] == 0 and
+                  rx["credit_lost_bytes"] == 0, f"receiver: {rx}")
+            check(rx["credit_occupancy_max_bytes"] <= rx["credit_buffer_bytes"],
+                  "credit buffer overrun")
+        else:
+            check(b["grants_applied"] == 0 and gw_b(s, 3)["grants_sent"] == 0,
+                  "lossless = pfc exchanged credits")
+
+    # Near destination: a 25G receiver behind the destination gateway.
+    topo2 = write(d, "topo2.txt", "5 3 4\n2 3 4\n0 2 100Gbps 1us 0\n"
+                  "2 3 100Gbps 50us 0\n3 4 100Gbps 1us 0\n4 1 25Gbps 1us 0\n")
+    fl2 = write(d, "flows2.txt", flows([(0, 1, 30_000_000, 0)]))
+    cfg2 = no_qcn_config(d, [100, 25])
+    common = ("--hpcc-config", cfg2, "--end", "40ms", "-o", "gateway.wan_buffer=2MB")
+    run(d, topo2, fl2, *common, "--mechanisms", "none", out="out_dest_none")
+    s = summary(d, "out_dest_none")
+    check(s["drops"] > 0, "without B the destination gateway should drop")
+    run(d, topo2, fl2, *common, "--mechanisms", "B", out="out_dest_b")
+    s = summary(d, "out_dest_b")
+    check(s["flows_finished"] == 1, "near destination: flow did not finish")
+    check(s["drops"] == 0 and s["nacks"] == 0, f"near destination: {s['drops']} drops")
+    tx, rx = gw_b(s, 2), gw_b(s, 3)
+    check(s["pfc"]["pause_count_by_paused_role"]["gateway"] > 0,
+          "the receiver's switch never paused the destination gateway")
+    check(rx["credit_occupancy_max_bytes"] <= rx["credit_buffer_bytes"] and
+          rx["credit_occupancy_max_bytes"] >= rx["credit_buffer_bytes"] // 2,
+          f"credit buffer peaked at {rx['credit_occupancy_max_bytes']} of "
+          f"{rx['credit_buffer_bytes']} B")
+    check(rx["credit_overrun_bytes"] == 0 and rx["credit_lost_bytes"] == 0, f"receiver: {rx}")
+    check(tx["credit_holds"] > 0 and tx["credit_held_ns"] > 0,
+          "the sending gateway never waited for credit")
+    check(tx["credit_overdraft"] == 0, f"{tx['credit_overdraft']} packets beyond credit")
+    check(tx["pfc_pauses"] > 0, "the sending gateway never paused its sender")
+    r = fct_lines(d, "out_dest_b")[0]
+    wire = 30_000_000 * 1048 / 1000 * 8 / 25e9 * 1e9
+    check(r["fct"] <= wire / 0.95 + 200_000, f"near destination: FCT {r['fct']} ns for {wire:.0f} ns")
+
+
 TESTS = {
     "single_flow": test_single_flow,
     "lossy_wan": test_lossy_wan,
@@ -592,6 +700,7 @@ TESTS = {
     "determinism": test_determinism,
     "progress": test_progress,
     "waits": test_waits,
+    "mech_b": test_mech_b,
 }
 
 

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "congestion/sim/sim.h"
+#include "control/conf_mech.h"
 
 static uint64_t
 ev_time(const struct sim_ev *e)
@@ -207,7 +208,21 @@ test_config_keys(void **state)
 	assert_int_equal(c.marker, SIM_MARKER_PHANTOM);
 	assert_int_equal(sim_config_set(&c, "mech_a", "cnp_interval", "7us", "t", err), 0);
 	assert_int_equal(c.a_cnp_interval_ns, 7000);
-	assert_true(sim_config_set(&c, "gateway", "mechanisms", "B", "t:3", err) < 0);
+	/* Mechanism B joins the list in any order; each letter once, nothing else. */
+	assert_int_equal(sim_config_set(&c, "gateway", "mechanisms", "C,B,A", "t", err), 0);
+	assert_int_equal(c.mechanisms, SIM_MECH_A | SIM_MECH_B | SIM_MECH_C);
+	assert_string_equal(conf_mech_name(c.mechanisms), "A,B,C");
+	assert_int_equal(sim_config_set(&c, "gateway", "mechanisms", "B", "t", err), 0);
+	assert_int_equal(c.mechanisms, SIM_MECH_B);
+	assert_int_equal(c.lossless, SIM_LOSSLESS_CREDIT);
+	assert_int_equal(sim_config_set(&c, "gateway", "lossless", "pfc", "t", err), 0);
+	assert_int_equal(c.lossless, SIM_LOSSLESS_PFC);
+	assert_true(sim_config_set(&c, "gateway", "lossless", "off", "t:9", err) < 0);
+	assert_int_equal(sim_config_set(&c, "gateway", "mechanisms", "A,C", "t", err), 0);
+	assert_true(sim_config_set(&c, "gateway", "mechanisms", "D", "t:3", err) < 0);
+	assert_true(sim_config_set(&c, "gateway", "mechanisms", "A,A", "t:3", err) < 0);
+	assert_true(sim_config_set(&c, "gateway", "mechanisms", "A,", "t:3", err) < 0);
+	assert_true(sim_config_set(&c, "gateway", "mechanisms", "AB", "t:3", err) < 0);
 	assert_true(sim_config_set(&c, "marker", "phantom_fraction", "2", "t:4", err) < 0);
 	assert_true(sim_config_set(&c, "nope", "x", "1", "t:5", err) < 0);
 	assert_true(sim_config_set(&c, "sim", "end", "1000", "t:6", err) < 0);
@@ -223,6 +238,7 @@ test_config_keys(void **state)
 	assert_false(c.retransmit);
 	fclose(err);
 	assert_non_null(strstr(buf, "t:3: [gateway] mechanisms:"));
+	assert_non_null(strstr(buf, "t:9: [gateway] lossless:"));
 	assert_non_null(strstr(buf, "t:4: [marker] phantom_fraction: 2 out of range (0.01 .. 1)"));
 	assert_non_null(strstr(buf, "t:5: [nope] x: unknown section [nope]"));
 	/* A bare number where a unit is needed names the key and the units. */

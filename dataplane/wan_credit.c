@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Mechanism B on the WAN hop (wan_credit.h): state, received options, control packets. */
+#include "wan_credit.h"
+
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+
+#include "congestion/cc_time.h"
+#include "eth.h"
+#include "geneve.h"
+#include "neigh.h"
+#include "pipeline.h"
+
+void
+wan_credit_init(struct wan_credit *cr, uint32_t epoch)
+{
+	memset(cr, 0, sizeof(*cr));
+	cr->epoch = epoch;
+}
+
+void
+wan_credit_sync(struct wan_credit *cr, const struct dp_conf *c, uint64_t generation)
+{
+	const struct dp_lossless_conf *lc = &c->lossless;
+	unsigned int i;
+
+	if (cr->generation == generation)
+		return;
+	cr->generation = generation;
+	cr->enabled = false;
+	cr->priority = lc->data_priority;
+	memset(cr->port_on, 0, sizeof(cr->port_on));
+	for (i = 0; i < LS_MAX_PEERS; i++) {
+		struct wan_credit_peer *cp = &cr->p[i];
+		struct credit_config cfg;
+		bool on = i < c->n_peers && c->peers[i].credit && lc->credit_any &&
+			  credit_config_init(&cfg, &lc->credit[i]) == 0;
+
+		if (!on) {
+			cp->on = false;
+			continue;
+		}
+		if (!cp->on) {
+			memset(cp, 0, sizeof(*cp));
+			credit_tx_init(&cp->tx, cr->epoch);
+			credit_rx_init(&cp->rx);
+			cp->on = true;
+		}
+		cp->cfg = cfg; /* validated when the snapshot was built */
+		cr->port_on[c->peers[i].port % LS_MAX_PORTS] = true;
+		cr->enabled = true;
+	}
+}
+
+bool
+wan_credit_rx(struct wan_credit *cr, struct dp_credit_counters *ctr, uint32_t peer,
+	      const struct credit_opt *o, uint32_t inner_bytes)
+{
+	struct wan_credit_peer *cp = &cr->p[peer % LS_MAX_PEERS];
+	bool charged = false;
+
+	if (!cp->on)
+		return false;
+	if (o->priority != cr->priority) {
+		ctr->other_priority++;
+		return false;
+	}
+	if (o->flags & CREDIT_OPT_F_GRANT) {
+		if (credit_tx_grant(&cp->tx, o->grant_epoch, o->grant_limit))
+			ctr->grants_rx++;
+		else
+			ctr->grants_stale++;
+	}
+	/* The packet's bytes enter the buffer before the report that counts them. */
+	if ((o->flags & CREDIT_OPT_F_CHARGED) && inner_bytes != 0) {
+		credit_rx_arrive(&cp->cfg, &cp->rx, inner_bytes);
+		ctr->arrived_bytes += inner_bytes;
+		charged = true;
+	}
+	if (o->flags & CREDIT_OPT_F_REPORT) {
+		credit_rx_report(&cp->rx, o->report_epoch, o->report);
+		ctr->reports_rx++;
+	}
+	return charged;
+}
+
+uint32_t
+wan_credit_ctrl_write(const struct dp_conf *c, uint32_t peer_idx, const uint8_t *dmac,
+		      const struct credit_opt *o, uint8_t *buf)
+{
+	const struct dp_peer *peer = &c->peers[peer_idx];
+	const struct dp_port *wan = &c->ports[peer->port];
+	uint16_t l2 = (uint16_t)eth_hdr_size(wan->vlan);
+	uint16_t udp_len = (uint16_t)(sizeof(struct rte_udp_hdr) + GENEVE_HDR_SIZE + CREDIT_OPT_BYTES);
+	/* The CNP's DSCP: the high-priority class on the WAN; Not-ECT. */
+	uint8_t tos = (uint8_t)(c->mech.cnp_dscp << 2);
+	struct rte_udp_hdr *udp;
+	uint32_t len;
+	uint8_t *g;
+
+	memcpy(buf, dmac, RTE_ETHER_ADDR_LEN);
+	if (peer->family == AF_INET) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + l2);
+
+		eth_hdr_write((struct rte_ether_hdr *)buf, NULL, &wan->mac, wan->vlan, 0,
+			      RTE_ETHER_TYPE_IPV4);
+		memset(ip, 0, sizeof(*ip));
+		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		ip->type_of_service = tos;
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + udp_len));
+		ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+		ip->time_to_live = 64;
+		ip->next_proto_id = IPPROTO_UDP;
+		memcpy(&ip->src_addr, peer->src, 4);
+		memcpy(&ip->dst_addr, peer->dst, 4);
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		udp = (struct rte_udp_hdr *)(ip + 1);
+		len = l2 + (uint32_t)sizeof(*ip) + udp_len;
+	} else {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(buf + l2);
+
+		eth_hdr_write((struct rte_ether_hdr *)buf, NULL, &wan->mac, wan->vlan, 0,
+			      RTE_ETHER_TYPE_IPV6);
+		ip->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)tos << 20);
+		ip->payload_len = rte_cpu_to_be_16(udp_len);
+		ip->proto = IPPROTO_UDP;
+		ip->hop_limits = 64;
+		memcpy(ip->src_addr, peer->src, 16);
+		memcpy(ip->dst_addr, peer->dst, 16);
+		udp = (struct rte_udp_hdr *)(ip + 1);
+		len = l2 + (uint32_t)sizeof(*ip) + udp_len;
+	}
+	/* One source port per peer: control packets keep their order on the WAN. */
+	udp->src_port = rte_cpu_to_be_16(geneve_src_port(peer_idx));
+	udp->dst_port = rte_cpu_to_be_16(c->geneve_port);
+	udp->dgram_len = rte_cpu_to_be_16(udp_len);
+	udp->dgram_cksum = 0;
+	g = (uint8_t *)(udp + 1);
+	g[0] = CREDIT_OPT_BYTES / 4; /* version 0, options length in words */
+	g[1] = 0x80; /* O: control message (RFC 8926 section 3.4) */
+	g[2] = 0; /* protocol type 0: no inner packet */
+	g[3] = 0;
+	g[4] = (uint8_t)(peer->vni >> 16);
+	g[5] = (uint8_t)(peer->vni >> 8);
+	g[6] = (uint8_t)peer->vni;
+	g[7] = 0;
+	credit_opt_write(g + GENEVE_HDR_SIZE, o);
+	if (peer->family != AF_INET)
+		udp->dgram_cksum = rte_ipv6_udptcp_cksum((struct rte_ipv6_hdr *)(buf + l2), udp);
+	return len;
+}
+
+/* Build and queue one control packet toward peer i; false when it could not be. */
+static bool
+wan_credit_ctrl_send(struct wan_credit *cr, const struct dp_conf *c,
+		     struct dp_credit_counters *ctr, uint32_t i, struct rte_mempool *pool,
+		     struct dp_tx *tx)
+{
+	struct wan_credit_peer *cp = &cr->p[i];
+	const struct dp_peer *peer = &c->peers[i];
+	struct rte_ether_addr dmac;
+	struct credit_opt o;
+	struct rte_mbuf *m;
+	uint8_t *p;
+
+	if (tx->n[peer->port] >= DP_TX_MAX ||
+	    neigh_lookup(c->ports[peer->port].neigh, peer->family, peer->nexthop, &dmac) !=
+		    NEIGH_HIT)
+		return false;
+	m = rte_pktmbuf_alloc(pool);
+	if (m == NULL)
+		return false;
+	p = (uint8_t *)rte_pktmbuf_append(m, WAN_CREDIT_CTRL_MAX);
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	wan_credit_opt(cr, ctr, i, cp->tx.sent, false, &o);
+	rte_pktmbuf_trim(m, (uint16_t)(WAN_CREDIT_CTRL_MAX -
+				       wan_credit_ctrl_write(c, i, dmac.addr_bytes, &o, p)));
+	dp_tx_add_own(tx, peer->port, m);
+	return true;
+}
+
+void
+wan_credit_poll(struct wan_credit *cr, const struct dp_conf *c, struct dp_credit_counters *ctr,
+		struct rte_mempool *pool, uint64_t tsc, uint64_t tsc_hz, struct dp_tx *tx,
+		uint64_t *next_due_tsc)
+{
+	uint64_t now = cr->now_ns, occ = 0, avail = 0, over = 0, lost = 0, restarts = 0;
+	uint64_t next_ns = CC_TIME_NEVER;
+	unsigned int i;
+
+	if (!cr->enabled)
+		return;
+	for (i = 0; i < c->n_peers && i < LS_MAX_PEERS; i++) {
+		struct wan_credit_peer *cp = &cr->p[i];
+		uint64_t t;
+
+		if (!cp->on)
+			continue;
+		/*
+		 * Due: a grant (moved enough, or the refresh), or the report a
+		 * sender owes after update_ticks of silence toward the peer.
+		 */
+		if (cc_time_after_eq(now, cp->retry_ns) &&
+		    (credit_rx_update_due(&cp->cfg, &cp->rx, now) ||
+		     cc_time_after_eq(now, cp->last_tx_ns + cp->cfg.update_ticks) ||
+		     cp->last_tx_ns == 0)) {
+			if (wan_credit_ctrl_send(cr, c, ctr, i, pool, tx)) {
+				ctr->ctrl_tx++;
+			} else {
+				/* No neighbour, mbuf or room: try again an interval later. */
+				ctr->ctrl_failed++;
+				cp->retry_ns = now + cp->cfg.update_ticks;
+			}
+		}
+		t = cp->last_tx_ns + cp->cfg.update_ticks;
+		if (cp->rx.ever_advertised && cc_time_after(t, cp->rx.advertised_at +
+							       cp->cfg.update_ticks))
+			t = cp->rx.advertised_at + cp->cfg.update_ticks;
+		if (cc_time_after(cp->retry_ns, t))
+			t = cp->retry_ns;
+		if (next_ns == CC_TIME_NEVER || cc_time_after(next_ns, t))
+			next_ns = t;
+		occ += cp->rx.occupancy_bytes;
+		avail += credit_tx_available(&cp->tx);
+		over += cp->rx.overrun_bytes;
+		lost += cp->rx.lost_bytes;
+		restarts += cp->rx.sender_restarts;
+	}
+	ctr->occupancy_bytes = occ;
+	ctr->available_bytes = avail;
+	ctr->overrun_bytes = over;
+	ctr->lost_bytes = lost;
+	ctr->sender_restarts = restarts;
+	if (next_ns != CC_TIME_NEVER) {
+		uint64_t due = cc_time_after(next_ns, now) ?
+				       tsc + (next_ns - now) * tsc_hz / UINT64_C(1000000000) :
+				       tsc;
+
+		if (due < *next_due_tsc)
+			*next_due_tsc = due;
+	}
+}

@@ -1,0 +1,169 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+Measured distance through the lab's delay line: two longspand whose WAN
+ports meet in longspan-wanem (net_memif, wanem the server of both), site
+B's timestamp clock offset by 250 ms ([gateway] clock_offset), path
+probes every 10 ms and nothing else on the link.
+
+    test_measure.py --build BUILD [--delays-us 100,1000,5000] [--loss]
+
+For each one-way delay: after a few measurement intervals both gateways
+report an RTT no shorter than twice the delay and no longer than that
+plus 5% plus twice the error the same setup shows with the line at zero
+delay (the smallest RTT then: wanem's and the two gateways' poll and
+wake-up latencies, about 250 us on a shared 2-vCPU machine), the offset
+cancelled (A sees the offset between the two gateways' clocks, B its
+negative, each within the zero-delay error: the real offset is the
+injected 250 ms plus the difference of the two start-up readings, which
+the test computes from each gateway's clock base and TSC rate in show
+stats), the receive one-way delay (a mean over every packet) within 5%
+plus the zero-delay mean RTT, and no loss. With --loss: wanem drops 1% (seeded) at 1 ms and
+the loss reported over a 10 s interval of 1 ms probes must be within 0.3
+percentage points of what wanem says it dropped toward that gateway.
+
+Timing on a shared 2-vCPU machine: the numbers are printed in any case.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gwlab  # noqa: E402
+
+OFFSET_NS = 250_000_000
+EAL = ["-m", "128", "--no-pci", "--log-level=*:warning"]
+
+
+def wait_banner(log, proc):
+    for _ in range(200):
+        if "wanem: ports" in open(log).read():
+            return
+        if proc.poll() is not None:
+            raise RuntimeError("wanem exited: " + open(log).read())
+        time.sleep(0.05)
+    raise RuntimeError("wanem did not start")
+
+
+def one(build, tmp, delay_ns, loss, probe, interval, settle):
+    tag = f"ms{os.getpid()}-{delay_ns // 1000}{'l' if loss else ''}"
+    wanem = os.path.join(build, "tests", "lab", "longspan-wanem")
+    wopts = ["--delay", f"{delay_ns}ns", "--stats-interval", "500ms",
+             "--json", f"{tmp}/{tag}-w.json"]
+    if loss:
+        wopts += ["--loss", "0.01", "--seed", "7"]
+    wlog = f"{tmp}/{tag}-wanem.log"
+    server = "net_memif%d,role=server,socket=%s/%s-%s.sock,id=0,bsize=8192"
+    client = "net_memif1,role=client,socket=%s/%s-%s.sock,id=0,bsize=8192"
+    w = subprocess.Popen([wanem, "-l", "0", "--file-prefix", tag + "w"] + EAL +
+                         ["--vdev=" + server % (0, tmp, tag, "a"),
+                          "--vdev=" + server % (1, tmp, tag, "b"), "--"] + wopts,
+                         stdout=open(wlog, "w"), stderr=subprocess.STDOUT)
+    gw = {}
+    got = {}
+    try:
+        wait_banner(wlog, w)
+        for s in "ab":
+            text = gwlab.gateway_config(
+                s, tag, dc_dev=f"net_memif0,role=server,socket={tmp}/{tag}-{s}-dc.sock,id=0",
+                wan_dev=client % (tmp, tag, s))
+            extra = [f"probe_interval = {probe}", f"measure_interval = {interval}"]
+            if s == "b":
+                extra.append(f"clock_offset = {OFFSET_NS // 1000000}ms")
+            text = text.replace("[gateway]\n", "[gateway]\n" + "\n".join(extra) + "\n", 1)
+            text = text.replace("idle_sleep = 200us", "idle_sleep = 50us")
+            path = f"{tmp}/{tag}-{s}.conf"
+            open(path, "w").write(text)
+            gw[s] = gwlab.Gateway(build, path, f"{tmp}/{tag}-gw-{s}.log").start()
+        time.sleep(settle)
+        clk = {}
+        for s in "ab":
+            o = gwlab.other(s)
+            got[s] = gw[s].ctl("show", "peers")["peers"][f"site-{o}"]
+            st = gw[s].ctl("show", "stats")
+            clk[s] = (st["clock_ns_base"], st["clock_tsc_base"], st["clock_tsc_hz"])
+        # The two timestamp clocks on the one TSC: ns = ns_base + (tsc - tsc_base) / hz, so
+        # B - A is the injected offset plus the difference of their start-up readings.
+        hz = clk["a"][2]
+        got["true_offset"] = (clk["b"][0] - clk["a"][0]) - (clk["b"][1] - clk["a"][1]) * 1e9 / hz
+    finally:
+        leaks = {s: g.stop() for s, g in gw.items()}
+        w.terminate()
+        w.wait(timeout=15)
+    wj = json.load(open(f"{tmp}/{tag}-w.json"))
+    return got, leaks, wj
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--delays-us", default="100,1000,5000")
+    ap.add_argument("--loss", action="store_true")
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    problems = []
+    with tempfile.TemporaryDirectory(prefix="ls-measure-") as tmp:
+        base, _, _ = one(build, tmp, 0, False, "10ms", "500ms", 3.0)
+        wake = max(base[s]["measured"]["rtt_ns"] or 0 for s in "ab")
+        wake_mean = max(base[s]["measured"]["rtt_mean_ns"] or 0 for s in "ab")
+        print(f"line at 0: smallest RTT a {base['a']['measured']['rtt_ns']} ns, "
+              f"b {base['b']['measured']['rtt_ns']} ns (the gateways' own error)")
+        for d_us in [int(x) for x in a.delays_us.split(",")]:
+            d = d_us * 1000
+            got, leaks, wj = one(build, tmp, d, False, "10ms", "500ms", 3.0)
+            # The line's delay is a floor; above it 5% plus what the same setup
+            # measures with the line at zero (the emulator's and the gateways' error).
+            hi = 2 * d + 0.05 * 2 * d + 2 * wake
+            offs = [got[s]["measured"]["offset_ns"] for s in "ab"]
+            true = got["true_offset"]
+            print(f"wanem {d_us} us: the clocks' offset {true:.0f} ns (injected {OFFSET_NS}, "
+                  f"the rest is the two start-up clock readings)")
+            for s in "ab":
+                m = got[s]["measured"]
+                want_off = true if s == "a" else -true
+                print(f"wanem {d_us} us: {s}: rtt {m['rtt_ns']} ns (mean {m['rtt_mean_ns']}), "
+                      f"owd tx {m['owd_tx_ns']} rx {m['owd_rx_ns']}, offset {m['offset_ns']}, "
+                      f"jitter {m['jitter_ns']}, loss {m['loss_pct']}%, samples {m['samples']}; "
+                      f"rtt wanted in [{2 * d}, {hi:.0f}] (5% + 2 x {wake} at zero delay)")
+                if m["rtt_ns"] is None or not 2 * d <= m["rtt_ns"] <= hi:
+                    problems.append(f"{d_us} us: {s}: rtt {m['rtt_ns']}, want {2 * d} .. {hi:.0f}")
+                # The clocks' real offset, within the error of the zero-delay RTT.
+                if m["offset_ns"] is None or abs(m["offset_ns"] - want_off) > wake:
+                    problems.append(f"{d_us} us: {s}: offset {m['offset_ns']}, want {want_off:.0f}")
+                # A mean over every packet: its bound is the zero-delay mean RTT.
+                if m["owd_rx_ns"] is None or not d - wake <= m["owd_rx_ns"] <= 1.05 * d + wake_mean:
+                    problems.append(f"{d_us} us: {s}: one-way {m['owd_rx_ns']}, want {d}")
+                if m["loss_pct"] not in (0, 0.0):
+                    problems.append(f"{d_us} us: {s}: loss {m['loss_pct']}% on a lossless line")
+                if leaks[s] != 0:
+                    problems.append(f"{d_us} us: {s}: {leaks[s]} mbufs in use at exit")
+            # Both ends measure the same offset, from either side.
+            if None in offs or abs(offs[0] + offs[1]) > wake:
+                problems.append(f"{d_us} us: offsets {offs} do not agree")
+        if a.loss:
+            got, leaks, wj = one(build, tmp, 1000000, True, "1ms", "10s", 11.5)
+            for i, s in enumerate("ab"):
+                # Direction 0 is port 0 (site a) -> port 1 (site b).
+                dr = wj["directions"][1 - i]
+                seen = 100.0 * dr.get("drop_loss", 0) / max(1, dr.get("rx_pkts", 1))
+                m = got[s]["measured"]
+                print(f"wanem 1% loss: {s} reports {m['loss_pct']}%, wanem dropped {seen:.2f}% "
+                      f"toward it over the run")
+                if m["loss_pct"] is None or abs(m["loss_pct"] - 1.0) > 0.3 or \
+                        abs(m["loss_pct"] - seen) > 0.3:
+                    problems.append(f"loss: {s} reports {m['loss_pct']}%, want 1 (wanem: "
+                                    f"{seen:.2f}) +- 0.3")
+    for p in problems:
+        print("FAIL: " + p)
+    if problems:
+        sys.exit(1)
+    print("OK: measured RTT, offset, one-way delay and loss through wanem")
+
+
+if __name__ == "__main__":
+    main()
