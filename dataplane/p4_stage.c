@@ -24,6 +24,7 @@
 #include <rte_swx_pipeline.h>
 
 #include "bits.h"
+#include "decap.h"
 #include "dp_helpers.h"
 #include "hook_pipe.h"
 #include "mech.h"
@@ -134,6 +135,13 @@ dp_p4_burst(struct dp_worker *w, const struct dp_conf *c, struct dp_p4 *p4, uint
 
 			if (g + 8 > end || g + 8 + 4u * (p[g] & 0x3f) > end)
 				r = LS_DROP_GENEVE_TRUNC;
+			/* The sequence and transit of the options the program consumes;
+			 * probes, credit control and the credit option: the C path. */
+			else if (dp_decap_account(w, c, m, &meta, clk)) {
+				c_bytes += m->pkt_len;
+				cpath[nc++] = m;
+				continue;
+			}
 		}
 		if (unlikely(r != LS_DROP_NONE)) {
 			dp_drop(w, m, r);
