@@ -172,6 +172,12 @@ struct ls_congestion_conf {
 	uint8_t data_dscp; /* DSCP of RoCE data: the paused priority 3 */
 };
 
+/* [gateway] pipeline: which ingress the workers run (docs/p4.md). */
+enum ls_pipeline {
+	LS_PIPELINE_C = 0, /* the C fast path (dataplane/pipeline.c) */
+	LS_PIPELINE_P4, /* dataplane/p4/longspan.spec on DPDK's SWX engine, C after it */
+};
+
 struct ls_gateway_conf {
 	char name[LS_NAME_MAX];
 	char socket_path[LS_PATH_MAX]; /* UNIX API socket */
@@ -185,6 +191,8 @@ struct ls_gateway_conf {
 	uint64_t stats_interval_ns;
 	uint64_t neigh_timeout_ns; /* ARP/ND entry lifetime */
 	uint32_t flows; /* per-worker flow table and QPN learner entries */
+	enum ls_pipeline pipeline;
+	char p4_spec[LS_PATH_MAX]; /* SWX spec for pipeline = p4; "" = the built-in path */
 	uint64_t probe_interval_ns; /* path probes per worker and peer; 0 = none */
 	uint64_t measure_interval_ns; /* path measurement aggregation (control/measure.c) */
 	uint64_t clock_offset_ns; /* added to the workers' timestamp clock (tests: a clock offset) */

@@ -38,6 +38,12 @@ static const struct conf_enum_name config_idle_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct conf_enum_name config_pipeline_names[] = {
+	{ "c", LS_PIPELINE_C },
+	{ "p4", LS_PIPELINE_P4 },
+	{ NULL, 0 },
+};
+
 static const struct conf_enum_name config_marker_names[] = {
 	{ "none", LS_MARKER_NONE },
 	{ "red", LS_MARKER_RED },
@@ -152,6 +158,24 @@ const struct conf_key config_keys[] = {
 		.help = "Longest sleep of a worker that found no packets in a row of polls "
 			"(it first pauses, then sleeps longer up to this). 0 busy-polls "
 			"whatever idle says.",
+	},
+	{
+		.section = CONFIG_SEC_GATEWAY, .name = "pipeline", .type = CONFIG_T_ENUM,
+		.names = config_pipeline_names, .def = "c", GW(pipeline),
+		.help = "Which ingress the workers run: c (the C fast path) or p4 (the P4 "
+			"program's SWX form, p4_spec, on DPDK's SWX engine, its tables filled "
+			"from this file; the traffic manager, marking, CNPs, mechanisms and "
+			"hooks stay in C after it). p4 has an IPv4 underlay only, no credit hop "
+			"(lossless = credit is refused) and is slower (docs/p4.md). Start fails when the spec does not build or a table "
+			"refuses an entry; changing it needs a restart.",
+	},
+	{
+		.section = CONFIG_SEC_GATEWAY, .name = "p4_spec", .type = CONFIG_T_STRING,
+		.min = 1, .max = LS_PATH_MAX - 1, GW(p4_spec),
+		.help = "The SWX pipeline spec that pipeline = p4 runs. Default: "
+			"dataplane/p4/longspan.spec of the source tree longspand was built "
+			"from. Read again on every reload; a spec that does not build is "
+			"refused and the running pipeline kept.",
 	},
 	{
 		.section = CONFIG_SEC_GATEWAY, .name = "flows", .type = CONFIG_T_UINT,

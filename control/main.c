@@ -37,6 +37,7 @@
 #include "l2.h"
 #include "peering.h"
 #include "ports.h"
+#include "p4_pipeline.h"
 #include "runtime.h"
 #include "hook_api.h"
 #include "hook_set.h"
@@ -356,8 +357,16 @@ main_run(struct ls_config *cfg, int eal_argc, char **eal_argv, bool stats)
 	rc = runtime_dp_build(&rt, rt.cfg, &dp, stderr);
 	if (rc != 0)
 		goto out;
+	rc = runtime_p4_prepare(&rt, rt.cfg, dp, stderr);
+	if (rc != 0) {
+		fprintf(stderr, "%s: [gateway] pipeline = p4: the P4 pipeline does not start\n",
+			rt.cfg->path);
+		runtime_dp_free(dp);
+		goto out;
+	}
 	rc = runtime_hooks_prepare(&rt, rt.cfg, dp, stderr);
 	if (rc != 0) {
+		runtime_p4_discard(&rt);
 		runtime_dp_free(dp);
 		goto out;
 	}
@@ -423,6 +432,9 @@ out:
 	/* Workers stopped: the last IPFIX records, then the pins go. */
 	hook_set_free(rt.hooks, runtime_workers_ns(&rt));
 	rt.hooks = NULL;
+	p4_set_free(rt.p4);
+	rt.p4 = NULL;
+	p4_cleanup();
 	main_workers_free(&rt);
 	if (rt.pool != NULL) {
 		unsigned int in_use = rte_mempool_in_use_count(rt.pool);

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include <rte_swx_ctl.h>
+#include <rte_swx_pipeline.h>
 
 #include "control/config.h"
 #include "dataplane/dp_conf.h"
@@ -303,5 +304,70 @@ p4_tables_load(struct rte_swx_ctl_pipeline *ctl, const struct ls_config *cfg,
 	if (rc != 0)
 		snprintf(err, err_size, "p4: commit failed (%s); the running tables stay",
 			 strerror(-rc));
+	return rc;
+}
+
+struct p4_check {
+	struct rte_swx_pipeline *pl;
+	char *err;
+	size_t err_size;
+};
+
+/* Whether table has action name, for regular entries or for its default. */
+static int
+p4_check_entry(void *arg, const char *table, const char *line, bool is_default)
+{
+	struct p4_check *k = arg;
+	struct rte_swx_ctl_pipeline_info pi;
+	const char *at = strstr(line, "action ");
+	char name[RTE_SWX_NAME_SIZE];
+	uint32_t t, a;
+	size_t n;
+
+	if (at == NULL)
+		return 0;
+	at += strlen("action ");
+	n = strcspn(at, " ");
+	if (n >= sizeof(name))
+		n = sizeof(name) - 1;
+	memcpy(name, at, n);
+	name[n] = '\0';
+	if (rte_swx_ctl_pipeline_info_get(k->pl, &pi) != 0)
+		return -EINVAL;
+	for (t = 0; t < pi.n_tables; t++) {
+		struct rte_swx_ctl_table_info ti;
+
+		if (rte_swx_ctl_table_info_get(k->pl, t, &ti) != 0 || strcmp(ti.name, table) != 0)
+			continue;
+		for (a = 0; a < ti.n_actions; a++) {
+			struct rte_swx_ctl_table_action_info tai;
+			struct rte_swx_ctl_action_info ai;
+
+			if (rte_swx_ctl_table_action_info_get(k->pl, t, a, &tai) == 0 &&
+			    rte_swx_ctl_action_info_get(k->pl, tai.action_id, &ai) == 0 &&
+			    strcmp(ai.name, name) == 0 &&
+			    (is_default ? tai.action_is_for_default_entry :
+					  tai.action_is_for_table_entries))
+				return 0;
+		}
+		snprintf(k->err, k->err_size, "p4: table %s has no action %s%s (the spec does not "
+			 "fit the configuration): %s", table, name,
+			 is_default ? " for its default entry" : "", line);
+		return -EINVAL;
+	}
+	snprintf(k->err, k->err_size, "p4: the spec has no table %s (the configuration fills it)",
+		 table);
+	return -EINVAL;
+}
+
+int
+p4_tables_check(struct rte_swx_pipeline *pl, const struct ls_config *cfg,
+		const struct dp_conf *dp, char *err, size_t err_size)
+{
+	struct p4_check k = { .pl = pl, .err = err, .err_size = err_size };
+	int rc = p4_tables_build(cfg, dp, p4_check_entry, &k);
+
+	if (rc == -ENOTSUP)
+		snprintf(err, err_size, "p4: a peer with an IPv6 underlay (p4 mode has IPv4 only)");
 	return rc;
 }

@@ -38,4 +38,14 @@ int p4_tables_build(const struct ls_config *cfg, const struct dp_conf *dp, p4_ta
 int p4_tables_load(struct rte_swx_ctl_pipeline *ctl, const struct ls_config *cfg,
 		   const struct dp_conf *dp, char *err, size_t err_size);
 
+/*
+ * Check that every entry's table exists in pl and has the entry's action
+ * (DPDK 22.11's rte_swx_ctl_pipeline_table_entry_read() reads past the
+ * action data of an action the table does not have: a crash, not an
+ * error). Returns 0, or -EINVAL with err naming the table and action.
+ */
+struct rte_swx_pipeline;
+int p4_tables_check(struct rte_swx_pipeline *pl, const struct ls_config *cfg,
+		    const struct dp_conf *dp, char *err, size_t err_size);
+
 #endif /* LONGSPAN_P4_TABLES_H */

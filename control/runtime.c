@@ -27,6 +27,7 @@
 #include "hook_set.h"
 #include "l2.h"
 #include "lossless_conf.h"
+#include "p4_pipeline.h"
 #include "peering.h"
 #include "congestion/cc_params.h"
 #include "dataplane/neigh.h"
@@ -251,6 +252,9 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 		return -ENOMEM;
 	}
 	c->generation = ++generation;
+	/* The running P4 pipelines stay with a rebuilt snapshot (learned routes);
+	 * runtime_p4_prepare() replaces them on a reload. */
+	p4_set_attach(rt->p4, c);
 	c->n_ports = (uint16_t)cfg->n_ports;
 	c->dc_port = (uint16_t)cfg->dc_port;
 	c->n_peers = (uint16_t)cfg->n_peers;
@@ -490,12 +494,44 @@ runtime_hooks_prepare(struct ls_runtime *rt, const struct ls_config *cfg, struct
 	return 0;
 }
 
+int
+runtime_p4_prepare(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_conf *dp,
+		   FILE *err)
+{
+	int numa[DP_MAX_WORKERS];
+	struct p4_set *s;
+	unsigned int w;
+	int rc;
+
+	p4_set_attach(NULL, dp);
+	if (cfg->gw.pipeline != LS_PIPELINE_P4)
+		return 0;
+	for (w = 0; w < rt->n_workers; w++)
+		numa[w] = rt->workers[w] != NULL ? (int)rte_lcore_to_socket_id(rt->workers[w]->lcore) :
+						   SOCKET_ID_ANY;
+	rc = p4_set_build(cfg, dp, rt->n_workers, numa, rt->p4, &s, err);
+	if (rc != 0)
+		return rc;
+	p4_set_attach(s, dp);
+	p4_set_free(rt->p4_next);
+	rt->p4_next = s;
+	return 0;
+}
+
+void
+runtime_p4_discard(struct ls_runtime *rt)
+{
+	p4_set_free(rt->p4_next);
+	rt->p4_next = NULL;
+}
+
 void
 runtime_publish(struct ls_runtime *rt, struct ls_config *cfg, struct dp_conf *dp)
 {
 	struct ls_config *old_cfg = rt->cfg;
 	struct dp_conf *old_dp = rt->dp;
 	struct hook_set *old_hooks = rt->hooks;
+	struct p4_set *old_p4 = rt->p4;
 
 	runtime_static_neigh(rt, cfg, runtime_now_ns());
 	pthread_mutex_lock(&rt->cfg_lock);
@@ -503,6 +539,8 @@ runtime_publish(struct ls_runtime *rt, struct ls_config *cfg, struct dp_conf *dp
 	__atomic_store_n(&rt->dp, dp, __ATOMIC_RELEASE);
 	rt->hooks = rt->hooks_next;
 	rt->hooks_next = NULL;
+	rt->p4 = rt->p4_next;
+	rt->p4_next = NULL;
 	pthread_mutex_unlock(&rt->cfg_lock);
 	/*
 	 * Wait until no worker can still hold the old snapshot, nor call a
@@ -511,6 +549,8 @@ runtime_publish(struct ls_runtime *rt, struct ls_config *cfg, struct dp_conf *dp
 	if (old_dp != NULL && rt->rcu != NULL)
 		rte_rcu_qsbr_synchronize(rt->rcu, RTE_QSBR_THRID_INVALID);
 	hook_set_retire(old_hooks, rt->hooks, runtime_workers_ns(rt));
+	if (old_p4 != rt->p4)
+		p4_set_free(old_p4);
 	runtime_dp_free(old_dp);
 	free(old_cfg);
 }
@@ -594,6 +634,8 @@ runtime_restart_key(const struct ls_config *a, const struct ls_config *b, char *
 			return buf;
 		}
 	}
+	if (a->gw.pipeline != b->gw.pipeline)
+		return "[gateway] pipeline";
 	if (a->gw.workers != b->gw.workers)
 		return "[gateway] workers";
 	if (a->gw.mbufs != b->gw.mbufs)
@@ -636,9 +678,16 @@ runtime_reload(struct ls_runtime *rt, const char *path, FILE *err)
 	rc = runtime_dp_build(rt, cfg, &dp, err);
 	if (rc != 0)
 		goto fail;
+	rc = runtime_p4_prepare(rt, cfg, dp, err);
+	if (rc != 0) {
+		fprintf(err, "reload: running config and P4 pipeline kept\n");
+		runtime_dp_free(dp);
+		goto fail;
+	}
 	rc = runtime_hooks_prepare(rt, cfg, dp, err);
 	if (rc != 0) {
 		fprintf(err, "reload: running config and hooks kept\n");
+		runtime_p4_discard(rt);
 		runtime_dp_free(dp);
 		goto fail;
 	}

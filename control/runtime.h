@@ -78,6 +78,12 @@ struct ls_runtime {
 	 * cfg_lock; hooks_next is what the next runtime_publish() installs.
 	 */
 	struct hook_set *hooks, *hooks_next;
+	/*
+	 * [gateway] pipeline = p4: the running SWX pipelines
+	 * (control/p4_pipeline.h), swapped with dp like the hooks; p4_next is
+	 * what the next runtime_publish() installs. NULL in the C mode.
+	 */
+	struct p4_set *p4, *p4_next;
 	struct measure meas; /* path measurement; control thread, under cfg_lock (measure.h) */
 	bool stop; /* set by signal handler (relaxed), read by control loop */
 };
@@ -107,6 +113,17 @@ void runtime_dp_free(struct dp_conf *c);
  * at their tables; runtime_publish() then installs them with dp. On
  * failure (every error on err) the running hooks are untouched.
  */
+/*
+ * pipeline = p4: build the SWX pipelines of cfg for every worker, fill
+ * their tables from cfg and dp and point dp->p4[] at them, to be installed
+ * by the next runtime_publish(). Nothing to do in the C mode. On failure
+ * (every error on err) the running pipelines are untouched.
+ */
+int runtime_p4_prepare(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_conf *dp,
+		       FILE *err);
+/* Drop what runtime_p4_prepare() built when the snapshot is not published. */
+void runtime_p4_discard(struct ls_runtime *rt);
+
 int runtime_hooks_prepare(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_conf *dp,
 			  FILE *err);
 

@@ -51,6 +51,37 @@ dp_seq_track(struct dp_worker *w, struct dp_counters *ctr, uint32_t peer,
 	}
 }
 
+bool
+dp_decap_account(struct dp_worker *w, const struct dp_conf *c, const struct rte_mbuf *m,
+		 const struct pkt_meta *meta, const struct dp_clock *clk)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t udp_end = (uint32_t)meta->l4_off +
+			   rte_be_to_cpu_16(((const struct rte_udp_hdr *)(p + meta->l4_off))->dgram_len);
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(p + meta->l3_off);
+	struct geneve_info gi;
+	int peer;
+
+	/* p4 mode has an IPv4 underlay only (config check). */
+	if (meta->l3 != PKT_L3_IP4 || udp_end > (uint32_t)meta->l3_off + meta->ip_len ||
+	    udp_end > m->data_len)
+		return false;
+	peer = dp_peer_find(c, AF_INET, (const uint8_t *)&ip->src_addr);
+	if (peer < 0 || memcmp(&ip->dst_addr, c->peers[peer].src, 4) != 0)
+		return false;
+	if (geneve_parse(p, meta->l4_off + sizeof(struct rte_udp_hdr), udp_end, &gi) !=
+		    LS_DROP_NONE ||
+	    gi.vni != c->peers[peer].vni)
+		return false;
+	if (unlikely(gi.has_credit || gi.probe || gi.control))
+		return true;
+	if (gi.has_ls_opt) {
+		dp_seq_track(w, &w->counters, (uint32_t)peer, &gi);
+		dp_path_meas_rx(&w->meas[peer], gi.tx_ns, clk->ns);
+	}
+	return false;
+}
+
 /*
  * The peer's outer UDP checksum policy (docs/wire-format.md): zero means
  * no checksum over IPv4 (RFC 768) and is dropped over IPv6 unless the peer

@@ -40,6 +40,19 @@ enum ls_drop_reason dp_decap(struct dp_worker *w, const struct dp_conf *c, struc
 			     uint32_t *peer_out, const struct dp_clock *clk);
 
 /*
+ * pipeline = p4 (p4_stage.c), in front of the SWX program, which consumes
+ * the GENEVE options: what dp_decap() accounts before it strips them, the
+ * peer's sequence numbers and transit time, for a packet from a known peer
+ * to this gateway with the peer's VNI and a valid Longspan option. Returns
+ * true for a packet the program cannot take and the C path must (control
+ * packets: path probes and credit control; the credit option): then
+ * nothing is accounted here, dp_decap() does it. Packets dp_decap() would
+ * drop before its accounting are left to the program, unaccounted.
+ */
+bool dp_decap_account(struct dp_worker *w, const struct dp_conf *c, const struct rte_mbuf *m,
+		      const struct pkt_meta *meta, const struct dp_clock *clk);
+
+/*
  * True when an inner packet is addressed to the DC port itself or, for
  * IPv4, to its subnet's broadcast address: not something to forward.
  */

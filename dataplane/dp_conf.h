@@ -40,6 +40,7 @@ struct rte_mempool;
 struct rte_rcu_qsbr;
 struct neigh_table;
 struct dp_hooks;
+struct dp_p4;
 
 #define DP_MAX_WORKERS 16
 #define DP_MAX_BURST 64
@@ -164,6 +165,15 @@ struct dp_conf {
 	 * unloaded only after the grace period that frees the snapshot.
 	 */
 	const struct dp_hooks *hooks[DP_MAX_WORKERS];
+	/*
+	 * [gateway] pipeline = p4: each worker's SWX pipeline (NULL: the C
+	 * path). Owned by the control thread's p4 set (control/p4_pipeline.c)
+	 * like the hooks: built with the snapshot, published with it, freed
+	 * only after the grace period that retires the snapshot. The worker
+	 * runs it (rte_swx_pipeline_run() writes the pipeline's state), so
+	 * one worker per pipeline.
+	 */
+	struct dp_p4 *p4[DP_MAX_WORKERS];
 };
 
 /*

@@ -62,6 +62,8 @@
 	X(PFC_CONSUMED, "pfc_consumed", "PFC or PAUSE frame from the DC fabric, obeyed (MAC control is never forwarded)") \
 	X(MAC_CONTROL, "mac_control", "MAC control frame not obeyed: lossless off, not the DC port, other opcode or cut short") \
 	X(DC_PAUSE_FULL, "dc_pause_queue_full", "priority paused by the DC fabric and its gateway queue full") \
+	X(P4_VERDICT, "p4_bad_verdict", "pipeline = p4: the SWX pipeline returned a verdict, drop reason or port it has no business returning") \
+	X(P4_LOST, "p4_lost", "pipeline = p4: the SWX pipeline did not return the packet within its run budget (a pipeline bug: the packet stays in the pipeline)") \
 	X(PROBE_CONSUMED, "probe_consumed", "path probe from a peer gateway, measured (never forwarded)") \
 	X(CREDIT_OPT_BAD, "credit_option_bad", "credit GENEVE option with a wrong length, version, priority, flags or reserved bits, or repeated") \
 	X(CREDIT_NOT_ENABLED, "credit_not_enabled", "credit option or control packet from a peer without lossless = credit") \

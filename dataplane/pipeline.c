@@ -242,30 +242,16 @@ dp_ingress_dc(const struct dp_conf *c, struct rte_mbuf *m, const struct pkt_meta
 /* Packets whose headers the parser prefetches ahead of the one it parses. */
 #define DP_PREFETCH_AHEAD 4
 
-/* A packet between the two passes of dp_pipeline_dc(). */
-struct dp_dc_pkt {
-	struct rte_mbuf *m;
-	uint32_t peer;
-	uint32_t hash; /* flow_table_hash(&key) when RoCE */
-	uint32_t learn_hash; /* RoCE data with mechanism A: qpn_learn_pair_hash() */
-	struct rte_ether_addr dmac; /* next hop of the outer packet */
-	struct pkt_meta meta;
-	struct flow_key key; /* RoCE: the per-QP flow key */
-};
-
 void
 dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 	       struct rte_mbuf **pkts, uint16_t n, const struct dp_clock *clk, struct dp_tx *tx)
 {
 	struct dp_counters *ctr = &w->counters;
-	struct dp_ready ready[DP_MAX_BURST];
 	struct dp_dc_pkt st[DP_MAX_BURST];
-	const struct dp_hooks *hk;
 	struct rte_ether_addr dmac;
 	uint32_t dmac_peer = UINT32_MAX; /* the peer whose next hop dmac holds */
 	uint64_t rx_bytes = 0;
-	unsigned int nready = 0, nst = 0, j;
-	bool hrx;
+	unsigned int nst = 0;
 	uint16_t i;
 
 	/*
@@ -279,7 +265,6 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct dp_dc_pkt *s = &st[nst];
-		const struct dp_peer *peer;
 		enum ls_drop_reason r;
 		bool consumed;
 
@@ -303,41 +288,58 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 			dp_drop(w, m, r);
 			continue;
 		}
-		peer = &c->peers[s->peer];
-
-		/* Next hop of the outer packet on the peer's WAN port, once per peer and burst. */
-		if (s->peer != dmac_peer) {
-			switch (neigh_lookup(c->ports[peer->port].neigh, peer->family, peer->nexthop,
-					     &dmac)) {
-			case NEIGH_HIT:
-				dmac_peer = s->peer;
-				break;
-			case NEIGH_PENDING:
-				dp_drop(w, m, LS_DROP_NEIGH_MISS);
-				continue;
-			case NEIGH_ABSENT:
-				dp_punt_resolve(w, m, peer->port, peer->family, peer->nexthop);
-				continue;
-			}
-		}
-		s->dmac = dmac;
-		s->m = m;
-		if (s->meta.bth_off != 0) {
-			dp_flow_key(rte_pktmbuf_mtod_offset(m, const uint8_t *, s->meta.l3_off),
-				    s->meta.l3, s->meta.sport, s->meta.dqpn, &s->key);
-			s->hash = flow_table_hash(&s->key);
-			flow_table_prefetch(&w->flows, s->hash);
-			s->learn_hash = 0;
-			if (s->meta.cls == DP_CLASS_ROCE_DATA && (c->mech.mechanisms & LS_MECH_A)) {
-				s->learn_hash = qpn_learn_pair_hash(s->key.family, s->key.src,
-								    s->key.dst);
-				qpn_learn_prefetch(&w->learn_src, s->learn_hash);
-			}
-		}
-		nst++;
+		if (dp_dc_nexthop_key(w, c, m, s, &dmac_peer, &dmac))
+			nst++;
 	}
 	ctr->port[port].rx_pkts += n;
 	ctr->port[port].rx_bytes += rx_bytes;
+	dp_dc_egress(w, c, port, st, nst, clk, tx);
+}
+
+bool
+dp_dc_nexthop_key(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
+		  struct dp_dc_pkt *s, uint32_t *dmac_peer, struct rte_ether_addr *dmac)
+{
+	const struct dp_peer *peer = &c->peers[s->peer];
+
+	/* Next hop of the outer packet on the peer's WAN port, once per peer and burst. */
+	if (s->peer != *dmac_peer) {
+		switch (neigh_lookup(c->ports[peer->port].neigh, peer->family, peer->nexthop, dmac)) {
+		case NEIGH_HIT:
+			*dmac_peer = s->peer;
+			break;
+		case NEIGH_PENDING:
+			dp_drop(w, m, LS_DROP_NEIGH_MISS);
+			return false;
+		case NEIGH_ABSENT:
+			dp_punt_resolve(w, m, peer->port, peer->family, peer->nexthop);
+			return false;
+		}
+	}
+	s->dmac = *dmac;
+	s->m = m;
+	if (s->meta.bth_off != 0) {
+		dp_flow_key(rte_pktmbuf_mtod_offset(m, const uint8_t *, s->meta.l3_off), s->meta.l3,
+			    s->meta.sport, s->meta.dqpn, &s->key);
+		s->hash = flow_table_hash(&s->key);
+		flow_table_prefetch(&w->flows, s->hash);
+		s->learn_hash = 0;
+		if (s->meta.cls == DP_CLASS_ROCE_DATA && (c->mech.mechanisms & LS_MECH_A)) {
+			s->learn_hash = qpn_learn_pair_hash(s->key.family, s->key.src, s->key.dst);
+			qpn_learn_prefetch(&w->learn_src, s->learn_hash);
+		}
+	}
+	return true;
+}
+
+void
+dp_dc_egress(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct dp_dc_pkt *st,
+	     unsigned int nst, const struct dp_clock *clk, struct dp_tx *tx)
+{
+	struct dp_ready ready[DP_MAX_BURST];
+	const struct dp_hooks *hk;
+	unsigned int nready = 0, j;
+	bool hrx;
 
 	/* Second pass. */
 	hk = dp_hook_set(w, c);
@@ -610,4 +612,17 @@ dp_pipeline_wan(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 	dp_hold_out(w, c, clk, tx);
 	if (unlikely(htx))
 		dp_hook_flush(&w->hook, hk, LS_HOOK_DC_TX);
+}
+
+void
+dp_wan_inner(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct rte_mbuf *m,
+	     uint32_t frame, const struct pkt_meta *imeta, uint32_t peer, const struct dp_clock *clk,
+	     struct dp_tx *tx)
+{
+	const struct dp_hooks *hk = dp_hook_set(w, c);
+	bool hrx = dp_hooks_at(hk, LS_HOOK_WAN_RX), htx = dp_hooks_at(hk, LS_HOOK_DC_TX);
+
+	/* No credit hop in p4 mode (config check): no packet holds a peer's credit. */
+	dp_mbuf_meta(m)->tm.flags = 0;
+	dp_wan_deliver(w, c, port, m, imeta, peer, frame, clk, tx, hk, hrx, htx);
 }

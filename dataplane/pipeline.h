@@ -20,8 +20,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <rte_ether.h>
+
 #include "dp_conf.h"
+#include "flow.h"
 #include "flow_hash.h"
+#include "parse.h"
 #include "worker.h"
 
 struct rte_mbuf;
@@ -89,5 +93,44 @@ void dp_pipeline_hold(struct dp_worker *w, const struct dp_conf *c, const struct
 /* Mechanism B at the DC port: released held packets, PFC pauses and resumes (dc_pfc.h). */
 void dp_pipeline_dc_pfc(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
 			struct dp_tx *tx);
+
+/* A packet between the two passes of dp_pipeline_dc(). */
+struct dp_dc_pkt {
+	struct rte_mbuf *m;
+	uint32_t peer;
+	uint32_t hash; /* flow_table_hash(&key) when RoCE */
+	uint32_t learn_hash; /* RoCE data with mechanism A: qpn_learn_pair_hash() */
+	struct rte_ether_addr dmac; /* next hop of the outer packet */
+	struct pkt_meta meta;
+	struct flow_key key; /* RoCE: the per-QP flow key */
+};
+
+/*
+ * The stages of dp_pipeline_dc() after its ingress match-action, shared with
+ * the P4 mode's C stage (dataplane/p4_stage.c), which runs them after the
+ * SWX pipeline: s->m, s->peer and s->meta set, the rest filled here.
+ *
+ * dp_dc_nexthop_key(): the peer's next hop (*dmac caches it for
+ * *dmac_peer, once per burst) and the flow key; false when the packet was
+ * dropped or punted for resolution.
+ * dp_dc_egress(): flow table, mechanisms A and C, hooks, the traffic
+ * manager and the encapsulation, for the nst packets of st.
+ */
+bool dp_dc_nexthop_key(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
+		       struct dp_dc_pkt *s, uint32_t *dmac_peer, struct rte_ether_addr *dmac);
+void dp_dc_egress(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct dp_dc_pkt *st,
+		  unsigned int nst, const struct dp_clock *clk, struct dp_tx *tx);
+
+/*
+ * dp_pipeline_wan() after tunnel termination, for one decapsulated packet m
+ * (inner IP at offset 0, imeta its metadata, frame its received length):
+ * the inner class count and address checks, MTU, the peer's counters, local
+ * delivery, the DC next hop, the flow table and mechanism C, hooks, the DC
+ * rewrite, hold and PFC queues (dp_wan_deliver()). p4 mode only: it has no
+ * credit hop, so the packet is never charged to the peer's credit.
+ */
+void dp_wan_inner(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct rte_mbuf *m,
+		  uint32_t frame, const struct pkt_meta *imeta, uint32_t peer,
+		  const struct dp_clock *clk, struct dp_tx *tx);
 
 #endif /* LONGSPAN_PIPELINE_H */

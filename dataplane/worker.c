@@ -13,6 +13,7 @@
 #include <rte_ring.h>
 
 #include "mbuf_meta.h"
+#include "p4_stage.h"
 #include "pipeline.h"
 #include "probe.h"
 
@@ -130,7 +131,9 @@ dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk)
 		if (n == 0)
 			continue;
 		total += n;
-		if (c->ports[p].role == LS_PORT_DC)
+		if (c->p4[w->id] != NULL)
+			dp_p4_burst(w, c, c->p4[w->id], p, pkts, n, clk, &tx);
+		else if (c->ports[p].role == LS_PORT_DC)
 			dp_pipeline_dc(w, c, p, pkts, n, clk, &tx);
 		else
 			dp_pipeline_wan(w, c, p, pkts, n, clk, &tx);

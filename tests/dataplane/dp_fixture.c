@@ -142,6 +142,10 @@ fx_setup(const char *cfg_path)
 	rc = runtime_dp_build(&rt, cfg, &dp, stderr);
 	if (rc != 0)
 		return rc;
+	/* [gateway] pipeline = p4: the worker's SWX pipeline, as longspand starts it. */
+	rc = runtime_p4_prepare(&rt, cfg, dp, stderr);
+	if (rc != 0)
+		return rc;
 	rt.cfg = NULL;
 	runtime_publish(&rt, cfg, dp);
 	return 0;

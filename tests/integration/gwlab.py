@@ -31,8 +31,9 @@ def other(site):
 
 
 def gateway_config(site, tag, dc_dev, wan_dev, underlay="4", static_dc=True, eal_extra=None,
-                   dc_mtu=4200, wan_mtu=4400):
-    """A gateway config for one lab site. underlay: '4' or '6' outer family."""
+                   dc_mtu=4200, wan_mtu=4400, pipeline="c"):
+    """A gateway config for one lab site. underlay: '4' or '6' outer family;
+    pipeline: [gateway] pipeline, c or p4 (docs/p4.md)."""
     s, o = SITE[site], SITE[other(site)]
     n, on = s["n"], o["n"]
     lines = [
@@ -41,6 +42,7 @@ def gateway_config(site, tag, dc_dev, wan_dev, underlay="4", static_dc=True, eal
         f"socket = /run/longspan/{tag}-{site}.sock",
         "workers = 1",
         "idle_sleep = 200us",
+        f"pipeline = {pipeline}",
         "[eal]",
         "lcores = 0,1",
         f"file_prefix = {tag}-{site}",

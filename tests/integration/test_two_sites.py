@@ -8,14 +8,16 @@ link inside GENEVE to gateway B and leaves B's DC port; site B's traffic
 goes the other way at the same time. Every inner packet must arrive exactly
 once with only TTL / hop limit changed, the gateways must count no drops,
 per-peer counters must match, and every mbuf must be back in its pool at
-exit. Runs once over an IPv4 underlay and once over IPv6, and once more
+exit. Runs once over an IPv4 underlay and once over IPv6, once more
 over IPv4 with `lossless = credit` on both gateways (mechanism B's credit
 hop: every packet carries the credit option, idle control packets flow
 both ways); there the only drops allowed are the consumed credit control
 packets (credit_control), and there must be some, and no grant may be
-missing at the end (no RoCE data left waiting for credit).
+missing at the end (no RoCE data left waiting for credit). And with
+[gateway] pipeline = p4 on both gateways over IPv4 (p4 mode has no IPv6
+underlay and no credit hop: its config check refuses either, docs/p4.md).
 
-    test_two_sites.py --build BUILDDIR [--underlay 4|6] [--lossless credit]
+    test_two_sites.py --build BUILDDIR [--underlay 4|6] [--lossless credit] [--pipeline c|p4]
 """
 
 import argparse
@@ -41,8 +43,8 @@ def with_lossless(text, lossless):
     return "\n".join(out) + "\n"
 
 
-def run(build, underlay, tmp, lossless=None):
-    tag = f"it{underlay}-{os.getpid()}"
+def run(build, underlay, tmp, lossless=None, pipeline="c"):
+    tag = f"it{underlay}{pipeline}-{os.getpid()}"
     sock = {s: f"{tmp}/{s}-dc.sock" for s in "ab"}
     wan_sock = f"{tmp}/wan.sock"
     cfg = {}
@@ -52,7 +54,7 @@ def run(build, underlay, tmp, lossless=None):
             s, tag,
             dc_dev=f"net_memif0,role=server,socket={sock[s]},id=0,bsize=8192",
             wan_dev=f"net_memif1,role={role},socket={wan_sock},id=0,bsize=8192",
-            underlay=underlay)
+            underlay=underlay, pipeline=pipeline)
         text = with_lossless(text, lossless)
         cfg[s] = f"{tmp}/site-{s}.conf"
         open(cfg[s], "w").write(text)
@@ -145,10 +147,12 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--underlay", choices=["4", "6"], default="4")
     ap.add_argument("--lossless", choices=["pfc", "credit"], default=None)
+    ap.add_argument("--pipeline", choices=["c", "p4"], default="c",
+                    help="[gateway] pipeline of both gateways (p4: IPv4 underlay only)")
     a = ap.parse_args()
     os.makedirs("/run/longspan", exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ls-it-") as tmp:
-        problems = run(os.path.abspath(a.build), a.underlay, tmp, a.lossless)
+        problems = run(os.path.abspath(a.build), a.underlay, tmp, a.lossless, a.pipeline)
         if problems:
             print("FAIL:")
             for p in problems:
@@ -158,7 +162,8 @@ def main():
                 print(open(f"{tmp}/gw-{s}.log").read()[-1500:])
             sys.exit(1)
     print(f"OK: both directions intact over the IPv{a.underlay} underlay"
-          + (f", lossless = {a.lossless}" if a.lossless else ""))
+          + (f", lossless = {a.lossless}" if a.lossless else "")
+          + f", pipeline {a.pipeline}")
 
 
 if __name__ == "__main__":
