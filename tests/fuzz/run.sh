@@ -41,7 +41,7 @@ common=(-g -O1 -std=c11 -D_GNU_SOURCE -DALLOW_EXPERIMENTAL_API
 config_src=(control/config.c control/config_check.c control/config_keys.c
 	control/config_types.c control/config_doc.c control/eal_args.c
 	control/config_hooks.c
-	control/conf_file.c control/conf_ini.c control/conf_key.c control/units.c
+	control/conf_*.c control/units.c
 	congestion/ecn_red.c)
 
 build() {
@@ -100,7 +100,7 @@ build() {
 		"$cc" "${common[@]}" -I"$out/gen" $(pkg-config --cflags libdpdk libfixbuf) \
 			tests/fuzz/fuzz_api.c tests/unit/ctl/ctl_fixture.c tests/unit/ctl/ctl_doubles.c \
 			control/api_*.c control/fmt.c control/telemetry.c control/runtime_counters.c \
-			control/peering_show.c control/peer_*.c "${config_src[@]}" \
+			control/peering_show.c control/peer_*.c control/measure.c "${config_src[@]}" \
 			control/hook_api.c control/hook_set.c control/hook_load.c control/hook_maps.c \
 			control/hook_export.c control/hook_prom.c control/hook_ipfix.c dataplane/hook.c \
 			dataplane/drop_reason.c $(ls congestion/*.c | grep -v '/ecn_red.c$') \
