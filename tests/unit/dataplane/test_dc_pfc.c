@@ -34,6 +34,7 @@
 #include "ut_pkt.h"
 #include "ut_ports.h"
 #include "ut_runtime.h"
+#include "ut_sums.h"
 
 #define T0 UINT64_C(1000000000)
 
@@ -57,42 +58,11 @@ static struct dp_worker *w;
 static struct rte_ring *rx_ring[LS_MAX_PORTS], *tx_ring[LS_MAX_PORTS];
 static unsigned int dc_port, wan_port;
 
-static uint64_t
-sum_drops(void)
-{
-	uint64_t n = 0;
-	unsigned int r;
-
-	for (r = 1; r < LS_DROP_MAX; r++)
-		n += w->counters.drops[r];
-	return n;
-}
-
-static uint64_t
-wan_queued(void)
-{
-	uint64_t n = 0;
-	unsigned int c;
-
-	for (c = 0; c < DP_TM_CLASS_MAX; c++)
-		n += tm_fifo_count(&w->tm[wan_port].q[c]);
-	return n;
-}
-
+/* The accounting of ut_sums.h, after every step. */
 static void
 check_sums(void)
 {
-	const struct dp_counters *c = &w->counters;
-	uint64_t rx = c->port[dc_port].rx_pkts + c->port[wan_port].rx_pkts;
-	uint64_t tx = c->port[dc_port].tx_pkts + c->port[wan_port].tx_pkts;
-	uint64_t pfc_own = 0;
-	unsigned int i;
-
-	for (i = 0; i < PFC_PRIORITIES; i++)
-		pfc_own += c->pfc.tx_pauses[i] + c->pfc.tx_resumes[i];
-	assert_int_equal(rx, c->forwarded + sum_drops() + c->punted + wan_queued() + c->pfc.queued);
-	assert_int_equal(tx, c->forwarded + c->own_tx);
-	assert_int_equal(c->mech.cnp_sent + pfc_own + c->injected, c->own_tx + c->own_tx_failed);
+	ut_check_sums(w, dc_port, wan_port);
 }
 
 static void
