@@ -135,11 +135,16 @@ dp_p4_burst(struct dp_worker *w, const struct dp_conf *c, struct dp_p4 *p4, uint
 
 			if (g + 8 > end || g + 8 + 4u * (p[g] & 0x3f) > end)
 				r = LS_DROP_GENEVE_TRUNC;
-			/* The sequence and transit of the options the program consumes;
-			 * probes, credit control and the credit option: the C path. */
+			/*
+			 * The sequence and transit of the options the program
+			 * consumes; probes, credit control and the credit option:
+			 * the C path, at once, so that a probe's sequence number
+			 * is counted in wire order with the data around it.
+			 */
 			else if (dp_decap_account(w, c, m, &meta, clk)) {
-				c_bytes += m->pkt_len;
-				cpath[nc++] = m;
+				ctr->port[port].rx_pkts--;
+				ctr->port[port].rx_bytes -= m->pkt_len;
+				dp_pipeline_wan(w, c, port, &m, 1, clk, tx);
 				continue;
 			}
 		}
