@@ -33,6 +33,7 @@
 #include "control/ports.h"
 #include "dataplane/worker.h"
 #include "ut_eal.h"
+#include "ut_probe.h"
 #include "ut_runtime.h"
 
 static const char conf_text[] =
@@ -44,27 +45,12 @@ static const char conf_text[] =
 	"[peer site-b]\nport = wan\nremote = 192.0.2.2\nvni = 100\nrtt = auto\n"
 	"prefix = 10.2.0.0/16\n";
 
-#define PROBE_BYTES 94 /* 14 + 20 + 8 + 8 + 20 + 24 */
 #define T0 UINT64_C(1700000000000000000)
 
 static struct ls_runtime rt;
 static struct dp_worker *w;
 static struct rte_ring *rx_ring[LS_MAX_PORTS], *tx_ring[LS_MAX_PORTS];
 static unsigned int dc_port, wan_port;
-
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (56 - 8 * i));
-}
 
 static uint64_t
 get64(const uint8_t *p)
@@ -74,65 +60,6 @@ get64(const uint8_t *p)
 	for (int i = 0; i < 8; i++)
 		v = v << 8 | p[i];
 	return v;
-}
-
-static uint16_t
-ip_csum(const uint8_t *h)
-{
-	uint32_t s = 0;
-
-	for (int i = 0; i < 20; i += 2)
-		s += (uint32_t)(h[i] << 8 | h[i + 1]);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
-
-/* The peer's probe as docs/wire-format.md describes it; returns its length. */
-static unsigned int
-peer_probe(uint8_t *f, uint32_t seq, uint64_t t3, bool echo, uint64_t t1, uint64_t t2)
-{
-	static const uint8_t our_mac[6] = { 2, 0, 0, 0, 0x0a, 2 }, peer_mac[6] = { 2, 0, 0, 0, 0x0b, 2 };
-	uint8_t *ip = f + 14, *udp = ip + 20, *g = udp + 8, *o = g + 8, *e = o + 20;
-
-	memset(f, 0, PROBE_BYTES);
-	memcpy(f, our_mac, 6);
-	memcpy(f + 6, peer_mac, 6);
-	put16(f + 12, 0x0800);
-	ip[0] = 0x45;
-	ip[1] = 48 << 2; /* the CNP DSCP */
-	put16(ip + 2, 80);
-	put16(ip + 6, 0x4000);
-	ip[8] = 64;
-	ip[9] = 17;
-	memcpy(ip + 12, (const uint8_t[]){ 192, 0, 2, 2 }, 4);
-	memcpy(ip + 16, (const uint8_t[]){ 192, 0, 2, 1 }, 4);
-	put16(ip + 10, ip_csum(ip));
-	put16(udp, 0xc000);
-	put16(udp + 2, 6081);
-	put16(udp + 4, 60);
-	g[0] = 11; /* 44 bytes of options */
-	g[1] = 0x80; /* O */
-	g[6] = 100; /* VNI */
-	put16(o, 0xff4c);
-	o[2] = 0x01;
-	o[3] = 4;
-	o[4] = 1;
-	o[8] = (uint8_t)(seq >> 24);
-	o[9] = (uint8_t)(seq >> 16);
-	o[10] = (uint8_t)(seq >> 8);
-	o[11] = (uint8_t)seq;
-	put64(o + 12, t3);
-	put16(e, 0xff4c);
-	e[2] = 0x03;
-	e[3] = 5;
-	e[4] = 1;
-	e[5] = echo ? 1 : 0;
-	if (echo) {
-		put64(e + 8, t1);
-		put64(e + 16, t2);
-	}
-	return PROBE_BYTES;
 }
 
 static void
@@ -190,7 +117,7 @@ test_probe_sent(void **state)
 	reset();
 	poll_at(T0);
 	len = take_wan(f);
-	assert_int_equal(len, PROBE_BYTES);
+	assert_int_equal(len, UT_PROBE_BYTES);
 	assert_int_equal(f[14 + 1] >> 2, 48); /* DSCP of the high-priority class */
 	assert_int_equal(f[14 + 9], 17);
 	assert_int_equal(f[34 + 2] << 8 | f[34 + 3], 6081);
@@ -207,13 +134,13 @@ test_probe_sent(void **state)
 	poll_at(T0 + 9999999);
 	assert_int_equal(take_wan(f), 0);
 	/* ...then with the echo of the peer's packet received meanwhile. */
-	peer_probe(f, 0, T0 + 777, false, 0, 0);
-	feed(f, PROBE_BYTES);
+	ut_peer_probe(f, 0, T0 + 777, false, 0, 0);
+	feed(f, UT_PROBE_BYTES);
 	poll_at(T0 + 10000000);
 	assert_int_equal(w->counters.drops[LS_DROP_PROBE_CONSUMED], 1);
 	assert_int_equal(w->meas[0].probes_rx_noecho, 1);
 	len = take_wan(f);
-	assert_int_equal(len, PROBE_BYTES);
+	assert_int_equal(len, UT_PROBE_BYTES);
 	assert_int_equal(f[75], 1);
 	assert_int_equal(get64(f + 70 + 8), T0 + 777);
 	assert_int_equal(get64(f + 70 + 16), T0 + 10000000);
@@ -232,12 +159,12 @@ exchange(uint64_t *now, uint32_t seq, uint64_t d, int64_t off, uint64_t hold)
 	uint64_t t1, t2, t3;
 
 	poll_at(*now);
-	assert_int_equal(take_wan(f), PROBE_BYTES);
+	assert_int_equal(take_wan(f), UT_PROBE_BYTES);
 	t1 = get64(f + 50 + 12);
 	t2 = (uint64_t)((int64_t)(t1 + d) + off);
 	t3 = t2 + hold;
-	peer_probe(f, seq, t3, true, t1, t2);
-	feed(f, PROBE_BYTES);
+	ut_peer_probe(f, seq, t3, true, t1, t2);
+	feed(f, UT_PROBE_BYTES);
 	*now = t1 + d + hold + d; /* t4 */
 	poll_at(*now);
 	(void)take_wan(f);
@@ -282,18 +209,18 @@ test_loss_reorder(void **state)
 
 	(void)state;
 	reset();
-	peer_probe(f, 0, T0, false, 0, 0);
-	feed(f, PROBE_BYTES);
+	ut_peer_probe(f, 0, T0, false, 0, 0);
+	feed(f, UT_PROBE_BYTES);
 	poll_at(T0);
 	measure_interval(&rt.meas, rt.cfg, rt.workers, 1, T0, NULL);
 	for (seq = 1; seq <= 1000; seq++) {
 		if (seq % 100 == 50 || seq % 300 == 7)
 			continue; /* lost (10), or late (4, sent below) */
-		peer_probe(f, seq, T0 + seq, false, 0, 0);
-		feed(f, PROBE_BYTES);
+		ut_peer_probe(f, seq, T0 + seq, false, 0, 0);
+		feed(f, UT_PROBE_BYTES);
 		if (seq % 300 == 8) {
-			peer_probe(f, seq - 1, T0 + seq - 1, false, 0, 0);
-			feed(f, PROBE_BYTES);
+			ut_peer_probe(f, seq - 1, T0 + seq - 1, false, 0, 0);
+			feed(f, UT_PROBE_BYTES);
 		}
 		poll_at(T0 + seq * 1000);
 	}
@@ -371,24 +298,24 @@ test_bad_probes(void **state)
 
 	(void)state;
 	reset();
-	peer_probe(f, 0, T0, true, T0, T0);
+	ut_peer_probe(f, 0, T0, true, T0, T0);
 	f[44 + 1] = 0x08; /* protocol IPv4 on a control packet */
-	feed(f, PROBE_BYTES), n++;
-	peer_probe(f, 0, T0, true, T0, T0);
+	feed(f, UT_PROBE_BYTES), n++;
+	ut_peer_probe(f, 0, T0, true, T0, T0);
 	f[70 + 3] = 4; /* echo option one word short */
-	feed(f, PROBE_BYTES), n++;
-	peer_probe(f, 0, T0, true, T0, T0);
+	feed(f, UT_PROBE_BYTES), n++;
+	ut_peer_probe(f, 0, T0, true, T0, T0);
 	f[70 + 4] = 2; /* unknown echo version */
-	feed(f, PROBE_BYTES), n++;
-	peer_probe(f, 0, T0, true, T0, T0);
+	feed(f, UT_PROBE_BYTES), n++;
+	ut_peer_probe(f, 0, T0, true, T0, T0);
 	f[42] = 6; /* no room for the echo option */
-	feed(f, PROBE_BYTES), n++;
+	feed(f, UT_PROBE_BYTES), n++;
 	poll_at(T0);
 	assert_int_equal(w->counters.drops[LS_DROP_GENEVE_OAM], n);
 	assert_int_equal(w->meas[0].probes_rx + w->meas[0].ntp_n, 0);
 	/* An echo that cannot be (the peer answered before we sent): rejected, not averaged. */
-	peer_probe(f, 1, T0 + 5, true, T0 + 1000000000, T0);
-	feed(f, PROBE_BYTES);
+	ut_peer_probe(f, 1, T0 + 5, true, T0 + 1000000000, T0);
+	feed(f, UT_PROBE_BYTES);
 	poll_at(T0 + 1000);
 	measure_interval(&rt.meas, rt.cfg, rt.workers, 1, T0, NULL);
 	assert_int_equal(rt.meas.peers[0].samples_rejected, 1);

@@ -41,6 +41,7 @@
 #include "dataplane/worker.h"
 #include "../dataplane/ut_eal.h"
 #include "../dataplane/ut_pkt.h"
+#include "../dataplane/ut_probe.h"
 #include "../dataplane/ut_runtime.h"
 #include "ut_swx.h"
 
@@ -303,30 +304,6 @@ test_arp_punted(void **state)
 	compare("arp request", dc_port, f, sizeof(f));
 }
 
-/* A probe from site B: wan_frame()'s outer headers, O = 1, protocol 0, both options. */
-static uint32_t
-probe_frame(uint8_t *f)
-{
-	static const uint8_t none[1];
-	uint8_t *g, *echo;
-	uint32_t len = wan_frame(f, none, 0, 0x00, 100) + 24;
-
-	ut_put16(f + 14 + 2, (uint16_t)(len - 14));
-	ut_ip4_fix_csum(f + 14);
-	ut_put16(f + 14 + 20 + 4, (uint16_t)(len - 14 - 20));
-	g = f + 14 + 28;
-	g[0] = (20 + 24) / 4;
-	g[1] = 0x80;
-	ut_put16(g + 2, 0);
-	echo = g + 8 + 20;
-	memset(echo, 0, 24);
-	ut_put16(echo, 0xff4c);
-	echo[2] = 0x03;
-	echo[3] = 5;
-	echo[4] = 1;
-	return len;
-}
-
 /*
  * A probe between two data packets in one burst: the sequence is counted in
  * wire order (no gap, no reorder) in both modes, the probe consumed and the
@@ -358,15 +335,15 @@ test_probe_in_burst(void **state)
 			uint32_t len;
 
 			if (k == 1) {
-				len = probe_frame(f);
+				len = ut_peer_probe(f, 10 + k, 0, false, 0, 0);
 			} else {
 				ut_build(&p, &(struct ut_spec){ .sport = 1, .dport = 2 });
 				memcpy(p.b + p.l3_off + 12, b4, 4);
 				memcpy(p.b + p.l3_off + 16, ut_ip4_src, 4);
 				ut_ip4_fix_csum(p.b + p.l3_off);
 				len = wan_frame(f, p.b + p.l3_off, p.ip_len, 0x00, 100);
+				ut_put32(f + 14 + 28 + 8 + 8, 10 + k); /* the option's sequence */
 			}
-			ut_put32(f + 14 + 28 + 8 + 8, 10 + k); /* the option's sequence */
 			m[k] = rte_pktmbuf_alloc(rt.pool);
 			assert_non_null(m[k]);
 			memcpy(rte_pktmbuf_append(m[k], (uint16_t)len), f, len);
