@@ -83,6 +83,22 @@ p4_is_local(const struct dp_port *pt, const uint8_t *p, uint32_t len, uint8_t re
 	return len >= l2 + 40u && dp_ip6_is_ours(pt, p + l2 + 24);
 }
 
+/*
+ * Packets the C path handles after all: it counts them again as received,
+ * so they leave this burst's rx count first.
+ */
+static inline void
+p4_c_path(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct rte_mbuf **pkts,
+	  uint16_t n, uint64_t bytes, const struct dp_clock *clk, struct dp_tx *tx)
+{
+	w->counters.port[port].rx_pkts -= n;
+	w->counters.port[port].rx_bytes -= bytes;
+	if (c->ports[port].role == LS_PORT_DC)
+		dp_pipeline_dc(w, c, port, pkts, n, clk, tx);
+	else
+		dp_pipeline_wan(w, c, port, pkts, n, clk, tx);
+}
+
 void
 dp_p4_burst(struct dp_worker *w, const struct dp_conf *c, struct dp_p4 *p4, uint16_t port,
 	    struct rte_mbuf **pkts, uint16_t n, const struct dp_clock *clk, struct dp_tx *tx)
@@ -142,9 +158,7 @@ dp_p4_burst(struct dp_worker *w, const struct dp_conf *c, struct dp_p4 *p4, uint
 			 * is counted in wire order with the data around it.
 			 */
 			else if (dp_decap_account(w, c, m, &meta, clk)) {
-				ctr->port[port].rx_pkts--;
-				ctr->port[port].rx_bytes -= m->pkt_len;
-				dp_pipeline_wan(w, c, port, &m, 1, clk, tx);
+				p4_c_path(w, c, port, &m, 1, m->pkt_len, clk, tx);
 				continue;
 			}
 		}
@@ -244,13 +258,7 @@ dp_p4_burst(struct dp_worker *w, const struct dp_conf *c, struct dp_p4 *p4, uint
 		if (unlikely(dp_hooks_at(hk, LS_HOOK_DC_TX)))
 			dp_hook_flush(&w->hook, hk, LS_HOOK_DC_TX);
 	}
-	/* Punts and local traffic: the C path's parser, which counts them again as received. */
-	if (nc != 0) {
-		ctr->port[port].rx_pkts -= nc;
-		ctr->port[port].rx_bytes -= c_bytes;
-		if (pt->role == LS_PORT_DC)
-			dp_pipeline_dc(w, c, port, cpath, (uint16_t)nc, clk, tx);
-		else
-			dp_pipeline_wan(w, c, port, cpath, (uint16_t)nc, clk, tx);
-	}
+	/* Punts and local traffic: the C path's parser. */
+	if (nc != 0)
+		p4_c_path(w, c, port, cpath, (uint16_t)nc, c_bytes, clk, tx);
 }
