@@ -85,6 +85,16 @@ fmt_u64(struct fmt *f, const char *key, uint64_t v)
 }
 
 void
+fmt_i64(struct fmt *f, const char *key, int64_t v)
+{
+	if (!fmt_member_ok(f, key, false))
+		return;
+	f->ops->i64(f, key, v);
+	f->count[f->depth]++;
+	f->width = 0;
+}
+
+void
 fmt_f64(struct fmt *f, const char *key, double v)
 {
 	if (!fmt_member_ok(f, key, false))
@@ -286,6 +296,15 @@ text_u64(struct fmt *f, const char *key, uint64_t v)
 }
 
 static void
+text_i64(struct fmt *f, const char *key, int64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRId64, v);
+	text_scalar(f, key, buf, true);
+}
+
+static void
 text_f64(struct fmt *f, const char *key, double v)
 {
 	char buf[48];
@@ -336,6 +355,7 @@ static const struct fmt_ops fmt_text_ops = {
 	.open = text_open,
 	.close = text_close,
 	.u64 = text_u64,
+	.i64 = text_i64,
 	.f64 = text_f64,
 	.str = text_str,
 	.null = text_null,
@@ -487,6 +507,13 @@ json_u64(struct fmt *f, const char *key, uint64_t v)
 }
 
 static void
+json_i64(struct fmt *f, const char *key, int64_t v)
+{
+	json_member(f, f->depth, key);
+	fprintf(f->out, "%" PRId64, v);
+}
+
+static void
 json_f64(struct fmt *f, const char *key, double v)
 {
 	json_member(f, f->depth, key);
@@ -529,6 +556,7 @@ static const struct fmt_ops fmt_json_ops = {
 	.open = json_open,
 	.close = json_close,
 	.u64 = json_u64,
+	.i64 = json_i64,
 	.f64 = json_f64,
 	.str = json_str,
 	.null = json_null,

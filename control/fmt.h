@@ -50,6 +50,7 @@ struct fmt_ops {
 	void (*open)(struct fmt *f, const char *key, enum fmt_node node);
 	void (*close)(struct fmt *f);
 	void (*u64)(struct fmt *f, const char *key, uint64_t v);
+	void (*i64)(struct fmt *f, const char *key, int64_t v);
 	void (*f64)(struct fmt *f, const char *key, double v);
 	void (*str)(struct fmt *f, const char *key, const char *s);
 	void (*null)(struct fmt *f, const char *key);
@@ -78,6 +79,8 @@ void fmt_json_init(struct fmt *f, FILE *out);
 void fmt_open(struct fmt *f, const char *key, enum fmt_node node);
 void fmt_close(struct fmt *f);
 void fmt_u64(struct fmt *f, const char *key, uint64_t v);
+/* A signed integer (a clock offset): exact, unlike fmt_f64. */
+void fmt_i64(struct fmt *f, const char *key, int64_t v);
 /* A ratio or percentage; NaN and infinities are rendered as null. */
 void fmt_f64(struct fmt *f, const char *key, double v);
 /* A string; "" (or NULL) is an absent value: "-" in text, null in JSON, "n/a" in telemetry. */

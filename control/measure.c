@@ -225,8 +225,8 @@ measure_show_peer(struct fmt *f, const struct measure *m, const struct ls_config
 	if (rtt) {
 		fmt_u64(f, "rtt_ns", (uint64_t)(mp->rtt_ns < 0 ? 0 : mp->rtt_ns));
 		fmt_u64(f, "rtt_mean_ns", (uint64_t)(mp->rtt_mean_ns < 0 ? 0 : mp->rtt_mean_ns));
-		fmt_f64(f, "offset_ns", (double)mp->offset_ns);
-		fmt_f64(f, "owd_tx_ns", (double)mp->owd_tx_ns);
+		fmt_i64(f, "offset_ns", mp->offset_ns);
+		fmt_i64(f, "owd_tx_ns", mp->owd_tx_ns);
 	} else {
 		fmt_none(f, "rtt_ns");
 		fmt_none(f, "rtt_mean_ns");
@@ -234,7 +234,7 @@ measure_show_peer(struct fmt *f, const struct measure *m, const struct ls_config
 		fmt_none(f, "owd_tx_ns");
 	}
 	if (ours && mp->owd_rx_updated_ns != 0)
-		fmt_f64(f, "owd_rx_ns", (double)mp->owd_rx_ns);
+		fmt_i64(f, "owd_rx_ns", mp->owd_rx_ns);
 	else
 		fmt_none(f, "owd_rx_ns");
 	fmt_u64(f, "samples", ours ? mp->samples : 0);

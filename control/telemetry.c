@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +184,16 @@ telemetry_str(struct fmt *f, const char *key, const char *s)
 }
 
 static void
+telemetry_i64(struct fmt *f, const char *key, int64_t v)
+{
+	char buf[32];
+
+	/* 22.11 telemetry's signed values are 32-bit: exact as a string. */
+	snprintf(buf, sizeof(buf), "%" PRId64, v);
+	telemetry_str(f, key, buf);
+}
+
+static void
 telemetry_f64(struct fmt *f, const char *key, double v)
 {
 	char buf[32];
@@ -223,6 +234,7 @@ static const struct fmt_ops telemetry_fmt_ops = {
 	.open = telemetry_open,
 	.close = telemetry_close,
 	.u64 = telemetry_u64,
+	.i64 = telemetry_i64,
 	.f64 = telemetry_f64,
 	.str = telemetry_str,
 	.null = telemetry_null,
