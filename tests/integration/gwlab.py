@@ -196,3 +196,12 @@ def compare(sent_frames, got_frames, dst_site, loops=1, dst_mac=None):
         if g not in want:
             problems.append(f"unexpected: {Ether(g).summary()}")
     return problems
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
