@@ -779,7 +779,9 @@ const struct conf_key config_keys[] = {
 		.section = CONFIG_SEC_TELEMETRY, .name = "prometheus", .type = CONFIG_T_STRING,
 		.min = 1, .max = 63, TEL(prometheus),
 		.help = "Serve the Prometheus text exposition on GET /metrics at ADDR:PORT "
-			"(127.0.0.1:9464, [::1]:9464; numeric). Unset: no HTTP server.",
+			"(127.0.0.1:9464, [::1]:9464; numeric): the measured distance to each "
+			"peer, and the hooks' metrics when there are hooks. Unset: no HTTP "
+			"server. Changing it needs a restart.",
 	},
 	{
 		.section = CONFIG_SEC_TELEMETRY, .name = "top_k", .type = CONFIG_T_UINT,

@@ -2,20 +2,14 @@
 #include "hook_prom.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
 #include <inttypes.h>
-#include <netinet/in.h>
-#include <pthread.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-
-#include <microhttpd.h>
 
 #include "hook_export.h"
+#include "prom_text.h"
 
 /*
  * The counter families, per scope: X(metric suffix, struct hook_flow_total
@@ -63,26 +57,6 @@ struct hook_prom_series {
 	const struct hook_flow_total *t;
 };
 
-/* Write S escaped for a label value (\\, \", \n: the 0.0.4 format). */
-static void
-hook_prom_escape(char *out, size_t size, const char *s)
-{
-	size_t n = 0;
-
-	for (; *s != '\0' && n + 3 < size; s++) {
-		if (*s == '\\' || *s == '"') {
-			out[n++] = '\\';
-			out[n++] = *s;
-		} else if (*s == '\n') {
-			out[n++] = '\\';
-			out[n++] = 'n';
-		} else {
-			out[n++] = *s;
-		}
-	}
-	out[n] = '\0';
-}
-
 static void
 hook_prom_addr(char *out, size_t size, const struct ls_hook_flow_key *k, const uint8_t *a)
 {
@@ -108,14 +82,14 @@ hook_prom_series(const struct hook_export *e, enum hook_prom_scope scope,
 		break;
 	case HOOK_PROM_PEER:
 		for (i = 0; i < p->n_peers && n < max; i++) {
-			hook_prom_escape(esc, sizeof(esc), p->peer_names[i]);
+			prom_escape(esc, sizeof(esc), p->peer_names[i]);
 			snprintf(out[n].labels, sizeof(out[n].labels), "peer=\"%s\"", esc);
 			out[n++].t = hook_export_peer(e, i);
 		}
 		break;
 	case HOOK_PROM_PORT:
 		for (i = 0; i < p->n_ports && n < max; i++) {
-			hook_prom_escape(esc, sizeof(esc), p->port_names[i]);
+			prom_escape(esc, sizeof(esc), p->port_names[i]);
 			snprintf(out[n].labels, sizeof(out[n].labels), "port=\"%s\"", esc);
 			out[n++].t = hook_export_port(e, i);
 		}
@@ -140,27 +114,12 @@ hook_prom_series(const struct hook_export *e, enum hook_prom_scope scope,
 }
 
 static void
-hook_prom_family(FILE *f, const char *prefix, const char *name, const char *type,
-		 const char *help, const char *scope_help)
-{
-	fprintf(f, "# HELP %s%s %s%s\n# TYPE %s%s %s\n", prefix, name, help, scope_help, prefix,
-		name, type);
-}
-
-/* ns as seconds with 9 decimals: exact, whatever the magnitude. */
-static void
-hook_prom_seconds(FILE *f, uint64_t ns)
-{
-	fprintf(f, "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
-}
-
-static void
 hook_prom_histogram(FILE *f, const char *prefix, const char *scope_help,
 		    const struct hook_prom_series *s, unsigned int n)
 {
 	unsigned int i, k;
 
-	hook_prom_family(f, prefix, "sojourn_seconds", "histogram",
+	prom_family(f, prefix, "sojourn_seconds", "histogram",
 			 "Time RoCE packets spent queued in the gateway (traffic manager or "
 			 "mechanism C hold queue)",
 			 scope_help);
@@ -171,7 +130,7 @@ hook_prom_histogram(FILE *f, const char *prefix, const char *scope_help,
 		for (k = 0; k < LS_HOOK_SOJOURN_BUCKETS - 1; k++) {
 			cum += s[i].t->sojourn_hist[k];
 			fprintf(f, "%ssojourn_seconds_bucket{%s%sle=\"", prefix, s[i].labels, sep);
-			hook_prom_seconds(f, hook_export_bucket_ns(k));
+			prom_seconds(f, hook_export_bucket_ns(k));
 			fprintf(f, "\"} %" PRIu64 "\n", cum);
 		}
 		cum += s[i].t->sojourn_hist[LS_HOOK_SOJOURN_BUCKETS - 1];
@@ -179,7 +138,7 @@ hook_prom_histogram(FILE *f, const char *prefix, const char *scope_help,
 			s[i].labels, sep, cum);
 		fprintf(f, "%ssojourn_seconds_sum%s%s%s ", prefix, s[i].labels[0] ? "{" : "",
 			s[i].labels, s[i].labels[0] ? "}" : "");
-		hook_prom_seconds(f, s[i].t->sojourn_sum_ns);
+		prom_seconds(f, s[i].t->sojourn_sum_ns);
 		fprintf(f, "\n%ssojourn_seconds_count%s%s%s %" PRIu64 "\n", prefix,
 			s[i].labels[0] ? "{" : "", s[i].labels, s[i].labels[0] ? "}" : "", cum);
 	}
@@ -190,11 +149,11 @@ hook_prom_exporter(FILE *f, const struct hook_export *e)
 {
 	const struct hook_export_stats *st = hook_export_stats(e);
 
-	hook_prom_family(f, "longspan_hook_", "flows", "gauge",
+	prom_family(f, "longspan_hook_", "flows", "gauge",
 			 "Flows in the exporter's aggregate (seen within the idle timeout)", "");
 	fprintf(f, "longspan_hook_flows %" PRIu32 "\n", hook_export_n_flows(e));
 #define HOOK_PROM_STAT(name, field, help)                                                         \
-	hook_prom_family(f, "longspan_hook_exporter_", #name, "counter", help, "");               \
+	prom_family(f, "longspan_hook_exporter_", #name, "counter", help, "");               \
 	fprintf(f, "longspan_hook_exporter_" #name " %" PRIu64 "\n", st->field);
 	HOOK_PROM_STAT(ticks_total, ticks, "Exporter intervals run")
 	HOOK_PROM_STAT(slot_races_total, slots_torn,
@@ -206,10 +165,10 @@ hook_prom_exporter(FILE *f, const struct hook_export *e)
 	HOOK_PROM_STAT(records_total, records, "IPFIX flow records cut")
 	HOOK_PROM_STAT(map_errors_total, map_errors, "Failed writes of the pinned flow map")
 #undef HOOK_PROM_STAT
-	hook_prom_family(f, "longspan_hook_exporter_", "last_interval_seconds", "gauge",
+	prom_family(f, "longspan_hook_exporter_", "last_interval_seconds", "gauge",
 			 "Time the last exporter interval took", "");
 	fprintf(f, "longspan_hook_exporter_last_interval_seconds ");
-	hook_prom_seconds(f, st->last_tick_ns);
+	prom_seconds(f, st->last_tick_ns);
 	fprintf(f, "\n");
 }
 
@@ -237,7 +196,7 @@ hook_prom_render(const struct hook_export *e, size_t *len)
 		if (n[sc] == 0)
 			continue; /* a family without samples says nothing */
 #define HOOK_PROM_COUNTER(name, field, help)                                                      \
-	hook_prom_family(f, hook_prom_prefix[sc], #name, "counter", help, hook_prom_scope_help[sc]); \
+	prom_family(f, hook_prom_prefix[sc], #name, "counter", help, hook_prom_scope_help[sc]); \
 	for (i = 0; i < n[sc]; i++)                                                               \
 		fprintf(f, "%s" #name "%s%s%s %" PRIu64 "\n", hook_prom_prefix[sc],               \
 			series[sc][i].labels[0] ? "{" : "", series[sc][i].labels,                  \
@@ -256,154 +215,4 @@ hook_prom_render(const struct hook_export *e, size_t *len)
 	}
 	*len = size;
 	return text;
-}
-
-/* --- the HTTP server --- */
-
-struct hook_prom {
-	struct MHD_Daemon *d;
-	uint16_t port;
-	pthread_mutex_t lock; /* text, len: written by the control thread, read by MHD's */
-	char *text;
-	size_t len;
-	uint64_t requests; /* MHD thread writes, anyone reads (relaxed) */
-};
-
-static enum MHD_Result
-hook_prom_answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-		 const char *version, const char *upload_data, size_t *upload_data_size,
-		 void **req_cls)
-{
-	static const char not_found[] = "not found: the metrics are at /metrics\n";
-	static const char not_allowed[] = "only GET and HEAD\n";
-	struct hook_prom *s = cls;
-	struct MHD_Response *r;
-	unsigned int status = MHD_HTTP_OK;
-	enum MHD_Result rc;
-
-	(void)version;
-	(void)upload_data;
-	(void)upload_data_size;
-	(void)req_cls;
-	__atomic_fetch_add(&s->requests, 1, __ATOMIC_RELAXED);
-	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
-		status = MHD_HTTP_METHOD_NOT_ALLOWED;
-		r = MHD_create_response_from_buffer(sizeof(not_allowed) - 1, (void *)(uintptr_t)not_allowed,
-						    MHD_RESPMEM_PERSISTENT);
-	} else if (strcmp(url, "/metrics") != 0) {
-		status = MHD_HTTP_NOT_FOUND;
-		r = MHD_create_response_from_buffer(sizeof(not_found) - 1, (void *)(uintptr_t)not_found,
-						    MHD_RESPMEM_PERSISTENT);
-	} else {
-		pthread_mutex_lock(&s->lock);
-		static char none[1];
-
-		r = MHD_create_response_from_buffer(s->len, s->text != NULL ? s->text : none,
-						    MHD_RESPMEM_MUST_COPY);
-		pthread_mutex_unlock(&s->lock);
-	}
-	if (r == NULL)
-		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-				status == MHD_HTTP_OK ? HOOK_PROM_CONTENT_TYPE :
-							"text/plain; charset=utf-8");
-	rc = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
-	return rc;
-}
-
-static void
-hook_prom_log(void *cls, const char *fmt, va_list ap)
-{
-	(void)cls;
-	(void)fmt;
-	(void)ap; /* MHD's complaints about clients are not the gateway's errors */
-}
-
-struct hook_prom *
-hook_prom_start(const struct hook_prom_params *p, char *err, size_t err_size)
-{
-	struct sockaddr_storage ss;
-	struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
-	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD;
-	const union MHD_DaemonInfo *info;
-	struct hook_prom *s;
-
-	memset(&ss, 0, sizeof(ss));
-	if (inet_pton(AF_INET, p->addr, &a4->sin_addr) == 1) {
-		a4->sin_family = AF_INET;
-		a4->sin_port = htons(p->port);
-	} else if (inet_pton(AF_INET6, p->addr, &a6->sin6_addr) == 1) {
-		a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons(p->port);
-		flags |= MHD_USE_IPv6;
-	} else {
-		snprintf(err, err_size, "prometheus: '%s' is not a numeric IPv4 or IPv6 address",
-			 p->addr);
-		return NULL;
-	}
-	s = calloc(1, sizeof(*s));
-	if (s == NULL) {
-		snprintf(err, err_size, "prometheus: out of memory");
-		return NULL;
-	}
-	pthread_mutex_init(&s->lock, NULL);
-	/* Few, short requests: a small connection limit and a timeout for idle clients. */
-	s->d = MHD_start_daemon(flags, p->port, NULL, NULL, hook_prom_answer, s,
-				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				MHD_OPTION_CONNECTION_LIMIT, 16u,
-				MHD_OPTION_CONNECTION_TIMEOUT, 10u,
-				MHD_OPTION_EXTERNAL_LOGGER, hook_prom_log, NULL,
-				MHD_OPTION_END);
-	if (s->d == NULL) {
-		snprintf(err, err_size, "prometheus: cannot listen on %s port %u: %s", p->addr,
-			 p->port, errno != 0 ? strerror(errno) : "libmicrohttpd refused");
-		pthread_mutex_destroy(&s->lock);
-		free(s);
-		return NULL;
-	}
-	info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
-	s->port = info != NULL ? info->port : p->port;
-	return s;
-}
-
-uint16_t
-hook_prom_port(const struct hook_prom *s)
-{
-	return s->port;
-}
-
-int
-hook_prom_publish(struct hook_prom *s, const struct hook_export *e)
-{
-	size_t len;
-	char *text = hook_prom_render(e, &len), *old;
-
-	if (text == NULL)
-		return -ENOMEM;
-	pthread_mutex_lock(&s->lock);
-	old = s->text;
-	s->text = text;
-	s->len = len;
-	pthread_mutex_unlock(&s->lock);
-	free(old);
-	return 0;
-}
-
-uint64_t
-hook_prom_requests(const struct hook_prom *s)
-{
-	return __atomic_load_n(&s->requests, __ATOMIC_RELAXED);
-}
-
-void
-hook_prom_stop(struct hook_prom *s)
-{
-	if (s == NULL)
-		return;
-	MHD_stop_daemon(s->d);
-	pthread_mutex_destroy(&s->lock);
-	free(s->text);
-	free(s);
 }

@@ -19,6 +19,7 @@
 #include "hook_load.h"
 #include "hook_maps.h"
 #include "hook_prom.h"
+#include "prom_server.h"
 #include "hook_set.h"
 
 /* The control loop steps the exporter this often at most (docs/telemetry.md). */
@@ -44,9 +45,9 @@ struct hook_set {
 	unsigned int n, n_workers;
 	struct hook_set_inst h[LS_MAX_HOOKS];
 	struct dp_hooks *dp[DP_MAX_WORKERS];
-	struct hook_prom *prom; /* NULL once handed over */
+	struct prom_server *prom; /* the runtime's (hook section), or NULL */
 	struct hook_ipfix *ipfix;
-	char prom_conf[64], ipfix_conf[LS_HOOK_PATH_MAX]; /* as configured, for reloads */
+	char ipfix_conf[LS_HOOK_PATH_MAX]; /* as configured, for reloads */
 	struct ls_telemetry_conf tel;
 	uint64_t since_step_ns;
 	uint32_t step_slots; /* exporter slots per step: a pass per interval */
@@ -179,27 +180,14 @@ hook_set_outputs(struct hook_set *s, const struct ls_config *cfg, struct hook_se
 	const struct ls_telemetry_conf *t = &cfg->tel;
 	char msg[HOOK_LOAD_ERR_MAX], host[INET6_ADDRSTRLEN];
 
-	snprintf(s->prom_conf, sizeof(s->prom_conf), "%s", t->prometheus);
 	snprintf(s->ipfix_conf, sizeof(s->ipfix_conf), "%s", t->ipfix);
 	if (old != NULL) {
-		if (strcmp(old->prom_conf, s->prom_conf) != 0 ||
-		    strcmp(old->ipfix_conf, s->ipfix_conf) != 0) {
-			fprintf(err, "reload: [telemetry] %s changed: this needs a restart; running "
-				     "config kept\n",
-				strcmp(old->prom_conf, s->prom_conf) != 0 ? "prometheus" : "ipfix");
+		if (strcmp(old->ipfix_conf, s->ipfix_conf) != 0) {
+			fprintf(err, "reload: [telemetry] ipfix changed: this needs a restart; running "
+				     "config kept\n");
 			return -EINVAL;
 		}
 		return 0; /* taken over when the build succeeds */
-	}
-	if (t->prometheus[0] != '\0') {
-		struct hook_prom_params pp = { host, t->prom_port };
-
-		inet_ntop(t->prom_addr.family, t->prom_addr.a, host, sizeof(host));
-		s->prom = hook_prom_start(&pp, msg, sizeof(msg));
-		if (s->prom == NULL) {
-			fprintf(err, "%s: [telemetry] prometheus: %s\n", cfg->path, msg);
-			return -EINVAL;
-		}
 	}
 	if (t->ipfix[0] != '\0') {
 		struct hook_ipfix_params xp = {
@@ -416,8 +404,6 @@ hook_set_release(struct hook_set *s, struct hook_set *old, uint64_t now_ns)
 	if (old == NULL) {
 		if (s->ipfix != NULL)
 			hook_ipfix_close(s->ipfix);
-		if (s->prom != NULL)
-			hook_prom_stop(s->prom);
 	}
 	pthread_mutex_destroy(&s->view_lock);
 	free(s->flows);
@@ -446,10 +432,9 @@ hook_set_build(const struct ls_config *cfg, struct hook_set *old, const struct h
 	rc = hook_set_outputs(s, cfg, old, env->now_ns, err);
 	if (rc != 0)
 		goto fail;
-	if (old != NULL) {
+	s->prom = env->prom;
+	if (old != NULL)
 		s->ipfix = old->ipfix;
-		s->prom = old->prom;
-	}
 	for (unsigned int i = 0; i < cfg->n_hooks; i++) {
 		struct hook_set_inst *h = &s->h[i];
 		bool fresh;
@@ -508,8 +493,6 @@ hook_set_retire(struct hook_set *old, const struct hook_set *cur, uint64_t now_n
 				old->h[i].maps = NULL;
 				old->h[i].exp = NULL;
 			}
-	if (cur != NULL && cur->prom == old->prom)
-		old->prom = NULL;
 	if (cur != NULL && cur->ipfix == old->ipfix)
 		old->ipfix = NULL;
 	hook_set_release(old, NULL, now_ns);
@@ -550,9 +533,20 @@ hook_set_publish(struct hook_set *s, struct hook_set_inst *h)
 	s->view.has_ipfix = s->ipfix != NULL;
 	if (s->ipfix != NULL)
 		s->view.ipfix = *hook_ipfix_stats(s->ipfix);
-	s->view.prom_port = s->prom != NULL ? hook_prom_port(s->prom) : 0;
-	s->view.prom_requests = s->prom != NULL ? hook_prom_requests(s->prom) : 0;
+	s->view.prom_port = s->prom != NULL ? prom_server_port(s->prom) : 0;
+	s->view.prom_requests = s->prom != NULL ? prom_server_requests(s->prom) : 0;
 	pthread_mutex_unlock(&s->view_lock);
+}
+
+/* The exporter's pass as the endpoint's hook section. */
+static void
+hook_set_prom(struct prom_server *prom, const struct hook_export *e)
+{
+	size_t len;
+	char *text = hook_prom_render(e, &len);
+
+	if (text != NULL)
+		prom_server_set(prom, PROM_SECTION_HOOKS, text, len);
 }
 
 void
@@ -573,7 +567,7 @@ hook_set_step(struct hook_set *s, uint64_t now_ns, uint64_t elapsed_ns)
 			continue;
 		if (hook_export_step(h->exp, now_ns, s->step_slots) && first) {
 			if (s->prom != NULL)
-				hook_prom_publish(s->prom, h->exp);
+				hook_set_prom(s->prom, h->exp);
 			if (s->ipfix != NULL)
 				hook_ipfix_flush(s->ipfix, now_ns);
 			hook_set_publish(s, h);

@@ -6,7 +6,8 @@
  * The running hooks of a gateway (docs/telemetry.md): for every [hook NAME]
  * its checked object, one JIT'd instance per worker bound to that worker's
  * pinned maps, its exporter; the per-worker struct dp_hooks tables the
- * snapshot points at; the Prometheus server and the IPFIX exporter.
+ * snapshot points at; the IPFIX exporter. The Prometheus server is the
+ * runtime's (prom_server.h): the set publishes its hook section.
  *
  * Life cycle, control thread only:
  *   hook_set_build()   at start and at each reload, before the snapshot is
@@ -40,6 +41,7 @@
 
 struct hook_set;
 struct dp_worker;
+struct prom_server;
 
 /* What a build needs of the running gateway. */
 struct hook_set_env {
@@ -47,6 +49,7 @@ struct hook_set_env {
 	unsigned int n_workers;
 	const struct dp_worker *const *workers; /* lcore ids, clock */
 	uint64_t now_ns; /* the workers' clock */
+	struct prom_server *prom; /* the gateway's Prometheus endpoint, or NULL */
 };
 
 /*

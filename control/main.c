@@ -38,6 +38,7 @@
 #include "peering.h"
 #include "ports.h"
 #include "p4_pipeline.h"
+#include "prom_server.h"
 #include "runtime.h"
 #include "hook_api.h"
 #include "hook_set.h"
@@ -364,7 +365,9 @@ main_run(struct ls_config *cfg, int eal_argc, char **eal_argv, bool stats)
 		runtime_dp_free(dp);
 		goto out;
 	}
-	rc = runtime_hooks_prepare(&rt, rt.cfg, dp, stderr);
+	rc = runtime_prom_start(&rt, stderr);
+	if (rc == 0)
+		rc = runtime_hooks_prepare(&rt, rt.cfg, dp, stderr);
 	if (rc != 0) {
 		runtime_p4_discard(&rt);
 		runtime_dp_free(dp);
@@ -432,6 +435,8 @@ out:
 	/* Workers stopped: the last IPFIX records, then the pins go. */
 	hook_set_free(rt.hooks, runtime_workers_ns(&rt));
 	rt.hooks = NULL;
+	prom_server_stop(rt.prom);
+	rt.prom = NULL;
 	p4_set_free(rt.p4);
 	rt.p4 = NULL;
 	p4_cleanup();

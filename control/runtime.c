@@ -6,6 +6,7 @@
  */
 #include "runtime.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -25,6 +26,8 @@
 #include <rte_ring.h>
 
 #include "hook_set.h"
+#include "measure_prom.h"
+#include "prom_server.h"
 #include "l2.h"
 #include "lossless_conf.h"
 #include "p4_pipeline.h"
@@ -481,6 +484,7 @@ runtime_hooks_prepare(struct ls_runtime *rt, const struct ls_config *cfg, struct
 		.n_workers = rt->n_workers,
 		.workers = (const struct dp_worker *const *)rt->workers,
 		.now_ns = runtime_workers_ns(rt),
+		.prom = rt->prom,
 	};
 	struct hook_set *s;
 	int rc;
@@ -549,6 +553,8 @@ runtime_publish(struct ls_runtime *rt, struct ls_config *cfg, struct dp_conf *dp
 	if (old_dp != NULL && rt->rcu != NULL)
 		rte_rcu_qsbr_synchronize(rt->rcu, RTE_QSBR_THRID_INVALID);
 	hook_set_retire(old_hooks, rt->hooks, runtime_workers_ns(rt));
+	if (rt->hooks == NULL && rt->prom != NULL)
+		prom_server_set(rt->prom, PROM_SECTION_HOOKS, NULL, 0); /* no hooks, no hook metrics */
 	if (old_p4 != rt->p4)
 		p4_set_free(old_p4);
 	runtime_dp_free(old_dp);
@@ -569,6 +575,38 @@ runtime_publish_dp(struct ls_runtime *rt, struct dp_conf *dp)
 	if (old_dp != NULL && rt->rcu != NULL)
 		rte_rcu_qsbr_synchronize(rt->rcu, RTE_QSBR_THRID_INVALID);
 	runtime_dp_free(old_dp);
+}
+
+int
+runtime_prom_start(struct ls_runtime *rt, FILE *err)
+{
+	const struct ls_telemetry_conf *t = &rt->cfg->tel;
+	char host[INET6_ADDRSTRLEN], msg[256];
+	struct prom_server_params pp = { host, t->prom_port };
+
+	if (t->prometheus[0] == '\0')
+		return 0;
+	inet_ntop(t->prom_addr.family, t->prom_addr.a, host, sizeof(host));
+	rt->prom = prom_server_start(&pp, msg, sizeof(msg));
+	if (rt->prom == NULL) {
+		fprintf(err, "%s: [telemetry] prometheus: %s\n", rt->cfg->path, msg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The measurement as the endpoint's peer section (the control thread writes rt->meas). */
+static void
+runtime_prom_peers(struct ls_runtime *rt)
+{
+	size_t len;
+	char *text;
+
+	if (rt->prom == NULL)
+		return;
+	text = measure_prom_render(&rt->meas, rt->cfg, rt->workers, rt->n_workers, &len);
+	if (text != NULL)
+		prom_server_set(rt->prom, PROM_SECTION_PEERS, text, len);
 }
 
 void
@@ -592,6 +630,7 @@ runtime_measure_tick(struct ls_runtime *rt, uint64_t now_ns)
 	changed = measure_interval(&rt->meas, rt->cfg, rt->workers, rt->n_workers,
 				   runtime_now_ns(), stderr);
 	pthread_mutex_unlock(&rt->cfg_lock);
+	runtime_prom_peers(rt);
 	if (!changed)
 		return;
 	/* Thresholds, buffers, CNP interval and hold from the new RTT; the hooks stay. */
@@ -646,6 +685,8 @@ runtime_restart_key(const struct ls_config *a, const struct ls_config *b, char *
 		return "[gateway] clock_offset";
 	if (strcmp(a->gw.socket_path, b->gw.socket_path) != 0)
 		return "[gateway] socket";
+	if (strcmp(a->tel.prometheus, b->tel.prometheus) != 0)
+		return "[telemetry] prometheus";
 	if (memcmp(&a->eal, &b->eal, sizeof(a->eal)) != 0)
 		return "[eal]";
 	return NULL;

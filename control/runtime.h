@@ -42,6 +42,7 @@ struct runtime_learned {
 	struct runtime_learned_peer peers[LS_MAX_PEERS];
 };
 struct hook_set;
+struct prom_server;
 
 /* Control-thread layer 2 counters (written by the control thread only). */
 struct l2_stats {
@@ -85,8 +86,17 @@ struct ls_runtime {
 	 */
 	struct p4_set *p4, *p4_next;
 	struct measure meas; /* path measurement; control thread, under cfg_lock (measure.h) */
+	/* [telemetry] prometheus: the endpoint, for the gateway's life (prom_server.h). */
+	struct prom_server *prom;
 	bool stop; /* set by signal handler (relaxed), read by control loop */
 };
+
+/*
+ * Start the Prometheus endpoint of rt->cfg (none when [telemetry]
+ * prometheus is unset), before the hooks are prepared; an error on err
+ * when it cannot listen.
+ */
+int runtime_prom_start(struct ls_runtime *rt, FILE *err);
 
 /*
  * Once per [gateway] measure_interval (now_ns: monotonic): aggregate the

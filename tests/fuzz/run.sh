@@ -100,9 +100,11 @@ build() {
 		"$cc" "${common[@]}" -I"$out/gen" $(pkg-config --cflags libdpdk libfixbuf) \
 			tests/fuzz/fuzz_api.c tests/unit/ctl/ctl_fixture.c tests/unit/ctl/ctl_doubles.c \
 			control/api_*.c control/fmt.c control/telemetry.c control/runtime_counters.c \
-			control/peering_show.c control/peer_*.c control/measure.c "${config_src[@]}" \
+			control/peering_show.c control/peer_*.c control/measure.c control/measure_prom.c \
+			"${config_src[@]}" \
 			control/hook_api.c control/hook_set.c control/hook_load.c control/hook_maps.c \
-			control/hook_export.c control/hook_prom.c control/hook_ipfix.c dataplane/hook.c \
+			control/hook_export.c control/hook_prom.c control/hook_ipfix.c control/prom_server.c \
+			control/prom_text.c dataplane/hook.c \
 			dataplane/drop_reason.c $(ls congestion/*.c | grep -v '/ecn_red.c$') \
 			$(pkg-config --libs libdpdk libssl libcrypto libbpf libelf libmicrohttpd libfixbuf) \
 			-lm -o "$out/fuzz_api"

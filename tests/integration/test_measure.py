@@ -32,9 +32,11 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gwlab  # noqa: E402
+from promtext import prom_get, prom_parse  # noqa: E402
 
 OFFSET_NS = 250_000_000
 EAL = ["-m", "128", "--no-pci", "--log-level=*:warning"]
@@ -48,6 +50,60 @@ def wait_banner(log, proc):
             raise RuntimeError("wanem exited: " + open(log).read())
         time.sleep(0.05)
     raise RuntimeError("wanem did not start")
+
+
+def scrape_peer(g, port):
+    """Gateway A's /metrics and show peers of one interval: (show peers' measured, samples)."""
+    for _ in range(5):
+        before = g.ctl("show", "peers")["peers"]["site-b"]["measured"]
+        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+        after = g.ctl("show", "peers")["peers"]["site-b"]["measured"]
+        if before["rtt_ns"] == after["rtt_ns"] and before["samples"] == after["samples"]:
+            return after, prom_parse(text)
+    raise RuntimeError("the measurement changed during every scrape")
+
+
+def prom_reloads(g, port, path):
+    """Reloads keep the endpoint: a new address is refused by name, the same config taken."""
+    text = open(path).read()
+    moved = path + ".moved"
+    open(moved, "w").write(text.replace(f"127.0.0.1:{port}", f"127.0.0.1:{port + 1}"))
+    problems = []
+    for conf, ok, want in ((moved, False, "[telemetry] prometheus changed: this needs a restart"),
+                           (path, True, "")):
+        try:
+            g.ctl("reload", conf, json_out=False)
+            took, msg = True, ""
+        except subprocess.CalledProcessError as e:
+            took, msg = False, e.stdout + e.stderr
+        if took != ok or want not in msg:
+            problems.append(f"reload {conf}: taken {took}, want {ok}: {msg.strip()}")
+        body = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read()
+        if b"longspan_peer_rtt_seconds{" not in body:
+            problems.append(f"after the reload of {conf}: no peer section on /metrics")
+    return problems
+
+
+def check_prom(what, prom, problems):
+    """The endpoint says what show peers says (same interval)."""
+    m, samples = prom
+    peer = {"peer": "site-b"}
+    pairs = [("longspan_peer_rtt_seconds", m["rtt_ns"], {}),
+             ("longspan_peer_rtt_mean_seconds", m["rtt_mean_ns"], {}),
+             ("longspan_peer_rtt_in_use_seconds", m["rtt_in_use_ns"], {}),
+             ("longspan_peer_clock_offset_seconds", m["offset_ns"], {}),
+             ("longspan_peer_one_way_delay_seconds", m["owd_tx_ns"], {"direction": "to_peer"}),
+             ("longspan_peer_one_way_delay_seconds", m["owd_rx_ns"], {"direction": "from_peer"}),
+             ("longspan_peer_jitter_seconds", m["jitter_ns"], {})]
+    for name, ns, extra in pairs:
+        v = prom_get(samples, name, **peer, **extra)
+        if ns is None or v is None or abs(v * 1e9 - ns) > 1:
+            problems.append(f"{what}: Prometheus {name}{extra} {v} s, show peers {ns} ns")
+    v = prom_get(samples, "longspan_peer_loss_ratio", **peer)
+    if m["loss_pct"] is None or v is None or abs(v * 100 - m["loss_pct"]) > 1e-4:
+        problems.append(f"{what}: Prometheus loss {v}, show peers {m['loss_pct']}%")
+    print(f"{what}: Prometheus agrees with show peers (rtt "
+          f"{prom_get(samples, 'longspan_peer_rtt_seconds', **peer)} s)")
 
 
 def one(build, tmp, delay_ns, loss, probe, interval, settle):
@@ -66,6 +122,7 @@ def one(build, tmp, delay_ns, loss, probe, interval, settle):
                          stdout=open(wlog, "w"), stderr=subprocess.STDOUT)
     gw = {}
     got = {}
+    prom = gwlab.free_port()
     try:
         wait_banner(wlog, w)
         for s in "ab":
@@ -77,10 +134,14 @@ def one(build, tmp, delay_ns, loss, probe, interval, settle):
                 extra.append(f"clock_offset = {OFFSET_NS // 1000000}ms")
             text = text.replace("[gateway]\n", "[gateway]\n" + "\n".join(extra) + "\n", 1)
             text = text.replace("idle_sleep = 200us", "idle_sleep = 50us")
+            if s == "a":
+                text += f"\n[telemetry]\nprometheus = 127.0.0.1:{prom}\n"
             path = f"{tmp}/{tag}-{s}.conf"
             open(path, "w").write(text)
             gw[s] = gwlab.Gateway(build, path, f"{tmp}/{tag}-gw-{s}.log").start()
         time.sleep(settle)
+        got["prom"] = scrape_peer(gw["a"], prom)
+        got["prom_reload"] = prom_reloads(gw["a"], prom, f"{tmp}/{tag}-a.conf")
         clk = {}
         for s in "ab":
             o = gwlab.other(s)
@@ -130,6 +191,8 @@ def main():
                 true = got["true_offset"]
                 print(f"wanem {d_us} us: the clocks' offset {true:.0f} ns (injected {OFFSET_NS}, "
                       f"the rest is the two start-up clock readings)")
+                check_prom(f"{d_us} us", got["prom"], pp)
+                pp += got["prom_reload"]
                 for s in "ab":
                     m = got[s]["measured"]
                     want_off = true if s == "a" else -true

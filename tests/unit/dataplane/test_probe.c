@@ -30,11 +30,13 @@
 #include <rte_ring.h>
 
 #include "control/measure.h"
+#include "control/measure_prom.h"
 #include "control/ports.h"
 #include "dataplane/worker.h"
 #include "ut_eal.h"
 #include "ut_probe.h"
 #include "ut_runtime.h"
+#include "../hook/prom_parse.h"
 
 static const char conf_text[] =
 	"[gateway]\nname = probe\nburst = 32\nprobe_interval = 10ms\n"
@@ -199,6 +201,102 @@ test_rtt_offset(void **state)
 		}
 }
 
+/* The parsed peer section of the Prometheus endpoint, as of now. */
+static void
+prom_now(struct prom_doc *doc)
+{
+	char err[256], *text;
+	size_t len;
+
+	text = measure_prom_render(&rt.meas, rt.cfg, rt.workers, 1, &len);
+	assert_non_null(text);
+	assert_int_equal(strlen(text), len);
+	if (prom_parse(text, len, true, doc, err, sizeof(err)) != 0)
+		fail_msg("%s\n%s", err, text);
+	free(text);
+}
+
+/* The measurement in Prometheus: what show peers says, nothing before it was measured. */
+static void
+test_prometheus(void **state)
+{
+	const struct measure_peer *mp = &rt.meas.peers[0];
+	struct prom_doc doc;
+	uint64_t now = T0;
+	double v;
+
+	(void)state;
+	reset();
+	prom_now(&doc);
+	assert_int_equal(prom_count(&doc, "longspan_peer_rtt_seconds"), 0);
+	assert_int_equal(prom_count(&doc, "longspan_peer_clock_offset_seconds"), 0);
+	assert_int_equal(prom_count(&doc, "longspan_peer_loss_ratio"), 0);
+	assert_true(prom_value(&doc, "longspan_peer_rtt_auto", "peer=\"site-b\"", &v) && v == 1);
+	assert_true(prom_value(&doc, "longspan_peer_rtt_in_use_seconds", "peer=\"site-b\"", &v));
+	assert_true(prom_value(&doc, "longspan_measure_intervals_total", "", &v) && v == 0);
+	prom_free(&doc);
+
+	exchange(&now, 0, 1000000, -3000000000, 5000);
+	measure_interval(&rt.meas, rt.cfg, rt.workers, 1, now, NULL);
+	exchange(&now, 1, 1000000, -3000000000, 5000);
+	measure_interval(&rt.meas, rt.cfg, rt.workers, 1, now, NULL);
+	prom_now(&doc);
+	assert_true(prom_value(&doc, "longspan_peer_rtt_seconds", "peer=\"site-b\"", &v));
+	assert_true(v == 0.002 && mp->rtt_ns == 2000000);
+	assert_true(prom_value(&doc, "longspan_peer_clock_offset_seconds", "peer=\"site-b\"", &v));
+	assert_true(v == -3.0);
+	assert_true(prom_value(&doc, "longspan_peer_one_way_delay_seconds",
+			       "direction=\"to_peer\",peer=\"site-b\"", &v) && v == 0.001);
+	assert_true(prom_value(&doc, "longspan_peer_one_way_delay_seconds",
+			       "direction=\"from_peer\",peer=\"site-b\"", &v) && v == 0.001);
+	assert_true(prom_value(&doc, "longspan_peer_loss_ratio", "peer=\"site-b\"", &v) && v == 0);
+	assert_true(prom_value(&doc, "longspan_peer_last_update_timestamp_seconds",
+			       "measure=\"rtt\",peer=\"site-b\"", &v));
+	assert_true(v == (double)mp->rtt_updated_ns / 1e9);
+	assert_true(prom_value(&doc, "longspan_peer_rtt_in_use_seconds", "peer=\"site-b\"", &v));
+	assert_true(v == (double)measure_rtt_ns(&rt.meas, rt.cfg, 0) / 1e9);
+	assert_true(prom_value(&doc, "longspan_peer_probes_sent_total", "peer=\"site-b\"", &v));
+	assert_true(v == (double)w->meas[0].probes_tx && v >= 2);
+	assert_true(prom_value(&doc, "longspan_peer_rtt_changes_total", "peer=\"site-b\"", &v));
+	assert_true(v == (double)mp->rtt_changes);
+	assert_true(prom_value(&doc, "longspan_measure_intervals_total", "", &v) && v == 2);
+	prom_free(&doc);
+}
+
+static const char *docs_path; /* docs/telemetry.md (argv[1]) */
+
+/* docs/telemetry.md names every metric of the peer section. */
+static void
+test_prometheus_docs(void **state)
+{
+	static char doc[1 << 18];
+	char *text, *line, name[128], want[160];
+	unsigned int n = 0;
+	size_t len, got;
+	FILE *f;
+
+	(void)state;
+	f = fopen(docs_path, "r");
+	assert_non_null(f);
+	got = fread(doc, 1, sizeof(doc) - 1, f);
+	fclose(f);
+	doc[got] = '\0';
+	text = measure_prom_render(&rt.meas, rt.cfg, rt.workers, 1, &len);
+	assert_non_null(text);
+	for (line = strstr(text, "# TYPE "); line != NULL; line = strstr(line + 1, "# TYPE ")) {
+		assert_int_equal(sscanf(line, "# TYPE %127s", name), 1);
+		if (strncmp(name, "longspan_peer_", 14) == 0)
+			snprintf(want, sizeof(want), "| `%s` |", name + 14);
+		else
+			snprintf(want, sizeof(want), "`%s`", name);
+		if (strstr(doc, want) == NULL)
+			fail_msg("%s does not name the metric %s", docs_path, name);
+		n++;
+	}
+	assert_true(n >= 20);
+	free(text);
+}
+
 /* 1 in 100 sequence numbers never arrives, 4 arrive late. */
 static void
 test_loss_reorder(void **state)
@@ -349,12 +447,17 @@ main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe_sent), cmocka_unit_test(test_rtt_offset),
+		cmocka_unit_test(test_prometheus), cmocka_unit_test(test_prometheus_docs),
 		cmocka_unit_test(test_loss_reorder), cmocka_unit_test(test_rtt_auto),
 		cmocka_unit_test(test_bad_probes), cmocka_unit_test(test_republish_keeps_hooks),
 	};
 	int rc;
 
-	(void)argc;
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s DOCS/telemetry.md\n", argv[0]);
+		return 1;
+	}
+	docs_path = argv[1];
 	if (ut_eal_init(argv[0], "ut_probe", 256) != 0)
 		return 1;
 	w = ut_runtime_init(&rt, "ut_probe", conf_text, 4095);

@@ -39,6 +39,7 @@
 #include "control/hook_load.h"
 #include "control/hook_maps.h"
 #include "control/hook_prom.h"
+#include "control/prom_server.h"
 #include "hook_ut.h"
 #include "prom_parse.h"
 
@@ -689,11 +690,11 @@ test_prom_http(void **state)
 {
 	static struct ls_hook_flow_rec a[SLOTS];
 	const struct hook_export_source src[1] = { { a, SLOTS, 1 } };
-	const struct hook_prom_params pp = { .addr = "127.0.0.1", .port = 0 };
+	const struct prom_server_params pp = { .addr = "127.0.0.1", .port = 0 };
 	struct hook_export_params p;
 	struct prom_doc doc;
 	struct hook_export *e;
-	struct hook_prom *s;
+	struct prom_server *s;
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	char err[256], *resp, *body, *text;
 	uint64_t t0;
@@ -708,28 +709,30 @@ test_prom_http(void **state)
 	assert_non_null(e);
 	slot_set(&a[0], 1, 0, 7, 7000, T0_NS, T0_NS);
 	hook_export_tick(e, T0_NS + S_NS);
-	s = hook_prom_start(&pp, err, sizeof(err));
+	s = prom_server_start(&pp, err, sizeof(err));
 	if (s == NULL)
 		fail_msg("%s", err);
-	assert_true(hook_prom_port(s) != 0);
+	assert_true(prom_server_port(s) != 0);
 
 	/* Nothing published yet: an empty exposition, still 200. */
-	resp = http(hook_prom_port(s), "GET /metrics HTTP/1.0\r\n\r\n");
+	resp = http(prom_server_port(s), "GET /metrics HTTP/1.0\r\n\r\n");
 	assert_true(strncmp(resp, "HTTP/1.", 7) == 0 && strncmp(resp + 9, "200", 3) == 0);
 	free(resp);
 
 	/* A client that connects and says nothing does not hold up a publish. */
 	idle = socket(AF_INET, SOCK_STREAM, 0);
-	sa.sin_port = htons(hook_prom_port(s));
+	sa.sin_port = htons(prom_server_port(s));
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	assert_int_equal(connect(idle, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	t0 = mono_ns();
-	assert_int_equal(hook_prom_publish(s, e), 0);
+	text = hook_prom_render(e, &len);
+	assert_non_null(text);
+	assert_int_equal(prom_server_set(s, PROM_SECTION_HOOKS, text, len), 0);
 	assert_true(mono_ns() - t0 < S_NS / 10);
 
-	resp = http(hook_prom_port(s), "GET /metrics HTTP/1.0\r\n\r\n");
+	resp = http(prom_server_port(s), "GET /metrics HTTP/1.0\r\n\r\n");
 	assert_true(strncmp(resp, "HTTP/1.", 7) == 0 && strncmp(resp + 9, "200", 3) == 0);
-	assert_non_null(strstr(resp, "Content-Type: " HOOK_PROM_CONTENT_TYPE "\r\n"));
+	assert_non_null(strstr(resp, "Content-Type: " PROM_CONTENT_TYPE "\r\n"));
 	body = strstr(resp, "\r\n\r\n");
 	assert_non_null(body);
 	body += 4;
@@ -743,20 +746,37 @@ test_prom_http(void **state)
 	free(text);
 	free(resp);
 
-	resp = http(hook_prom_port(s), "GET /other HTTP/1.0\r\n\r\n");
+	/* The sections: hooks then peers, each replaced or emptied alone. */
+	text = strdup("longspan_peer_rtt_seconds{peer=\"b\"} 0.001000000\n");
+	assert_int_equal(prom_server_set(s, PROM_SECTION_PEERS, text, strlen(text)), 0);
+	resp = http(prom_server_port(s), "GET /metrics HTTP/1.0\r\n\r\n");
+	body = strstr(resp, "\r\n\r\n") + 4;
+	text = hook_prom_render(e, &len);
+	assert_int_equal(strncmp(body, text, len), 0);
+	assert_string_equal(body + len, "longspan_peer_rtt_seconds{peer=\"b\"} 0.001000000\n");
+	free(text);
+	free(resp);
+	assert_int_equal(prom_server_set(s, PROM_SECTION_HOOKS, NULL, 0), 0);
+	resp = http(prom_server_port(s), "GET /metrics HTTP/1.0\r\n\r\n");
+	assert_string_equal(strstr(resp, "\r\n\r\n") + 4,
+			    "longspan_peer_rtt_seconds{peer=\"b\"} 0.001000000\n");
+	free(resp);
+	assert_int_equal(prom_server_set(s, PROM_SECTIONS, strdup("x"), 1), -EINVAL);
+
+	resp = http(prom_server_port(s), "GET /other HTTP/1.0\r\n\r\n");
 	assert_non_null(strstr(resp, " 404 "));
 	free(resp);
-	resp = http(hook_prom_port(s), "POST /metrics HTTP/1.0\r\nContent-Length: 0\r\n\r\n");
+	resp = http(prom_server_port(s), "POST /metrics HTTP/1.0\r\nContent-Length: 0\r\n\r\n");
 	assert_non_null(strstr(resp, " 405 "));
 	free(resp);
-	assert_true(hook_prom_requests(s) >= 4);
+	assert_true(prom_server_requests(s) >= 6);
 	close(idle);
-	hook_prom_stop(s);
+	prom_server_stop(s);
 	hook_export_free(e);
 
 	/* A bad address is refused. */
-	assert_null(hook_prom_start(&(struct hook_prom_params){ .addr = "localhost" }, err,
-				    sizeof(err)));
+	assert_null(prom_server_start(&(struct prom_server_params){ .addr = "localhost" }, err,
+				      sizeof(err)));
 	assert_non_null(strstr(err, "not a numeric"));
 }
 
