@@ -43,186 +43,34 @@
 #include "../dataplane/ut_pkt.h"
 #include "../dataplane/ut_probe.h"
 #include "../dataplane/ut_runtime.h"
+#include "ut_p4.h"
 #include "ut_swx.h"
 
 #ifndef LS_P4_SPEC
 #error "LS_P4_SPEC: path of dataplane/p4/longspan.spec"
 #endif
 
-#define CONF_HEAD                                                                          \
-	"[gateway]\nname = p4mode\npipeline = p4\n"                                        \
-	"[port dc]\nrole = dc\ndev = net_null0\nmac = 02:00:00:00:01:fe\n"                 \
-	"ipv4 = 10.1.0.254/16\nipv6 = fd00:1::fe/64\n"                                     \
-	"neighbor = 10.1.0.1 02:00:00:00:01:01\nneighbor = fd00:1::1 02:00:00:00:01:01\n" \
-	"[port wan]\nrole = wan\ndev = net_null1\nmac = 02:00:00:00:0a:02\n"               \
-	"ipv4 = 192.0.2.1/24\nneighbor = 192.0.2.2 02:00:00:00:0b:02\n"                    \
-	"[peer site-b]\nport = wan\nremote = 192.0.2.2\nvni = 100\nrtt = 1ms\n"            \
-	"prefix = 10.2.0.0/16\nprefix = fd00:2::/48\n"
+#define CONF_HEAD "[gateway]\nname = p4mode\npipeline = p4\n" UT_P4_CONF_SITES
 
 static const char conf_text[] = CONF_HEAD;
 
-static struct ls_runtime rt;
-static struct dp_worker *w;
-static unsigned int dc_port, wan_port;
+static struct ut_p4 t;
 static bool have_src;
 static int n_compared;
-
-struct outcome {
-	int port; /* -1: dropped or punted */
-	unsigned int reason;
-	uint64_t punts;
-	uint32_t len;
-	uint8_t b[UT_PKT_MAX];
-};
-
-/* One frame through the C drivers or through dp_p4_burst(), on rt.dp. */
-static void
-run(bool p4, unsigned int port, const uint8_t *f, uint32_t len, struct outcome *o)
-{
-	static struct dp_tx tx;
-	struct dp_clock clk = { .tsc = 1000, .ns = 1000 };
-	struct rte_mbuf *m = rte_pktmbuf_alloc(rt.pool), *pm;
-	unsigned int p, r, n = 0;
-
-	assert_non_null(m);
-	memcpy(rte_pktmbuf_append(m, (uint16_t)len), f, len);
-	memset(&tx, 0, sizeof(tx));
-	memset(&w->counters, 0, sizeof(w->counters));
-	if (p4)
-		dp_p4_burst(w, rt.dp, rt.dp->p4[0], (uint16_t)port, &m, 1, &clk, &tx);
-	else if (port == dc_port)
-		dp_pipeline_dc(w, rt.dp, (uint16_t)port, &m, 1, &clk, &tx);
-	else
-		dp_pipeline_wan(w, rt.dp, (uint16_t)port, &m, 1, &clk, &tx);
-	assert_int_equal(w->counters.port[port].rx_pkts, 1);
-	assert_int_equal(w->counters.port[port].rx_bytes, len);
-	o->port = -1;
-	o->reason = 0;
-	for (r = 1; r < LS_DROP_MAX; r++)
-		if (w->counters.drops[r] != 0) {
-			o->reason = r;
-			n++;
-		}
-	o->punts = 0;
-	while (rte_ring_dequeue(w->punt, (void **)&pm) == 0) {
-		o->punts++;
-		rte_pktmbuf_free(pm);
-	}
-	if (o->reason == 0)
-		n += (unsigned int)o->punts;
-	for (p = 0; p < rt.dp->n_ports; p++) {
-		struct rte_mbuf *out;
-
-		if (tx.n[p] == 0)
-			continue;
-		assert_int_equal(tx.n[p], 1);
-		out = tx.pkts[p][0];
-		o->port = (int)p;
-		o->len = rte_pktmbuf_pkt_len(out);
-		memcpy(o->b, rte_pktmbuf_mtod(out, uint8_t *), o->len);
-		rte_pktmbuf_free(out);
-		n++;
-	}
-	assert_int_equal(n, 1); /* counted exactly once */
-}
 
 static void
 compare(const char *name, unsigned int port, const uint8_t *f, uint32_t len)
 {
-	static __typeof__(w->seq) seq;
-	struct outcome c, p;
-	uint32_t i;
+	static __typeof__(t.w->seq) seq;
+	struct ut_p4_outcome c, p;
 
 	/* The same GENEVE sequence number for both runs. */
-	memcpy(seq, w->seq, sizeof(seq));
-	run(false, port, f, len, &c);
-	memcpy(w->seq, seq, sizeof(seq));
-	run(true, port, f, len, &p);
-	if (c.port != p.port || c.reason != p.reason || c.punts != p.punts) {
-		fprintf(stderr, "%s: C: port %d reason %s punts %u; p4: port %d reason %s punts %u\n",
-			name, c.port, ls_drop_reason_names[c.reason], (unsigned int)c.punts, p.port,
-			ls_drop_reason_names[p.reason], (unsigned int)p.punts);
-		fail();
-	}
-	if (c.port >= 0) {
-		if (c.len != p.len) {
-			fprintf(stderr, "%s: C sent %u bytes, p4 %u\n", name, c.len, p.len);
-			fail();
-		}
-		for (i = 0; i < c.len; i++)
-			if (c.b[i] != p.b[i]) {
-				fprintf(stderr, "%s: byte %u: C 0x%02x, p4 0x%02x\n", name, i, c.b[i],
-					p.b[i]);
-				fail();
-			}
-	}
+	memcpy(seq, t.w->seq, sizeof(seq));
+	ut_p4_run(&t, false, port, f, len, &c);
+	memcpy(t.w->seq, seq, sizeof(seq));
+	ut_p4_run(&t, true, port, f, len, &p);
+	ut_p4_same(name, &c, &p);
 	n_compared++;
-}
-
-static void
-dc_case(const char *name, const struct ut_spec *s, const uint8_t *dst4)
-{
-	struct ut_pkt p;
-
-	ut_build(&p, s);
-	if (dst4 != NULL) {
-		memcpy(p.b + p.l3_off + 16, dst4, 4);
-		ut_ip4_fix_csum(p.b + p.l3_off);
-	}
-	compare(name, dc_port, p.b, p.len);
-}
-
-/* Site B's gateway -> us: Ethernet / IPv4 / UDP / GENEVE / option / ip (as test_p4_diff.c). */
-static uint32_t
-wan_frame(uint8_t *f, const uint8_t *ip, uint32_t n, uint8_t otos, uint32_t vni)
-{
-	uint8_t *o = f + 14, *udp = o + 20, *g = udp + 8, *opt = g + 8;
-
-	memcpy(f, "\x02\x00\x00\x00\x0a\x02\x02\x00\x00\x00\x0b\x02", 12);
-	ut_put16(f + 12, UT_ET_IPV4);
-	memset(o, 0, 56);
-	o[0] = 0x45;
-	o[1] = otos;
-	ut_put16(o + 2, (uint16_t)(56 + n));
-	ut_put16(o + 6, 0x4000);
-	o[8] = 64;
-	o[9] = UT_PROTO_UDP;
-	memcpy(o + 12, "\xc0\x00\x02\x02\xc0\x00\x02\x01", 8);
-	ut_ip4_fix_csum(o);
-	ut_put16(udp, 0xc123);
-	ut_put16(udp + 2, 6081);
-	ut_put16(udp + 4, (uint16_t)(36 + n));
-	g[0] = 5;
-	ut_put16(g + 2, (ip[0] >> 4) == 6 ? UT_ET_IPV6 : UT_ET_IPV4);
-	ut_put32(g + 4, vni << 8);
-	ut_put16(opt, 0xff4c);
-	opt[2] = 1;
-	opt[3] = 4;
-	opt[4] = 1;
-	memcpy(opt + 20, ip, n);
-	return 14 + 56 + n;
-}
-
-static void
-wan_case(const char *name, const struct ut_spec *s, const uint8_t *src4, uint8_t otos,
-	 uint32_t vni)
-{
-	static const uint8_t b4[4] = { 10, 2, 0, 2 };
-	uint8_t f[UT_PKT_MAX];
-	struct ut_pkt p;
-	uint8_t *ip;
-
-	ut_build(&p, s);
-	ip = p.b + p.l3_off;
-	if (s->family != 6) {
-		memcpy(ip + 12, src4 != NULL ? src4 : b4, 4);
-		memcpy(ip + 16, ut_ip4_src, 4);
-		ut_ip4_fix_csum(ip);
-	} else {
-		memcpy(ip + 8, ut_ip6_dst, 16);
-		memcpy(ip + 24, ut_ip6_src, 16);
-	}
-	compare(name, wan_port, f, wan_frame(f, ip, p.ip_len, otos, vni));
 }
 
 static void
@@ -231,55 +79,36 @@ test_started_in_p4_mode(void **state)
 	(void)state;
 	if (!have_src)
 		skip();
-	assert_non_null(rt.p4);
-	assert_non_null(rt.dp->p4[0]);
-	assert_null(rt.dp->p4[1]);
+	assert_non_null(t.rt.p4);
+	assert_non_null(t.rt.dp->p4[0]);
+	assert_null(t.rt.dp->p4[1]);
 }
 
 static void
 test_same_as_c(void **state)
 {
-	static const uint8_t no_route[4] = { 10, 3, 0, 2 }, lo[4] = { 127, 0, 0, 1 },
-			     me[4] = { 10, 1, 0, 254 };
+	static const uint8_t me[4] = { 10, 1, 0, 254 };
+	static const struct ut_p4_dc_case more[] = {
+		{ "udp4 padded", { .sport = 1, .dport = 2, .pad_to = 60 } },
+		{ "to the gateway", { .sport = 1, .dport = 2 }, me },
+	};
 	static const uint8_t dc_src[4] = { 10, 1, 0, 5 };
+	static const struct ut_p4_wan_case wan[] = {
+		{ "wan roce4", { .roce = true, .opcode = 0x0a, .dqpn = 0x56, .tos = 0x02,
+				 .sport = 0xc003, .payload = 32 }, NULL, 0x03, 100 },
+		{ "wan CE over Not-ECT", { .sport = 1, .dport = 2 }, NULL, 0x03, 100 },
+		{ "wan spoofed source", { .sport = 1, .dport = 2 }, dc_src, 0x00, 100 },
+		{ "wan roce6", { .family = 6, .roce = true, .opcode = 0x0a, .dqpn = 0x78,
+				 .tos = 0x02, .sport = 0xc004, .payload = 48 }, NULL, 0x00, 100 },
+		{ "wan vni mismatch", { .sport = 7, .dport = 8 }, NULL, 0x00, 101 },
+	};
 
 	(void)state;
 	if (!have_src)
 		skip();
-	dc_case("roce4 data", &(struct ut_spec){ .roce = true, .opcode = 0x0a, .dqpn = 0x12,
-						.tos = 0x02, .sport = 0xc001, .payload = 32 },
-		NULL);
-	dc_case("roce4 ack", &(struct ut_spec){ .roce = true, .opcode = 0x11, .dqpn = 0x12,
-					       .sport = 0xc001 },
-		NULL);
-	dc_case("roce4 cnp", &(struct ut_spec){ .roce = true, .opcode = 0x81, .dqpn = 0x12,
-					       .sport = 0xc001, .payload = 16 },
-		NULL);
-	dc_case("udp4", &(struct ut_spec){ .sport = 1111, .dport = 2222, .payload = 40 }, NULL);
-	dc_case("udp4 padded", &(struct ut_spec){ .sport = 1, .dport = 2, .pad_to = 60 }, NULL);
-	dc_case("roce6 data", &(struct ut_spec){ .family = 6, .roce = true, .opcode = 0x0a,
-						.dqpn = 0x34, .tos = 0x01, .sport = 0xc002,
-						.payload = 64 },
-		NULL);
-	dc_case("ttl 1", &(struct ut_spec){ .ttl = 1, .sport = 1, .dport = 2 }, NULL);
-	dc_case("no route", &(struct ut_spec){ .sport = 1, .dport = 2 }, no_route);
-	dc_case("martian destination", &(struct ut_spec){ .sport = 1, .dport = 2 }, lo);
-	dc_case("to the gateway", &(struct ut_spec){ .sport = 1, .dport = 2 }, me);
-	dc_case("vlan mismatch", &(struct ut_spec){ .tagged = true, .tci = 7, .sport = 1,
-						   .dport = 2 },
-		NULL);
-	wan_case("wan roce4", &(struct ut_spec){ .roce = true, .opcode = 0x0a, .dqpn = 0x56,
-						.tos = 0x02, .sport = 0xc003, .payload = 32 },
-		 NULL, 0x03, 100);
-	wan_case("wan CE over Not-ECT", &(struct ut_spec){ .sport = 1, .dport = 2 }, NULL, 0x03,
-		 100);
-	wan_case("wan spoofed source", &(struct ut_spec){ .sport = 1, .dport = 2 }, dc_src, 0x00,
-		 100);
-	wan_case("wan roce6", &(struct ut_spec){ .family = 6, .roce = true, .opcode = 0x0a,
-						.dqpn = 0x78, .tos = 0x02, .sport = 0xc004,
-						.payload = 48 },
-		 NULL, 0x00, 100);
-	wan_case("wan vni mismatch", &(struct ut_spec){ .sport = 7, .dport = 8 }, NULL, 0x00, 101);
+	ut_p4_dc_run(&t, ut_p4_dc_common, ut_p4_n_dc_common, compare);
+	ut_p4_dc_run(&t, more, RTE_DIM(more), compare);
+	ut_p4_wan_run(&t, wan, RTE_DIM(wan), compare);
 }
 
 /* ARP for the gateway's DC address reaches the control thread in both modes. */
@@ -301,7 +130,7 @@ test_arp_punted(void **state)
 	ut_put16(f + 20, 1);
 	memcpy(f + 22, "\x02\x00\x00\x00\x01\x01\x0a\x01\x00\x01", 10);
 	memcpy(f + 38, "\x0a\x01\x00\xfe", 4);
-	compare("arp request", dc_port, f, sizeof(f));
+	compare("arp request", t.dc_port, f, sizeof(f));
 }
 
 /*
@@ -324,11 +153,11 @@ test_probe_in_burst(void **state)
 		struct dp_clock clk = { .tsc = 1000, .ns = 1000 };
 		static struct dp_tx tx;
 		struct rte_mbuf *m[3];
-		struct dp_counters *ctr = &w->counters;
+		struct dp_counters *ctr = &t.w->counters;
 
 		memset(&tx, 0, sizeof(tx));
 		memset(ctr, 0, sizeof(*ctr));
-		memset(w->seq, 0, sizeof(w->seq));
+		memset(t.w->seq, 0, sizeof(t.w->seq));
 		for (k = 0; k < 3; k++) {
 			uint8_t f[UT_PKT_MAX];
 			struct ut_pkt p;
@@ -341,25 +170,26 @@ test_probe_in_burst(void **state)
 				memcpy(p.b + p.l3_off + 12, b4, 4);
 				memcpy(p.b + p.l3_off + 16, ut_ip4_src, 4);
 				ut_ip4_fix_csum(p.b + p.l3_off);
-				len = wan_frame(f, p.b + p.l3_off, p.ip_len, 0x00, 100);
+				len = ut_p4_wan_frame(f, p.b + p.l3_off, p.ip_len, 0x00, 100);
 				ut_put32(f + 14 + 28 + 8 + 8, 10 + k); /* the option's sequence */
 			}
-			m[k] = rte_pktmbuf_alloc(rt.pool);
+			m[k] = rte_pktmbuf_alloc(t.rt.pool);
 			assert_non_null(m[k]);
 			memcpy(rte_pktmbuf_append(m[k], (uint16_t)len), f, len);
 		}
 		if (mode == 1)
-			dp_p4_burst(w, rt.dp, rt.dp->p4[0], (uint16_t)wan_port, m, 3, &clk, &tx);
+			dp_p4_burst(t.w, t.rt.dp, t.rt.dp->p4[0], (uint16_t)t.wan_port, m, 3, &clk,
+				    &tx);
 		else
-			dp_pipeline_wan(w, rt.dp, (uint16_t)wan_port, m, 3, &clk, &tx);
-		assert_int_equal(tx.n[dc_port], 2);
-		for (k = 0; k < rt.dp->n_ports; k++)
+			dp_pipeline_wan(t.w, t.rt.dp, (uint16_t)t.wan_port, m, 3, &clk, &tx);
+		assert_int_equal(tx.n[t.dc_port], 2);
+		for (k = 0; k < t.rt.dp->n_ports; k++)
 			while (tx.n[k] > 0)
 				rte_pktmbuf_free(tx.pkts[k][--tx.n[k]]);
 		fprintf(stderr, "%s: seq pkts %" PRIu64 " gaps %" PRIu64 " reorder %" PRIu64 "\n",
 			mode ? "p4" : "c", ctr->peer[0].rx_seq_pkts, ctr->peer[0].rx_seq_gaps,
 			ctr->peer[0].rx_seq_reorder);
-		assert_int_equal(ctr->port[wan_port].rx_pkts, 3);
+		assert_int_equal(ctr->port[t.wan_port].rx_pkts, 3);
 		assert_int_equal(ctr->peer[0].rx_seq_pkts, 3);
 		assert_int_equal(ctr->peer[0].rx_seq_gaps, 0);
 		assert_int_equal(ctr->peer[0].rx_seq_reorder, 0);
@@ -400,13 +230,13 @@ prepare_with(const char *spec, char *msg, size_t size)
 
 	assert_non_null(cfg);
 	assert_non_null(err);
-	memcpy(cfg, rt.cfg, sizeof(*cfg));
+	memcpy(cfg, t.rt.cfg, sizeof(*cfg));
 	snprintf(cfg->gw.p4_spec, sizeof(cfg->gw.p4_spec), "%s", spec);
-	assert_int_equal(runtime_dp_build(&rt, cfg, &dp, err), 0);
-	rc = runtime_p4_prepare(&rt, cfg, dp, err);
+	assert_int_equal(runtime_dp_build(&t.rt, cfg, &dp, err), 0);
+	rc = runtime_p4_prepare(&t.rt, cfg, dp, err);
 	fclose(err);
 	if (rc == 0)
-		runtime_p4_discard(&rt);
+		runtime_p4_discard(&t.rt);
 	runtime_dp_free(dp);
 	free(cfg);
 	return rc;
@@ -415,7 +245,7 @@ prepare_with(const char *spec, char *msg, size_t size)
 static void
 test_bad_spec_refused(void **state)
 {
-	struct p4_set *running = rt.p4;
+	struct p4_set *running = t.rt.p4;
 	char path[256], msg[2048] = "";
 
 	(void)state;
@@ -427,14 +257,14 @@ test_bad_spec_refused(void **state)
 	fprintf(stderr, "bad spec: %s", msg);
 	assert_non_null(strstr(msg, path));
 	assert_non_null(strstr(msg, "the spec does not build"));
-	assert_ptr_equal(rt.p4, running);
-	assert_null(rt.p4_next);
+	assert_ptr_equal(t.rt.p4, running);
+	assert_null(t.rt.p4_next);
 }
 
 static void
 test_bad_table_refused(void **state)
 {
-	struct p4_set *running = rt.p4;
+	struct p4_set *running = t.rt.p4;
 	char path[256], msg[2048] = "";
 
 	(void)state;
@@ -447,7 +277,7 @@ test_bad_table_refused(void **state)
 	fprintf(stderr, "bad table: %s", msg);
 	assert_non_null(strstr(msg, "table peer_tunnel"));
 	assert_non_null(strstr(msg, "pipeline = p4"));
-	assert_ptr_equal(rt.p4, running);
+	assert_ptr_equal(t.rt.p4, running);
 }
 
 static void
@@ -461,17 +291,17 @@ write_conf(const char *path, const char *text)
 }
 
 /* The verdict of the p4 path for a DC frame to 10.3.0.2. */
-static struct outcome *
+static struct ut_p4_outcome *
 to_10_3(void)
 {
 	static const uint8_t d[4] = { 10, 3, 0, 2 };
-	static struct outcome o;
+	static struct ut_p4_outcome o;
 	struct ut_pkt p;
 
 	ut_build(&p, &(struct ut_spec){ .sport = 1, .dport = 2 });
 	memcpy(p.b + p.l3_off + 16, d, 4);
 	ut_ip4_fix_csum(p.b + p.l3_off);
-	run(true, dc_port, p.b, p.len, &o);
+	ut_p4_run(&t, true, t.dc_port, p.b, p.len, &o);
 	return &o;
 }
 
@@ -486,7 +316,7 @@ reload_fails(const char *path, const char *want)
 	memset(msg_last, 0, sizeof(msg_last));
 	err = fmemopen(msg_last, sizeof(msg_last) - 1, "w");
 	assert_non_null(err);
-	assert_int_not_equal(runtime_reload(&rt, path, err), 0);
+	assert_int_not_equal(runtime_reload(&t.rt, path, err), 0);
 	fclose(err);
 	fprintf(stderr, "failed reload: %s", msg_last);
 	assert_non_null(strstr(msg_last, want));
@@ -510,36 +340,36 @@ test_reload(void **state)
 	ut_swx_tmp(path, sizeof(path), "reload.conf");
 	write_conf(path, CONF_HEAD "prefix = 10.3.0.0/16\n");
 	err = fmemopen(msg, sizeof(msg) - 1, "w");
-	rc = runtime_reload(&rt, path, err);
+	rc = runtime_reload(&t.rt, path, err);
 	fclose(err);
 	if (rc != 0)
 		fprintf(stderr, "reload: %s", msg);
 	assert_int_equal(rc, 0);
-	assert_non_null(rt.dp->p4[0]);
-	assert_int_equal(to_10_3()->port, (int)wan_port);
-	assert_null(rt.p4_next);
+	assert_non_null(t.rt.dp->p4[0]);
+	assert_int_equal(to_10_3()->port, (int)t.wan_port);
+	assert_null(t.rt.p4_next);
 
 	/* A reload whose spec does not build: the running pipeline and tables stay. */
-	before = rt.p4;
-	before_w = rt.dp->p4[0];
+	before = t.rt.p4;
+	before_w = t.rt.dp->p4[0];
 	ut_swx_tmp(spec, sizeof(spec), "bad2.spec");
 	spec_variant(spec, "size 0x100\n}", "size banana\n}");
 	snprintf(conf, sizeof(conf), "[gateway]\nname = p4mode\npipeline = p4\np4_spec = %s\n%s",
-		 spec, strstr(CONF_HEAD, "[port dc]"));
+		 spec, UT_P4_CONF_SITES);
 	write_conf(path, conf);
 	reload_fails(path, "the spec does not build");
 	assert_non_null(strstr(msg_last, "running config and P4 pipeline kept"));
-	assert_ptr_equal(rt.p4, before);
-	assert_ptr_equal(rt.dp->p4[0], before_w);
+	assert_ptr_equal(t.rt.p4, before);
+	assert_ptr_equal(t.rt.dp->p4[0], before_w);
 	/* The tables the good reload committed still route 10.3/16. */
-	assert_int_equal(to_10_3()->port, (int)wan_port);
+	assert_int_equal(to_10_3()->port, (int)t.wan_port);
 
 	/* Leaving p4 mode needs a restart. */
 	snprintf(conf, sizeof(conf), "[gateway]\nname = p4mode\npipeline = c\n%s",
-		 strstr(CONF_HEAD, "[port dc]"));
+		 UT_P4_CONF_SITES);
 	write_conf(path, conf);
 	reload_fails(path, "[gateway] pipeline changed: this needs a restart");
-	assert_ptr_equal(rt.dp->p4[0], before_w);
+	assert_ptr_equal(t.rt.dp->p4[0], before_w);
 }
 
 static int
@@ -547,30 +377,22 @@ setup(void **state)
 {
 	struct ls_config *cfg;
 	struct dp_conf *dp;
-	unsigned int i;
 
 	(void)state;
-	w = ut_runtime_init(&rt, "ut_p4mode", conf_text, 511);
-	if (w == NULL)
+	if (ut_p4_init(&t, "ut_p4mode", conf_text, 511) != 0)
 		return -1;
-	for (i = 0; i < rt.cfg->n_ports; i++) {
-		if (rt.cfg->ports[i].role == LS_PORT_WAN)
-			wan_port = i;
-		else
-			dc_port = i;
-	}
 	if (ut_swx_src_dir() == NULL) {
 		fprintf(stderr, "skipped: no DPDK pipeline sources (LS_DPDK_SRC), see docs/p4.md\n");
-		return ut_runtime_publish(&rt);
+		return ut_runtime_publish(&t.rt);
 	}
 	have_src = true;
 	/* As longspand starts: snapshot, pipelines, publish (control/main.c). */
-	cfg = rt.cfg;
-	if (runtime_dp_build(&rt, cfg, &dp, stderr) != 0 ||
-	    runtime_p4_prepare(&rt, cfg, dp, stderr) != 0)
+	cfg = t.rt.cfg;
+	if (runtime_dp_build(&t.rt, cfg, &dp, stderr) != 0 ||
+	    runtime_p4_prepare(&t.rt, cfg, dp, stderr) != 0)
 		return -1;
-	rt.cfg = NULL;
-	runtime_publish(&rt, cfg, dp);
+	t.rt.cfg = NULL;
+	runtime_publish(&t.rt, cfg, dp);
 	return 0;
 }
 
@@ -593,7 +415,7 @@ main(int argc, char **argv)
 		return 1;
 	rc = cmocka_run_group_tests(tests, setup, NULL);
 	fprintf(stderr, "p4 mode: %d frames compared\n", n_compared);
-	p4_set_free(rt.p4);
+	p4_set_free(t.rt.p4);
 	p4_cleanup();
 	ut_eal_fini();
 	ut_swx_cleanup();
