@@ -12,6 +12,7 @@
  *   meson test -C build --benchmark --suite perf p4-cycles --verbose
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,8 +80,15 @@ fill(struct rte_mbuf **m, unsigned int first, unsigned int flows)
 	}
 }
 
+/*
+ * A worker's ingress over the DC port, per burst: dp_pipeline_dc()
+ * (pipeline = c), or with p4 dp_p4_burst(), pipeline = p4 as a worker runs
+ * it (the C checks in front, the SWX pipeline, the C stage after). The
+ * branch between them is taken the same way every burst: well under a
+ * cycle per packet.
+ */
 static double
-run_c(unsigned int flows)
+run_worker(bool p4, unsigned int flows)
 {
 	static struct dp_tx tx;
 	struct rte_mbuf *m[BURST];
@@ -94,7 +102,11 @@ run_c(unsigned int flows)
 		fill(m, r * BURST, flows);
 		memset(tx.n, 0, sizeof(tx.n));
 		t0 = rte_rdtsc();
-		dp_pipeline_dc(w, rt.dp, (uint16_t)dc_port, m, BURST, &clk, &tx);
+		if (p4)
+			dp_p4_burst(w, rt.dp, rt.dp->p4[0], (uint16_t)dc_port, m, BURST, &clk,
+				    &tx);
+		else
+			dp_pipeline_dc(w, rt.dp, (uint16_t)dc_port, m, BURST, &clk, &tx);
 		if (r >= flows / BURST) { /* after every flow was seen once */
 			cycles += rte_rdtsc() - t0;
 			pkts += BURST;
@@ -135,34 +147,6 @@ run_p4(unsigned int flows)
 			pkts += got;
 		}
 		rte_pktmbuf_free_bulk(o, got);
-	}
-	return (double)cycles / (double)pkts;
-}
-
-/* pipeline = p4 as a worker runs it: C checks in front, the SWX pipeline, the C stage after. */
-static double
-run_mode(unsigned int flows)
-{
-	static struct dp_tx tx;
-	struct rte_mbuf *m[BURST];
-	uint64_t cycles = 0, pkts = 0;
-	unsigned int r, p, i;
-
-	for (r = 0; r < ROUNDS + flows / BURST; r++) {
-		struct dp_clock clk = { .tsc = rte_rdtsc(), .ns = 1000 + r };
-		uint64_t t0;
-
-		fill(m, r * BURST, flows);
-		memset(tx.n, 0, sizeof(tx.n));
-		t0 = rte_rdtsc();
-		dp_p4_burst(w, rt.dp, rt.dp->p4[0], (uint16_t)dc_port, m, BURST, &clk, &tx);
-		if (r >= flows / BURST) {
-			cycles += rte_rdtsc() - t0;
-			pkts += BURST;
-		}
-		for (p = 0; p < rt.dp->n_ports; p++)
-			for (i = 0; i < tx.n[p]; i++)
-				rte_pktmbuf_free(tx.pkts[p][i]);
 	}
 	return (double)cycles / (double)pkts;
 }
@@ -224,8 +208,8 @@ main(int argc, char **argv)
 	       "p4 mode Mpps | p4 mode/C |\n");
 	printf("|---|---|---|---|---|---|---|---|\n");
 	for (i = 0; i < RTE_DIM(flow_counts); i++) {
-		double c = run_c(flow_counts[i]), p = run_p4(flow_counts[i]),
-		       pm = run_mode(flow_counts[i]);
+		double c = run_worker(false, flow_counts[i]), p = run_p4(flow_counts[i]),
+		       pm = run_worker(true, flow_counts[i]);
 
 		printf("| %u | %.0f | %.1f | %.0f | %.1f | %.0f | %.1f | %.1f |\n", flow_counts[i], c,
 		       hz / c / 1e6, p, hz / p / 1e6, pm, hz / pm / 1e6, pm / c);
