@@ -100,25 +100,6 @@ def check_one(i, frame, got, errors):
     return control
 
 
-def all_fields(frames, fields):
-    """Like tshark_check.frame_fields, with every occurrence (comma separated)."""
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "fields.pcap")
-        tshark_check.write_pcap(path, frames)
-        cmd = [tshark_check.TSHARK, "-n", "-r", path, "-T", "fields", "-E", "separator=/t",
-               "-E", "occurrence=a", "-E", "aggregator=,"]
-        for f in fields:
-            cmd += ["-e", f]
-        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           timeout=120, check=True)
-    out = []
-    for line in r.stdout.splitlines():
-        cols = line.split("\t")
-        cols += [""] * (len(fields) - len(cols))
-        out.append(dict(zip(fields, cols)))
-    return out
-
-
 def main(argv):
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "frames.hex")
@@ -137,7 +118,7 @@ def main(argv):
         errors.append("%s: tshark: %s" % (label, "; ".join(texts)))
     fields = ["geneve.flags.oam", "geneve.proto_type", "geneve.option.class",
               "geneve.option.type", "geneve.option.length"]
-    dissected = all_fields(frames, fields)
+    dissected = tshark_check.frame_fields(frames, fields, every=True)
     kinds = [check_one(i, fr, got, errors) for i, (fr, got) in enumerate(zip(frames, dissected))]
     n_ctrl, n_data = kinds.count(True), kinds.count(False)
     if n_ctrl < 3 or n_data < 3:

@@ -113,10 +113,12 @@ def check_frames(items):
     return out
 
 
-def frame_fields(frames, fields):
+def frame_fields(frames, fields, every=False):
     """
     The values tshark dissects for each frame: a list (one per frame) of
     {field: value string} ('' when absent). One tshark run for all frames.
+    A field that occurs more than once in a frame (a GENEVE option's class)
+    gives its first value, or with every=True all of them, comma separated.
     """
     if not frames:
         return []
@@ -126,7 +128,8 @@ def frame_fields(frames, fields):
         cmd = [TSHARK, "-n", "-r", path]
         for p in PREFS:
             cmd += ["-o", p]
-        cmd += ["-T", "fields", "-E", "separator=/t", "-E", "occurrence=f"]
+        cmd += ["-T", "fields", "-E", "separator=/t"]
+        cmd += ["-E", "occurrence=a", "-E", "aggregator=,"] if every else ["-E", "occurrence=f"]
         for f in fields:
             cmd += ["-e", f]
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
