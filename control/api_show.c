@@ -55,6 +55,63 @@ api_drops_total(const struct dp_counters *c)
 	return total;
 }
 
+/* ---- paging over the config's ports or peers ---- */
+
+/*
+ * What show ports and show peers list: the config's items of one kind, one
+ * by name or a page of all, each written by emit() inside an object named
+ * ITEMS. index() is an item's position by name (-1: none); after(), when
+ * set, writes what follows the items and precedes the page.
+ */
+struct api_listing {
+	const char *item;  /* "port": in "no port named 'NAME'" */
+	const char *items; /* "ports": the object's key and the pager's noun */
+	unsigned int (*count)(const struct ls_config *cfg);
+	int (*index)(const struct ls_config *cfg, const char *name);
+	void (*emit)(struct api_ctx *ctx, const struct ls_config *cfg, unsigned int i,
+		     const struct dp_counters *sum, const void *arg);
+	void (*after)(struct api_ctx *ctx);
+};
+
+/*
+ * Run listing L: OPTS (API_PAGE_OPTS(PG) among them) and at most one NAME
+ * from argv, then the item or the page, counters summed once over the
+ * workers; ARG goes to every emit(). The page is described only without a
+ * NAME.
+ */
+static int
+api_listing_show(struct api_ctx *ctx, int argc, char **argv, const struct api_opt *opts,
+		 unsigned int n_opts, struct api_page *pg, const struct api_listing *l,
+		 const void *arg)
+{
+	const struct ls_config *cfg;
+	struct dp_counters sum;
+	unsigned int i, first, end;
+	int n_pos, rc;
+
+	rc = api_opts_parse(ctx, argc, argv, opts, n_opts, 1, &n_pos);
+	if (rc < 0)
+		return rc;
+	cfg = api_need_cfg(ctx);
+	if (cfg == NULL)
+		return -ENOENT;
+	rc = api_page_select(ctx, n_pos == 1 ? argv[0] : NULL,
+			     n_pos == 1 ? l->index(cfg, argv[0]) : -1, l->item, pg, l->count(cfg),
+			     &first, &end);
+	if (rc < 0)
+		return rc;
+	runtime_counters_sum(ctx->rt, &sum);
+	fmt_open(ctx->fmt, l->items, FMT_OBJ);
+	for (i = first; i < end; i++)
+		l->emit(ctx, cfg, i, &sum, arg);
+	fmt_close(ctx->fmt);
+	if (l->after != NULL)
+		l->after(ctx);
+	if (n_pos == 0)
+		api_page_emit(ctx, pg, l->count(cfg), l->items);
+	return 0;
+}
+
 /* ---- show ports ---- */
 
 static void
@@ -134,10 +191,12 @@ out:
 	free(names);
 }
 
+/* Port i; ARG points to the bool of --xstats. */
 static void
 api_port_emit(struct api_ctx *ctx, const struct ls_config *cfg, unsigned int i,
-	      const struct dp_counters *sum, bool xstats)
+	      const struct dp_counters *sum, const void *arg)
 {
+	bool xstats = *(const bool *)arg;
 	const struct ls_port_conf *pc = &cfg->ports[i];
 	const struct ls_runtime *rt = ctx->rt;
 	uint16_t port_id = rt->port_ids[i];
@@ -181,39 +240,30 @@ api_port_emit(struct api_ctx *ctx, const struct ls_config *cfg, unsigned int i,
 	fmt_close(f);
 }
 
+static unsigned int
+api_port_count(const struct ls_config *cfg)
+{
+	return cfg->n_ports;
+}
+
 int
 api_show_ports(struct api_ctx *ctx, int argc, char **argv)
 {
+	static const struct api_listing ports = {
+		.item = "port",
+		.items = "ports",
+		.count = api_port_count,
+		.index = config_port_index,
+		.emit = api_port_emit,
+	};
 	struct api_page pg = { 0, 0 };
 	bool xstats = false;
 	const struct api_opt opts[] = {
 		API_PAGE_OPTS(&pg),
 		{ "--xstats", API_OPT_FLAG, 0, 0, &xstats },
 	};
-	const struct ls_config *cfg;
-	struct dp_counters sum;
-	unsigned int i, first, end;
-	int n_pos, rc;
 
-	rc = api_opts_parse(ctx, argc, argv, opts, RTE_DIM(opts), 1, &n_pos);
-	if (rc < 0)
-		return rc;
-	cfg = api_need_cfg(ctx);
-	if (cfg == NULL)
-		return -ENOENT;
-	rc = api_page_select(ctx, n_pos == 1 ? argv[0] : NULL,
-			     n_pos == 1 ? config_port_index(cfg, argv[0]) : -1, "port", &pg,
-			     cfg->n_ports, &first, &end);
-	if (rc < 0)
-		return rc;
-	runtime_counters_sum(ctx->rt, &sum);
-	fmt_open(ctx->fmt, "ports", FMT_OBJ);
-	for (i = first; i < end; i++)
-		api_port_emit(ctx, cfg, i, &sum, xstats);
-	fmt_close(ctx->fmt);
-	if (n_pos == 0)
-		api_page_emit(ctx, &pg, cfg->n_ports, "ports");
-	return 0;
+	return api_listing_show(ctx, argc, argv, opts, RTE_DIM(opts), &pg, &ports, &xstats);
 }
 
 /* ---- show stats ---- */
@@ -431,7 +481,7 @@ api_realtime_ns(void)
 
 static void
 api_peer_emit(struct api_ctx *ctx, const struct ls_config *cfg, unsigned int i,
-	      const struct dp_counters *sum)
+	      const struct dp_counters *sum, const void *arg)
 {
 	const struct ls_peer_conf *pc = &cfg->peers[i];
 	/* Dataplane peer i is config peer i: the snapshot keeps config order. */
@@ -439,6 +489,7 @@ api_peer_emit(struct api_ctx *ctx, const struct ls_config *cfg, unsigned int i,
 	struct fmt *f = ctx->fmt;
 	unsigned int k;
 
+	(void)arg;
 	fmt_open(f, pc->name, FMT_OBJ);
 	fmt_str(f, "port", pc->port);
 	fmt_addr(f, "remote", &pc->remote);
@@ -476,36 +527,34 @@ api_peer_index(const struct ls_config *cfg, const char *name)
 	return -1;
 }
 
+static unsigned int
+api_peer_count(const struct ls_config *cfg)
+{
+	return cfg->n_peers;
+}
+
+/* The sessions' view (peering.h), after the peers and before the page. */
+static void
+api_peers_sessions(struct api_ctx *ctx)
+{
+	peering_show(ctx->fmt, ctx->rt);
+}
+
 int
 api_show_peers(struct api_ctx *ctx, int argc, char **argv)
 {
+	static const struct api_listing peers = {
+		.item = "peer",
+		.items = "peers",
+		.count = api_peer_count,
+		.index = api_peer_index,
+		.emit = api_peer_emit,
+		.after = api_peers_sessions,
+	};
 	struct api_page pg = { 0, 0 };
 	const struct api_opt opts[] = { API_PAGE_OPTS(&pg) };
-	const struct ls_config *cfg;
-	struct dp_counters sum;
-	unsigned int i, first, end;
-	int n_pos, rc;
 
-	rc = api_opts_parse(ctx, argc, argv, opts, RTE_DIM(opts), 1, &n_pos);
-	if (rc < 0)
-		return rc;
-	cfg = api_need_cfg(ctx);
-	if (cfg == NULL)
-		return -ENOENT;
-	rc = api_page_select(ctx, n_pos == 1 ? argv[0] : NULL,
-			     n_pos == 1 ? api_peer_index(cfg, argv[0]) : -1, "peer", &pg,
-			     cfg->n_peers, &first, &end);
-	if (rc < 0)
-		return rc;
-	runtime_counters_sum(ctx->rt, &sum);
-	fmt_open(ctx->fmt, "peers", FMT_OBJ);
-	for (i = first; i < end; i++)
-		api_peer_emit(ctx, cfg, i, &sum);
-	fmt_close(ctx->fmt);
-	peering_show(ctx->fmt, ctx->rt);
-	if (n_pos == 0)
-		api_page_emit(ctx, &pg, cfg->n_peers, "peers");
-	return 0;
+	return api_listing_show(ctx, argc, argv, opts, RTE_DIM(opts), &pg, &peers, NULL);
 }
 
 /* ---- show config ---- */
