@@ -136,6 +136,23 @@ api_port_link(struct fmt *f, uint16_t port_id, bool valid)
 	fmt_close(f);
 }
 
+/* The control thread's watch of the link (port_restart.h). */
+static void
+api_port_restart(struct fmt *f, const struct port_restart *r)
+{
+	fmt_open(f, "restart", FMT_OBJ);
+	fmt_bool(f, "restartable", r->restartable);
+	fmt_str(f, "state", port_restart_state_name(r->state));
+	fmt_u64(f, "link_down", r->link_down);
+	fmt_u64(f, "restarts", r->restarts);
+	fmt_u64(f, "start_failed", r->start_failed);
+	if (r->restarts != 0)
+		fmt_u64(f, "last_restart_ns", r->last_down_ns);
+	else
+		fmt_none(f, "last_restart_ns");
+	fmt_close(f);
+}
+
 static void
 api_port_ethdev(struct fmt *f, uint16_t port_id, bool valid)
 {
@@ -228,6 +245,7 @@ api_port_emit(struct api_ctx *ctx, const struct ls_config *cfg, unsigned int i,
 	fmt_u64(f, "mtu", pc->mtu);
 	fmt_u64(f, "link_rate_bps", pc->link_rate_bps);
 	api_port_link(f, port_id, valid);
+	api_port_restart(f, &rt->port_restart[i]);
 	api_port_ethdev(f, port_id, valid);
 	fmt_open(f, "workers", FMT_OBJ);
 	fmt_u64(f, "rx_pkts", sum->port[i].rx_pkts);

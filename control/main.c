@@ -212,7 +212,7 @@ main_mono_ns(void)
 static void
 main_control_loop(struct ls_runtime *rt, int api_fd, bool stats)
 {
-	uint64_t next_api = 0, next_sec = 0, next_stats = 0, last = main_mono_ns();
+	uint64_t next_api = 0, next_sec = 0, next_stats = 0, next_port = 0, last = main_mono_ns();
 
 	while (!main_stop) {
 		uint64_t now = main_mono_ns();
@@ -229,6 +229,10 @@ main_control_loop(struct ls_runtime *rt, int api_fd, bool stats)
 		/* Zero-timeout polls of its own sockets: never waits. */
 		peering_poll(rt, now);
 		runtime_measure_tick(rt, now);
+		if (now >= next_port) {
+			port_restart_tick(rt, now);
+			next_port = now + PORT_RESTART_PERIOD_NS;
+		}
 		if (now >= next_sec) {
 			l2_maintain(rt, runtime_now_ns());
 			peering_tick(rt, now);
@@ -406,6 +410,7 @@ main_run(struct ls_config *cfg, int eal_argc, char **eal_argv, bool stats)
 		i++;
 	}
 	main_report_workers(&rt, stderr);
+	port_restart_init(&rt);
 	runtime_resolve_nexthops(&rt);
 	printf("longspand %s: gateway '%s' running, %u worker(s), %u port(s), %u peer(s), API %s\n",
 	       LONGSPAN_VERSION, rt.cfg->gw.name, rt.n_workers, rt.cfg->n_ports, rt.cfg->n_peers,

@@ -275,6 +275,7 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 		pt->mtu = pc->mtu;
 		pt->link_rate_bps = pc->link_rate_bps;
 		pt->neigh = rt->neigh[i];
+		pt->stopped = port_restart_stopped(&rt->port_restart[i]);
 		/* The configured MAC is the port's identity even when the device keeps its own. */
 		if (pc->mac_set)
 			memcpy(pt->mac.addr_bytes, pc->mac, 6);

@@ -21,6 +21,7 @@
 #include "dataplane/dp_conf.h"
 #include "dataplane/worker.h"
 #include "measure.h"
+#include "port_restart.h"
 
 struct rte_mempool;
 struct peering;
@@ -86,6 +87,8 @@ struct ls_runtime {
 	 */
 	struct p4_set *p4, *p4_next;
 	struct measure meas; /* path measurement; control thread, under cfg_lock (measure.h) */
+	/* Ports whose links the control thread restarts (port_restart.h). */
+	struct port_restart port_restart[LS_MAX_PORTS];
 	/* [telemetry] prometheus: the endpoint, for the gateway's life (prom_server.h). */
 	struct prom_server *prom;
 	bool stop; /* set by signal handler (relaxed), read by control loop */

@@ -52,6 +52,12 @@ struct dp_port {
 	uint16_t port_id; /* ethdev port id */
 	uint8_t role; /* enum ls_port_role */
 	uint8_t has_ip4 : 1, has_ip6 : 1, has_gw4 : 1, has_gw6 : 1;
+	/*
+	 * Stopped by the control thread to restart its link (a memif peer
+	 * went away, control/port_restart.h): workers neither poll nor
+	 * transmit on it (port_stopped drops), the WAN queue holds.
+	 */
+	uint8_t stopped : 1;
 	uint16_t vlan; /* 0 = untagged */
 	uint32_t mtu; /* L3 MTU, bytes */
 	struct rte_ether_addr mac;

@@ -67,7 +67,8 @@
 	X(PROBE_CONSUMED, "probe_consumed", "path probe from a peer gateway, measured (never forwarded)") \
 	X(CREDIT_OPT_BAD, "credit_option_bad", "credit GENEVE option with a wrong length, version, priority, flags or reserved bits, or repeated") \
 	X(CREDIT_NOT_ENABLED, "credit_not_enabled", "credit option or control packet from a peer without lossless = credit") \
-	X(CREDIT_CONTROL, "credit_control", "credit control packet from the peer, consumed (never forwarded)")
+	X(CREDIT_CONTROL, "credit_control", "credit control packet from the peer, consumed (never forwarded)") \
+	X(PORT_STOPPED, "port_stopped", "output port stopped while the gateway restarts its link")
 
 
 

@@ -88,7 +88,8 @@ dp_probe_poll(struct dp_worker *w, const struct dp_conf *c, const struct dp_cloc
 		 * would count as lost at the peer. Once per interval, so the
 		 * driver call costs nothing per packet.
 		 */
-		if (rte_eth_link_get_nowait(c->ports[peer->port].port_id, &link) != 0 ||
+		if (c->ports[peer->port].stopped ||
+		    rte_eth_link_get_nowait(c->ports[peer->port].port_id, &link) != 0 ||
 		    link.link_status == RTE_ETH_LINK_DOWN ||
 		    neigh_lookup(c->ports[peer->port].neigh, peer->family, peer->nexthop, &dmac) !=
 			    NEIGH_HIT ||

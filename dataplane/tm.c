@@ -343,7 +343,8 @@ dp_tm_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *c
 		unsigned int n, i, room;
 		uint64_t due;
 
-		if (c->ports[p].role != LS_PORT_WAN || tm_port_empty(t))
+		/* A stopped port (its link restarting): the queue holds. */
+		if (c->ports[p].role != LS_PORT_WAN || c->ports[p].stopped || tm_port_empty(t))
 			continue;
 		room = DP_TX_MAX - tx->n[p];
 		n = tm_dequeue(t, tc, w->counters.tm[p], clk->tsc, out, cls, soj,

@@ -67,14 +67,17 @@ dp_tx_flush(struct dp_worker *w, const struct dp_conf *c, struct dp_tx *tx)
 			continue;
 		for (i = 0; i < n; i++)
 			bytes += tx->pkts[p][i]->pkt_len;
-		sent = rte_eth_tx_burst(c->ports[p].port_id, (uint16_t)w->id, tx->pkts[p], n);
+		/* A stopped port's queues may be torn down: never called. */
+		sent = unlikely(c->ports[p].stopped) ?
+			       0 :
+			       rte_eth_tx_burst(c->ports[p].port_id, (uint16_t)w->id, tx->pkts[p], n);
 		for (i = sent; i < n; i++) {
 			bytes -= tx->pkts[p][i]->pkt_len;
 			if (dp_tx_is_own(tx, p, i)) {
 				ctr->own_tx_failed++;
 				own--;
 			} else {
-				ctr->drops[LS_DROP_TX_FULL]++;
+				ctr->drops[c->ports[p].stopped ? LS_DROP_PORT_STOPPED : LS_DROP_TX_FULL]++;
 			}
 			rte_pktmbuf_free(tx->pkts[p][i]);
 		}
@@ -127,6 +130,8 @@ dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk)
 	w->next_due_tsc = UINT64_MAX;
 
 	for (p = 0; p < c->n_ports; p++) {
+		if (unlikely(c->ports[p].stopped))
+			continue;
 		n = rte_eth_rx_burst(c->ports[p].port_id, (uint16_t)w->id, pkts, c->burst);
 		if (n == 0)
 			continue;

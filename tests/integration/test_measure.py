@@ -63,6 +63,64 @@ def scrape_peer(g, port):
     raise RuntimeError("the measurement changed during every scrape")
 
 
+FLAP_DOWN_S = 1.0
+FLAP_BOUND_S = 5.0  # memif reconnects on its own timer; the measured time is printed
+
+
+def wan_state(g):
+    """(WAN link status, probes rx, probes failed, rtt_age_ms) of a gateway's one peer."""
+    ports = g.ctl("show", "ports")["ports"]
+    peer = list(g.ctl("show", "peers")["peers"].values())[0]["measured"]
+    return (ports["wan"]["link"]["status"], peer["probes_rx"], peer["probes_failed"], peer["rtt_age_ms"])
+
+
+def link_flap(gw, w, restart, log):
+    """
+    The delay line goes away for FLAP_DOWN_S and comes back (both memif
+    links down, then up): each gateway sees its WAN link down and stops
+    probing into it (probes_failed grows, nothing is queued for a dead
+    link), then, with no restart of either gateway, the links come back,
+    probes flow both ways again and the RTT is measured anew.
+    """
+    problems, res = [], {}
+    w.terminate()
+    w.wait(timeout=15)
+    time.sleep(FLAP_DOWN_S)
+    down = {s: wan_state(g) for s, g in gw.items()}
+    time.sleep(0.5)
+    down2 = {s: wan_state(g) for s, g in gw.items()}
+    for s in gw:
+        if down[s][0] != "down":
+            problems.append(f"{s}: WAN link {down[s][0]} with the delay line gone")
+        if down2[s][2] <= down[s][2]:
+            problems.append(f"{s}: probes_failed {down[s][2]} -> {down2[s][2]} on a dead link")
+    w = restart()
+    wait_banner(log, w)
+    t0 = time.time()  # the delay line serves its sockets again
+    up = {}
+    while time.time() - t0 < FLAP_BOUND_S and len(up) < len(gw):
+        for s, g in gw.items():
+            st = wan_state(g)
+            if s not in up and st[0] == "up" and st[1] > down2[s][1]:
+                up[s] = time.time() - t0
+        time.sleep(0.02)
+    res["recovered_s"] = up
+    for s in gw:
+        if s not in up:
+            problems.append(f"{s}: no probe from the peer {FLAP_BOUND_S} s after the link returned")
+    time.sleep(1.2)  # two measurement intervals
+    for s, g in gw.items():
+        st = wan_state(g)
+        if st[3] is None or st[3] / 1000.0 > time.time() - t0:
+            problems.append(f"{s}: RTT not measured again after the flap (age {st[3]} ms)")
+    res["restart"] = {s: g.ctl("show", "ports")["ports"]["wan"]["restart"] for s, g in gw.items()}
+    for s, r in res["restart"].items():
+        if not r["restartable"] or r["restarts"] < 1 or r["state"] != "running":
+            problems.append(f"{s}: WAN port restart state {r}")
+    res["problems"] = problems
+    return w, res
+
+
 def prom_reloads(g, port, path):
     """Reloads keep the endpoint: a new address is refused by name, the same config taken."""
     text = open(path).read()
@@ -106,7 +164,7 @@ def check_prom(what, prom, problems):
           f"{prom_get(samples, 'longspan_peer_rtt_seconds', **peer)} s)")
 
 
-def one(build, tmp, delay_ns, loss, probe, interval, settle):
+def one(build, tmp, delay_ns, loss, probe, interval, settle, flap=False):
     tag = f"ms{os.getpid()}-{delay_ns // 1000}{'l' if loss else ''}"
     wanem = os.path.join(build, "tests", "lab", "longspan-wanem")
     wopts = ["--delay", f"{delay_ns}ns", "--stats-interval", "500ms",
@@ -116,10 +174,12 @@ def one(build, tmp, delay_ns, loss, probe, interval, settle):
     wlog = f"{tmp}/{tag}-wanem.log"
     server = "net_memif%d,role=server,socket=%s/%s-%s.sock,id=0,bsize=8192"
     client = "net_memif1,role=client,socket=%s/%s-%s.sock,id=0,bsize=8192"
-    w = subprocess.Popen([wanem, "-l", "0", "--file-prefix", tag + "w"] + EAL +
-                         ["--vdev=" + server % (0, tmp, tag, "a"),
-                          "--vdev=" + server % (1, tmp, tag, "b"), "--"] + wopts,
-                         stdout=open(wlog, "w"), stderr=subprocess.STDOUT)
+    def start_wanem(log):
+        return subprocess.Popen([wanem, "-l", "0", "--file-prefix", tag + "w"] + EAL +
+                                ["--vdev=" + server % (0, tmp, tag, "a"),
+                                 "--vdev=" + server % (1, tmp, tag, "b"), "--"] + wopts,
+                                stdout=open(log, "w"), stderr=subprocess.STDOUT)
+    w = start_wanem(wlog)
     gw = {}
     got = {}
     prom = gwlab.free_port()
@@ -140,6 +200,9 @@ def one(build, tmp, delay_ns, loss, probe, interval, settle):
             open(path, "w").write(text)
             gw[s] = gwlab.Gateway(build, path, f"{tmp}/{tag}-gw-{s}.log").start()
         time.sleep(settle)
+        if flap:
+            w, got["flap"] = link_flap(gw, w, lambda: start_wanem(wlog + ".2"), wlog + ".2")
+            return got, {s: g.stop() for s, g in gw.items()}, None
         got["prom"] = scrape_peer(gw["a"], prom)
         got["prom_reload"] = prom_reloads(gw["a"], prom, f"{tmp}/{tag}-a.conf")
         clk = {}
@@ -153,7 +216,7 @@ def one(build, tmp, delay_ns, loss, probe, interval, settle):
         hz = clk["a"][2]
         got["true_offset"] = (clk["b"][0] - clk["a"][0]) - (clk["b"][1] - clk["a"][1]) * 1e9 / hz
     finally:
-        leaks = {s: g.stop() for s, g in gw.items()}
+        leaks = {s: g.stop() for s, g in gw.items() if g.proc.poll() is None}
         w.terminate()
         w.wait(timeout=15)
     wj = json.load(open(f"{tmp}/{tag}-w.json"))
@@ -165,6 +228,7 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--delays-us", default="100,1000,5000")
     ap.add_argument("--loss", action="store_true")
+    ap.add_argument("--flap", action="store_true")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     problems = []
@@ -221,6 +285,13 @@ def main():
                     continue
                 problems += pp
                 break
+        if a.flap:
+            got, leaks, _ = one(build, tmp, 1000000, False, "10ms", "500ms", 3.0, flap=True)
+            print(f"link flap: probes from the peer again after {got['flap']['recovered_s']} s "
+                  f"(wanem back after {FLAP_DOWN_S} s down); WAN port restarts "
+                  f"{got['flap']['restart']}")
+            problems += got["flap"]["problems"]
+            problems += [f"flap: {s}: {n} mbufs in use at exit" for s, n in leaks.items() if n]
         if a.loss:
             got, leaks, wj = one(build, tmp, 1000000, True, "1ms", "10s", 11.5)
             for i, s in enumerate("ab"):

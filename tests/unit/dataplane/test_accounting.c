@@ -10,6 +10,11 @@
  *   CNPs take the same path) that a full queue refuses are own_tx_failed,
  *   never a drop of a received packet: no packet was received.
  * - Whatever was sent is forwarded + own_tx.
+ * - A port the control thread stopped to restart its link
+ *   (control/port_restart.h) is neither polled nor sent to: what would
+ *   go out is a port_stopped drop (own packets own_tx_failed), or waits
+ *   in the WAN queue; once it runs again its rx ring is read and the
+ *   queue drains.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,6 +33,7 @@
 
 #include "control/ports.h"
 #include "dataplane/mbuf_meta.h"
+#include "dataplane/tm.h"
 #include "dataplane/worker.h"
 #include "ut_eal.h"
 #include "ut_pkt.h"
@@ -158,12 +164,84 @@ test_own_tx_full(void **state)
 	check_sums();
 }
 
+static uint64_t
+wan_queued(void)
+{
+	uint64_t n = 0;
+
+	for (unsigned int c = 0; c < DP_TM_CLASS_MAX; c++)
+		n += tm_fifo_count(&w->tm[wan_port].q[c]);
+	return n;
+}
+
+/* Publish a snapshot with the WAN port stopped or running, as port_restart.c does. */
+static void
+wan_stopped(bool stopped)
+{
+	struct dp_conf *dp = NULL;
+
+	rt.port_restart[wan_port].state = stopped ? PORT_RESTART_STOPPED : PORT_RESTART_RUNNING;
+	assert_int_equal(runtime_dp_build(&rt, rt.cfg, &dp, stderr), 0);
+	runtime_publish_dp(&rt, dp);
+	assert_int_equal(rt.dp->ports[wan_port].stopped, stopped);
+}
+
+static void
+test_port_stopped(void **state)
+{
+	unsigned int i, n = 5, wan_in = 3, own = 2;
+	uint64_t queued;
+
+	(void)state;
+	reset();
+	wan_stopped(true);
+	for (i = 0; i < n + wan_in + own; i++) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(rt.pool);
+		struct ut_pkt p;
+
+		assert_non_null(m);
+		ut_build(&p, &(struct ut_spec){ .family = 4, .sport = (uint16_t)(3000 + i),
+					       .dport = 2000, .payload = 32 });
+		memcpy(rte_pktmbuf_append(m, (uint16_t)p.len), p.b, p.len);
+		if (i < n) {
+			assert_int_equal(rte_ring_enqueue(rx_ring[dc_port], m), 0);
+		} else if (i < n + wan_in) {
+			/* Anything on the stopped port's rx ring: left there. */
+			assert_int_equal(rte_ring_enqueue(rx_ring[wan_port], m), 0);
+		} else {
+			dp_mbuf_meta(m)->port = (uint8_t)wan_port;
+			assert_int_equal(rte_ring_enqueue(w->inject, m), 0);
+		}
+	}
+	poll_once();
+	poll_once();
+	assert_int_equal(sum_rx(), n);
+	assert_int_equal(rte_ring_count(rx_ring[wan_port]), wan_in);
+	assert_int_equal(rte_ring_count(tx_ring[wan_port]), 0);
+	assert_int_equal(w->counters.forwarded, 0);
+	assert_int_equal(w->counters.own_tx_failed, own);
+	queued = wan_queued();
+	assert_int_equal(w->counters.drops[LS_DROP_PORT_STOPPED] + queued, n);
+	check_sums();
+
+	/* Running again: its rx ring is read, the queue drains. */
+	wan_stopped(false);
+	for (i = 0; i < 4; i++)
+		poll_once();
+	assert_int_equal(sum_rx(), n + wan_in);
+	assert_int_equal(rte_ring_count(rx_ring[wan_port]), 0);
+	assert_int_equal(wan_queued(), 0);
+	assert_true(w->counters.forwarded >= queued);
+	check_sums();
+}
+
 int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_forwarded_tx_full),
 		cmocka_unit_test(test_own_tx_full),
+		cmocka_unit_test(test_port_stopped),
 	};
 	int rc;
 
