@@ -101,6 +101,37 @@ test_delay_exact(void **state)
 	assert_accounts(&l);
 }
 
+/* --delay-alt: a new delay applies to later packets, never reorders. */
+static void
+test_delay_change(void **state)
+{
+	struct wanem_line_params p;
+	struct wanem_line l;
+	uintptr_t out[8];
+
+	(void)state;
+	params_base(&p);
+	line_make(&l, &p, NSLOTS, 1000);
+	assert_int_equal(wanem_line_enqueue(&l, pkt(1), 100, 1000), WANEM_LINE_QUEUED);
+	assert_int_equal(wanem_line_set_delay(&l, 49000), 0);
+	/* Due at 51000, behind packet 1 (due 501000): it waits for it. */
+	assert_int_equal(wanem_line_enqueue(&l, pkt(2), 100, 2000), WANEM_LINE_QUEUED);
+	assert_int_equal(take(&l, 60000, out, 8), 0);
+	assert_int_equal(take(&l, 501000, out, 8), 2);
+	assert_int_equal(out[0], 1);
+	assert_int_equal(out[1], 2);
+	assert_int_equal(wanem_line_enqueue(&l, pkt(3), 100, 600000), WANEM_LINE_QUEUED);
+	assert_int_equal(wanem_line_next_due(&l), 649000);
+	assert_int_equal(wanem_line_set_delay(&l, 490000), 0);
+	assert_int_equal(wanem_line_enqueue(&l, pkt(4), 100, 600100), WANEM_LINE_QUEUED);
+	assert_int_equal(take(&l, 649000, out, 8), 1);
+	assert_int_equal(out[0], 3);
+	assert_int_equal(wanem_line_next_due(&l), 1090100);
+	assert_int_equal(wanem_line_set_delay(&l, WANEM_LINE_MAX_DELAY_NS + 1), -EINVAL);
+	assert_int_equal(wanem_line_next_due(&l), 1090100);
+	assert_accounts(&l);
+}
+
 static void
 test_rate_serialization(void **state)
 {
@@ -402,6 +433,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_delay_exact),
+		cmocka_unit_test(test_delay_change),
 		cmocka_unit_test(test_rate_serialization),
 		cmocka_unit_test(test_rate_no_drift),
 		cmocka_unit_test(test_slots_full),

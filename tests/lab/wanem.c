@@ -37,7 +37,8 @@ static uint64_t
 wanem_held_bytes_max(const struct wanem_opts *o)
 {
 	uint64_t rate = o->rate_bps ? o->rate_bps : WANEM_NOMINAL_RATE_BPS;
-	uint64_t wire = (uint64_t)((unsigned __int128)rate * o->delay_ns / 8000000000u);
+	uint64_t delay = RTE_MAX(o->delay_ns, o->delay_alt_ns);
+	uint64_t wire = (uint64_t)((unsigned __int128)rate * delay / 8000000000u);
 	uint64_t queue = o->rate_bps ? o->queue_bytes : 2 * wire;
 
 	return wire + queue;
@@ -50,8 +51,8 @@ wanem_opts_resolve(struct wanem_opts *o)
 
 	if (o->rate_bps != 0 && o->queue_bytes == 0) {
 		/* One BDP of buffer: rate x RTT, RTT = 2 x one-way delay. */
-		o->queue_bytes =
-			(uint64_t)((unsigned __int128)o->rate_bps * 2 * o->delay_ns / 8000000000u);
+		o->queue_bytes = (uint64_t)((unsigned __int128)o->rate_bps * 2 *
+					    RTE_MAX(o->delay_ns, o->delay_alt_ns) / 8000000000u);
 		if (o->queue_bytes < WANEM_MIN_QUEUE_BYTES)
 			o->queue_bytes = WANEM_MIN_QUEUE_BYTES;
 	}
@@ -93,6 +94,7 @@ wanem_init(struct wanem *w, const struct wanem_opts *o, uint16_t p0, uint16_t p1
 
 	memset(w, 0, sizeof(*w));
 	w->opts = *o;
+	w->delay_now_ns = o->delay_ns;
 	lab_clock_init(&w->clk);
 	idle_init(&w->own_idle, o->idle_mode, WANEM_IDLE_SPIN_POLLS, WANEM_IDLE_MIN_NS,
 		  o->max_sleep_ns);
@@ -203,6 +205,16 @@ wanem_poll(struct wanem *w, uint64_t now, FILE *out)
 	if (w->end_tsc != UINT64_MAX && (int64_t)(now - w->end_tsc) >= 0) {
 		w->finished = true;
 		return 0;
+	}
+	if (unlikely(w->delay_toggle != NULL && *w->delay_toggle != w->delay_toggle_seen)) {
+		w->delay_toggle_seen = *w->delay_toggle;
+		w->delay_now_ns = w->delay_now_ns == w->opts.delay_ns ? w->opts.delay_alt_ns :
+									w->opts.delay_ns;
+		for (int d = 0; d < 2; d++)
+			wanem_line_set_delay(&w->dir[d].line, w->delay_now_ns);
+		w->delay_changes++;
+		fprintf(out, "wanem: delay now %" PRIu64 " ns one way\n", w->delay_now_ns);
+		fflush(out);
 	}
 	work = wanem_poll_dir(&w->dir[0]) + wanem_poll_dir(&w->dir[1]);
 	w->polls++;
@@ -326,7 +338,8 @@ wanem_write_json(const struct wanem *w, const char *path, unsigned int mbufs_in_
 		return -errno;
 	fprintf(f, "{\n  \"tool\": \"longspan-wanem\",\n");
 	fprintf(f,
-		"  \"delay_ns\": %" PRIu64 ",\n  \"rate_bps\": %" PRIu64 ",\n"
+		"  \"delay_ns\": %" PRIu64 ",\n  \"delay_alt_ns\": %" PRIu64 ",\n"
+		"  \"delay_changes\": %" PRIu64 ",\n  \"rate_bps\": %" PRIu64 ",\n"
 		"  \"queue_bytes\": %" PRIu64 ",\n  \"queue_pkts\": %u,\n"
 		"  \"loss\": %.9g,\n  \"reorder\": %.9g,\n  \"reorder_gap\": %u,\n"
 		"  \"seed\": %" PRIu64 ",\n  \"tsc_hz\": %" PRIu64 ",\n  \"tsc0\": %" PRIu64 ",\n"
@@ -336,7 +349,8 @@ wanem_write_json(const struct wanem *w, const char *path, unsigned int mbufs_in_
 		"  \"rx_interrupts\": %s,\n  \"intr_waits\": %" PRIu64 ",\n"
 		"  \"intr_wakeups\": %" PRIu64 ",\n  \"timer_wakeups\": %" PRIu64 ",\n"
 		"  \"timer_arms\": %" PRIu64 ",\n  \"directions\": [\n",
-		w->opts.delay_ns, w->opts.rate_bps, w->opts.queue_bytes, w->opts.queue_pkts,
+		w->opts.delay_ns, w->opts.delay_alt_ns, w->delay_changes, w->opts.rate_bps,
+		w->opts.queue_bytes, w->opts.queue_pkts,
 		w->opts.loss, w->opts.reorder, w->opts.reorder_gap, w->opts.seed, w->clk.hz,
 		w->clk.tsc0, w->opts.mbufs, mbufs_in_use, w->polls, w->busy_polls, w->idle->sleeps,
 		w->idle->slept_ns, w->idle->intr_used ? "true" : "false", w->idle->intr_waits,

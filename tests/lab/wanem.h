@@ -25,6 +25,7 @@ struct rte_mempool;
 
 struct wanem_opts {
 	uint64_t delay_ns; /* one-way */
+	uint64_t delay_alt_ns; /* --delay-alt: each SIGUSR1 toggles to it and back; 0 = none */
 	uint64_t rate_bps; /* 0 = no bottleneck */
 	uint32_t overhead_bytes;
 	uint64_t queue_bytes; /* 0 = default: one BDP (rate x 2 x delay) */
@@ -78,6 +79,10 @@ struct wanem {
 	uint64_t end_tsc, next_stats_tsc; /* UINT64_MAX: never */
 	bool finished; /* the duration ended */
 	uint64_t polls, busy_polls;
+	/* --delay-alt: a count the signal handler raises; each step toggles the delay. */
+	const volatile sig_atomic_t *delay_toggle; /* NULL: none */
+	sig_atomic_t delay_toggle_seen;
+	uint64_t delay_now_ns, delay_changes;
 };
 
 /*

@@ -3,6 +3,7 @@
  * longspan-wanem's options (docs/lab-tools.md), shared by longspan-wanem and
  * longspan-labtools (which runs the delay line beside the hostems).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,8 @@ wanem_usage(void)
 	printf("usage: longspan-wanem [EAL options with two ports] -- [options]\n"
 	       "  --delay T            one-way delay (default 500us)\n"
 	       "  --distance-km K      one-way delay of K km of fibre (4.9 us/km)\n"
+	       "  --delay-alt T        a second one-way delay: each SIGUSR1 switches between\n"
+	       "                       the two (packets on the line keep their time, no reorder)\n"
 	       "  --rate R             bottleneck rate per direction (default: none)\n"
 	       "  --overhead B         bytes added per frame for serialization (default 0)\n"
 	       "  --queue-bytes S      bottleneck buffer (default: rate x RTT, >= 64KiB)\n"
@@ -46,6 +49,7 @@ wanem_parse_args(int argc, char **argv, struct wanem_opts *o)
 	static const struct option opts[] = {
 		{ "delay", required_argument, NULL, 'd' },
 		{ "distance-km", required_argument, NULL, 'k' },
+		{ "delay-alt", required_argument, NULL, 'a' },
 		{ "rate", required_argument, NULL, 'r' },
 		{ "overhead", required_argument, NULL, 'o' },
 		{ "queue-bytes", required_argument, NULL, 'q' },
@@ -82,6 +86,13 @@ wanem_parse_args(int argc, char **argv, struct wanem_opts *o)
 			have_km = true;
 			rc = lab_parse_double(WANEM_TOOL, "--distance-km", optarg, 0, 1e6, &x);
 			o->delay_ns = (uint64_t)(x * WANEM_NS_PER_KM + 0.5);
+			break;
+		case 'a':
+			rc = lab_parse_time(WANEM_TOOL, "--delay-alt", optarg, &o->delay_alt_ns);
+			if (rc == 0 && o->delay_alt_ns == 0) {
+				fprintf(stderr, "wanem: --delay-alt must be above 0\n");
+				rc = -EINVAL;
+			}
 			break;
 		case 'r':
 			rc = lab_parse_rate(WANEM_TOOL, "--rate", optarg, &o->rate_bps);

@@ -7,7 +7,6 @@
 
 #include "congestion/cc_time.h"
 
-#define WANEM_LINE_MAX_DELAY_NS UINT64_C(10000000000) /* 10 s */
 #define Q32_ONE (UINT64_C(1) << 32)
 
 static int
@@ -23,6 +22,15 @@ static uint64_t
 wanem_line_ns_to_ticks(uint64_t ns, uint64_t hz)
 {
 	return (uint64_t)(((unsigned __int128)ns * hz + 500000000u) / 1000000000u);
+}
+
+int
+wanem_line_set_delay(struct wanem_line *l, uint64_t delay_ns)
+{
+	if (delay_ns > WANEM_LINE_MAX_DELAY_NS)
+		return -EINVAL;
+	l->cfg.delay_ticks = wanem_line_ns_to_ticks(delay_ns, l->cfg.hz);
+	return 0;
 }
 
 int

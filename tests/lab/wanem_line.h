@@ -61,6 +61,8 @@ struct wanem_line_params {
 	uint64_t seed;
 };
 
+#define WANEM_LINE_MAX_DELAY_NS UINT64_C(10000000000) /* 10 s */
+
 struct wanem_line_config {
 	uint64_t hz;
 	uint64_t delay_ticks;
@@ -125,6 +127,14 @@ struct wanem_line {
 	struct cc_rng rng;
 	struct wanem_line_stats st;
 };
+
+/*
+ * A new one-way delay from now on (<= WANEM_LINE_MAX_DELAY_NS, else
+ * -EINVAL): packets already on the line keep their due time, later ones
+ * leave no earlier than the packets ahead of them (FIFO), so a change
+ * never reorders.
+ */
+int wanem_line_set_delay(struct wanem_line *l, uint64_t delay_ns);
 
 /* Validate P into C. Returns 0 or -EINVAL (C untouched). */
 int wanem_line_config_init(struct wanem_line_config *c, const struct wanem_line_params *p);

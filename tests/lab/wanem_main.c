@@ -11,6 +11,7 @@
  * docs/lab-tools.md describes every option and counter.
  */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,14 @@
 #define WANEM_TOOL "wanem"
 #define WANEM_PORT_DESC 1024
 
-static volatile sig_atomic_t wanem_stop;
+static volatile sig_atomic_t wanem_stop, wanem_delay_toggle;
+
+static void
+wanem_sigusr1(int sig)
+{
+	(void)sig;
+	wanem_delay_toggle++;
+}
 
 int
 main(int argc, char **argv)
@@ -80,6 +88,10 @@ main(int argc, char **argv)
 		goto out;
 	}
 	lab_signals(&wanem_stop);
+	if (o.delay_alt_ns != 0) {
+		w->delay_toggle = &wanem_delay_toggle;
+		signal(SIGUSR1, wanem_sigusr1);
+	}
 	printf("wanem: ports %u <-> %u, delay %" PRIu64 " ns one way, rate %" PRIu64
 	       " b/s%s, queue %" PRIu64 " B / %u pkts per direction, loss %g, reorder %g"
 	       " (gap %u), seed %" PRIu64 ", %u mbufs\n",
