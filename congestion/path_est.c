@@ -40,9 +40,10 @@ path_loss(const struct path_seq_counts *prev, const struct path_seq_counts *now,
 }
 
 enum path_hyst_verdict
-path_hyst_update(struct path_hyst *h, const struct path_hyst_params *p, uint64_t measured_ns)
+path_hyst_update(struct path_hyst *h, const struct path_hyst_params *p, uint64_t measured_ns,
+		 uint64_t noise_ns)
 {
-	uint64_t band, diff;
+	uint64_t band, diff, floor;
 
 	if (measured_ns == 0)
 		return PATH_HYST_KEEP;
@@ -53,6 +54,9 @@ path_hyst_update(struct path_hyst *h, const struct path_hyst_params *p, uint64_t
 		return PATH_HYST_FIRST;
 	}
 	band = (uint64_t)((unsigned __int128)h->applied_ns * p->band_ppm / 1000000u);
+	floor = noise_ns > UINT64_MAX / 16 ? UINT64_MAX / 16 : noise_ns * p->noise_mult;
+	if (band < floor)
+		band = floor;
 	diff = measured_ns > h->applied_ns ? measured_ns - h->applied_ns : h->applied_ns - measured_ns;
 	if (diff <= band) {
 		h->outside = 0;

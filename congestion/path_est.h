@@ -87,10 +87,17 @@ bool path_loss(const struct path_seq_counts *prev, const struct path_seq_counts 
 struct path_hyst_params {
 	uint32_t band_ppm; /* a measurement this far from the applied RTT is outside */
 	uint32_t intervals; /* consecutive intervals outside before the change */
+	/*
+	 * ... and at least noise_mult times the path's own noise (its jitter):
+	 * on a short path the measurement's noise is wider than band_ppm of
+	 * the RTT, and a relative band alone republishes on noise.
+	 */
+	uint32_t noise_mult;
 };
 
 #define PATH_HYST_BAND_PPM 100000u /* 10% */
 #define PATH_HYST_INTERVALS 3u
+#define PATH_HYST_NOISE_MULT 1u
 
 struct path_hyst {
 	uint64_t applied_ns; /* 0: none yet (the first measurement applies at once) */
@@ -105,10 +112,12 @@ enum path_hyst_verdict {
 };
 
 /*
- * Feed one interval's measured RTT; on PATH_HYST_FIRST or _CHANGE,
- * h->applied_ns is the new value.
+ * Feed one interval's measured RTT and the path's noise (its jitter, 0 =
+ * unknown); on PATH_HYST_FIRST or _CHANGE, h->applied_ns is the new value.
+ * Outside means farther from applied_ns than max(band_ppm of it,
+ * noise_mult x noise_ns).
  */
 enum path_hyst_verdict path_hyst_update(struct path_hyst *h, const struct path_hyst_params *p,
-					uint64_t measured_ns);
+					uint64_t measured_ns, uint64_t noise_ns);
 
 #endif /* LONGSPAN_PATH_EST_H */

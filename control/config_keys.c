@@ -215,8 +215,8 @@ const struct conf_key config_keys[] = {
 		.help = "Period over which the control thread aggregates the workers' path "
 			"samples into the measured RTT, one-way delays, offset, jitter, loss "
 			"and reordering of each peer (show peers); a peer with rtt = auto "
-			"moves its parameters after 3 such intervals outside 10% of the RTT "
-			"in use.",
+			"moves its parameters after 3 such intervals outside max(10%, the "
+			"measured jitter) of the RTT in use.",
 	},
 	{
 		.section = CONFIG_SEC_GATEWAY, .name = "clock_offset", .type = CONFIG_T_UINT,
@@ -400,8 +400,8 @@ const struct conf_key config_keys[] = {
 		.units = UNITS_TIME, .min = NS_US, .max = NS_S, PEER(rtt_ns),
 		.help = "Round-trip time of the WAN path to this peer (1us .. 1s), or auto: follow the "
 			"measured RTT (path probes, [gateway] probe_interval): the parameters "
-			"are derived anew when the measurement stays outside 10% of the RTT in "
-			"use for 3 measure_interval, each change logged and counted. With auto, "
+			"are derived anew when the measurement stays outside max(10%, the "
+			"measured jitter) of the RTT in use for 3 measure_interval, each change logged and counted. With auto, "
 			"distance (if given) is the RTT until the first measurement; without "
 			"it the WAN port neither shapes nor marks until then. A time (or "
 			"distance) is fixed: the measurement is shown, never used. Set rtt or "

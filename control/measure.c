@@ -11,6 +11,7 @@
 static const struct path_hyst_params measure_hyst = {
 	.band_ppm = PATH_HYST_BAND_PPM,
 	.intervals = PATH_HYST_INTERVALS,
+	.noise_mult = PATH_HYST_NOISE_MULT,
 };
 
 /* Copy worker w's NTP samples that mp has not seen; sequence-count read (path_meas.h). */
@@ -102,7 +103,8 @@ measure_auto(struct measure_peer *mp, const struct ls_config *cfg, unsigned int 
 
 	if (mp->hyst.applied_ns == 0 && pc->rtt_ns != 0)
 		mp->hyst.applied_ns = pc->rtt_ns; /* the start: from distance */
-	v = path_hyst_update(&mp->hyst, &measure_hyst, measured);
+	v = path_hyst_update(&mp->hyst, &measure_hyst, measured,
+			     mp->jitter_updated_ns != 0 ? mp->jitter_ns : 0);
 	if (v == PATH_HYST_KEEP)
 		return false;
 	mp->rtt_applied_ns = mp->hyst.applied_ns;
@@ -113,7 +115,8 @@ measure_auto(struct measure_peer *mp, const struct ls_config *cfg, unsigned int 
 			"derived anew\n",
 			pc->name, old, mp->rtt_applied_ns,
 			v == PATH_HYST_FIRST ? "first measurement" :
-					       "measured outside 10% of the RTT in use for 3 intervals");
+					       "measured outside max(10%, jitter) of the RTT in use "
+					       "for 3 intervals");
 	return true;
 }
 

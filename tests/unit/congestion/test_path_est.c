@@ -149,33 +149,52 @@ test_loss_reorder(void **state)
 static void
 test_hysteresis(void **state)
 {
-	const struct path_hyst_params p = { PATH_HYST_BAND_PPM, PATH_HYST_INTERVALS };
+	const struct path_hyst_params p = { PATH_HYST_BAND_PPM, PATH_HYST_INTERVALS,
+					     PATH_HYST_NOISE_MULT };
 	struct path_hyst h = { 0 };
 
 	(void)state;
-	assert_int_equal(path_hyst_update(&h, &p, 0), PATH_HYST_KEEP);
-	assert_int_equal(path_hyst_update(&h, &p, 1000000), PATH_HYST_FIRST);
+	assert_int_equal(path_hyst_update(&h, &p, 0, 0), PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 1000000, 0), PATH_HYST_FIRST);
 	assert_int_equal(h.applied_ns, 1000000);
 	/* Inside the band: never moves. */
 	for (int i = 0; i < 10; i++)
-		assert_int_equal(path_hyst_update(&h, &p, i % 2 ? 1100000 : 900000), PATH_HYST_KEEP);
+		assert_int_equal(path_hyst_update(&h, &p, i % 2 ? 1100000 : 900000, 0), PATH_HYST_KEEP);
 	/* Outside twice, back inside: the count starts over. */
-	assert_int_equal(path_hyst_update(&h, &p, 1200000), PATH_HYST_KEEP);
-	assert_int_equal(path_hyst_update(&h, &p, 1200000), PATH_HYST_KEEP);
-	assert_int_equal(path_hyst_update(&h, &p, 1050000), PATH_HYST_KEEP);
-	assert_int_equal(path_hyst_update(&h, &p, 1200000), PATH_HYST_KEEP);
-	assert_int_equal(path_hyst_update(&h, &p, 1200000), PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 1200000, 0), PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 1200000, 0), PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 1050000, 0), PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 1200000, 0), PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 1200000, 0), PATH_HYST_KEEP);
 	assert_int_equal(h.applied_ns, 1000000);
 	/* The third interval in a row outside: applied. */
-	assert_int_equal(path_hyst_update(&h, &p, 1250000), PATH_HYST_CHANGE);
+	assert_int_equal(path_hyst_update(&h, &p, 1250000, 0), PATH_HYST_CHANGE);
 	assert_int_equal(h.applied_ns, 1250000);
 	/* 10 km -> 100 km: 98 us -> 980 us moves after three intervals, and once. */
 	h = (struct path_hyst){ .applied_ns = 98000 };
-	assert_int_equal(path_hyst_update(&h, &p, 980000), PATH_HYST_KEEP);
-	assert_int_equal(path_hyst_update(&h, &p, 981000), PATH_HYST_KEEP);
-	assert_int_equal(path_hyst_update(&h, &p, 979000), PATH_HYST_CHANGE);
-	assert_int_equal(path_hyst_update(&h, &p, 980000), PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 980000, 0), PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 981000, 0), PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 979000, 0), PATH_HYST_CHANGE);
+	assert_int_equal(path_hyst_update(&h, &p, 980000, 0), PATH_HYST_KEEP);
 	assert_int_equal(h.changes, 1);
+	/*
+	 * A short path whose measurement is noisier than 10% of it (10 km,
+	 * 98 us, read 200-390 us with 100 us of jitter): noise never moves it,
+	 * the step to 100 km does.
+	 */
+	h = (struct path_hyst){ .applied_ns = 300000 };
+	for (int i = 0; i < 12; i++)
+		assert_int_equal(path_hyst_update(&h, &p, i % 3 ? 200000 : 390000, 100000),
+				 PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 1100000, 100000), PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 1100000, 100000), PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 1100000, 100000), PATH_HYST_CHANGE);
+	assert_int_equal(h.applied_ns, 1100000);
+	/* Without the noise the same readings are outside 10%: they move it. */
+	h = (struct path_hyst){ .applied_ns = 300000 };
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(path_hyst_update(&h, &p, 200000, 0),
+				 i < 2 ? PATH_HYST_KEEP : PATH_HYST_CHANGE);
 }
 
 int
