@@ -179,10 +179,10 @@ def one(build, tmp, delay_ns, loss, probe, interval, settle, flap=False):
                                 ["--vdev=" + server % (0, tmp, tag, "a"),
                                  "--vdev=" + server % (1, tmp, tag, "b"), "--"] + wopts,
                                 stdout=open(log, "w"), stderr=subprocess.STDOUT)
+    prom = gwlab.free_port()
     w = start_wanem(wlog)
     gw = {}
     got = {}
-    prom = gwlab.free_port()
     try:
         wait_banner(wlog, w)
         for s in "ab":
