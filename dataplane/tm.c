@@ -139,7 +139,8 @@ tm_dequeue(struct tm_port *t, const struct dp_tm_conf *conf, struct dp_tm_counte
 }
 
 uint64_t
-tm_next_due(struct tm_port *t, const struct dp_tm_conf *conf, uint64_t tsc)
+tm_next_due(struct tm_port *t, const struct dp_tm_conf *conf, uint64_t tsc,
+	    const struct wan_credit *cr)
 {
 	unsigned int c;
 
@@ -149,9 +150,13 @@ tm_next_due(struct tm_port *t, const struct dp_tm_conf *conf, uint64_t tsc)
 
 		if (tm_fifo_count(f) == 0)
 			continue;
+		m = f->ring[f->head & f->mask];
+		if (cr != NULL &&
+		    (dp_mbuf_meta((struct rte_mbuf *)(uintptr_t)m)->tm.flags & DP_TM_F_ROCE_DATA) &&
+		    wan_credit_tx_waits(cr, m))
+			continue;
 		if (!conf->enabled)
 			return 0;
-		m = f->ring[f->head & f->mask];
 		return token_bucket_wait(&conf->shaper, &t->tb,
 					 dp_mbuf_meta((struct rte_mbuf *)(uintptr_t)m)->tm.frame_bytes +
 						 TM_WIRE_OVERHEAD,
@@ -373,7 +378,7 @@ dp_tm_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *c
 			dp_encap(w, c, m, clk);
 			dp_tx_add(tx, p, m);
 		}
-		due = tm_next_due(t, tc, clk->tsc);
+		due = tm_next_due(t, tc, clk->tsc, w->credit.port_on[p] ? &w->credit : NULL);
 		if (due != UINT64_MAX && clk->tsc + due < w->next_due_tsc)
 			w->next_due_tsc = clk->tsc + due;
 	}

@@ -106,8 +106,16 @@ unsigned int tm_dequeue(struct tm_port *t, const struct dp_tm_conf *conf,
 			uint8_t *cls_out, uint64_t *sojourn_out, unsigned int max,
 			struct wan_credit *cr, struct dp_credit_counters *cctr);
 
-/* TSC ticks until the head packet may leave (0 = now, UINT64_MAX = empty). */
-uint64_t tm_next_due(struct tm_port *t, const struct dp_tm_conf *conf, uint64_t tsc);
+/*
+ * TSC ticks until the head packet may leave (0 = now, UINT64_MAX = empty).
+ * With cr (as tm_dequeue()), a class whose head RoCE packet waits for its
+ * peer's credit is not due: only a grant frees it, and a grant arrives as
+ * a packet, which wakes the worker (the credit refresh has its own due
+ * time, wan_credit_poll()). The class after it is looked at instead, as
+ * tm_dequeue() serves it.
+ */
+uint64_t tm_next_due(struct tm_port *t, const struct dp_tm_conf *conf, uint64_t tsc,
+		     const struct wan_credit *cr);
 
 /* ------------------------------------------------------------------------ */
 /* The traffic manager as the pipeline sees it (the policy part of tm.c).   */

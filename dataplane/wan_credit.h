@@ -85,13 +85,27 @@ void wan_credit_init(struct wan_credit *cr, uint32_t epoch);
  */
 void wan_credit_sync(struct wan_credit *cr, const struct dp_conf *c, uint64_t generation);
 
+/*
+ * Does the RoCE data packet m (inner IP, tm metadata set) wait for its
+ * peer's credit? Changes nothing: the traffic manager asks it to know
+ * whether a queue's head is due at all.
+ */
+static inline bool
+wan_credit_tx_waits(const struct wan_credit *cr, const struct rte_mbuf *m)
+{
+	const struct wan_credit_peer *cp =
+		&cr->p[dp_mbuf_meta((struct rte_mbuf *)(uintptr_t)m)->tm.peer % LS_MAX_PEERS];
+
+	return cp->on && !credit_tx_may_send(&cp->tx, m->pkt_len);
+}
+
 /* May the RoCE data packet m (inner IP, tm metadata set) leave now? Dequeue side. */
 static inline bool
 wan_credit_tx_gate(struct wan_credit *cr, struct dp_credit_counters *ctr, struct rte_mbuf *m)
 {
 	struct wan_credit_peer *cp = &cr->p[dp_mbuf_meta(m)->tm.peer % LS_MAX_PEERS];
 
-	if (!cp->on || credit_tx_may_send(&cp->tx, m->pkt_len))
+	if (!wan_credit_tx_waits(cr, m))
 		return true;
 	ctr->blocked++;
 	if (!cp->blocked) {

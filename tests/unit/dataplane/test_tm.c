@@ -231,28 +231,28 @@ test_shaper_exact(void **state)
 
 	(void)state;
 	shaper_on(UINT64_C(8000000000), 3000, UINT64_C(1) << 30, t0);
-	assert_int_equal(tm_next_due(&tp, &conf, t0), UINT64_MAX);
+	assert_int_equal(tm_next_due(&tp, &conf, t0, NULL), UINT64_MAX);
 	for (i = 0; i < 20; i++)
 		assert_true(enq(DP_TM_CLASS_ROCE, mk(), 1000, t0, NULL));
-	assert_int_equal(tm_next_due(&tp, &conf, t0), 0);
+	assert_int_equal(tm_next_due(&tp, &conf, t0, NULL), 0);
 	assert_int_equal(deq_free(t0, 64), 3);
 	/* 72 bytes of debt: positive again 73 ticks later. */
-	assert_int_equal(tm_next_due(&tp, &conf, t0), 73);
+	assert_int_equal(tm_next_due(&tp, &conf, t0, NULL), 73);
 	assert_int_equal(deq_free(t0 + 72, 64), 0);
-	assert_int_equal(tm_next_due(&tp, &conf, t0 + 72), 1);
+	assert_int_equal(tm_next_due(&tp, &conf, t0 + 72, NULL), 1);
 	assert_int_equal(deq_free(t0 + 73, 64), 1);
 	t = t0 + 73;
 	for (i = 4; i < 20; i++) {
-		assert_int_equal(tm_next_due(&tp, &conf, t), 1024);
+		assert_int_equal(tm_next_due(&tp, &conf, t, NULL), 1024);
 		assert_int_equal(deq_free(t + 1023, 64), 0);
 		t += 1024;
 		assert_int_equal(deq_free(t, 64), 1);
 	}
 	assert_true(tm_port_empty(&tp));
-	assert_int_equal(tm_next_due(&tp, &conf, t), UINT64_MAX);
+	assert_int_equal(tm_next_due(&tp, &conf, t, NULL), UINT64_MAX);
 	/* Shaping holds back every class, control too. */
 	assert_true(enq(DP_TM_CLASS_CONTROL, mk(), 1000, t, NULL));
-	assert_int_equal(tm_next_due(&tp, &conf, t), 1024);
+	assert_int_equal(tm_next_due(&tp, &conf, t, NULL), 1024);
 	assert_int_equal(deq_free(t, 64), 0);
 	assert_int_equal(deq_free(t + 1024, 64), 1);
 }
@@ -279,7 +279,7 @@ test_shaper_rate(void **state)
 		for (i = 0; i < 2000; i++)
 			assert_true(enq(DP_TM_CLASS_ROCE, mk(), frame, t, NULL));
 		while (sent < 2000) {
-			uint64_t due = tm_next_due(&tp, &conf, t);
+			uint64_t due = tm_next_due(&tp, &conf, t, NULL);
 			unsigned int n;
 
 			assert_true(due != UINT64_MAX);
@@ -444,18 +444,18 @@ test_sync_generation(void **state)
 	assert_true(enq(DP_TM_CLASS_ROCE, mk(), 9000, t0, NULL));
 	assert_true(enq(DP_TM_CLASS_ROCE, mk(), 1000, t0, NULL));
 	assert_int_equal(deq_free(t0, 64), 1); /* into 6024 bytes of debt */
-	assert_int_equal(tm_next_due(&tp, &conf, t0), 6025);
+	assert_int_equal(tm_next_due(&tp, &conf, t0, NULL), 6025);
 	/* Same generation: nothing changes. */
 	tm_sync(&tp, &conf, generation, 1, 0, t0);
-	assert_int_equal(tm_next_due(&tp, &conf, t0), 6025);
+	assert_int_equal(tm_next_due(&tp, &conf, t0, NULL), 6025);
 	/* A new one starts a full bucket; the packet is still there. */
 	tm_sync(&tp, &conf, ++generation, 1, 0, t0);
-	assert_int_equal(tm_next_due(&tp, &conf, t0), 0);
+	assert_int_equal(tm_next_due(&tp, &conf, t0, NULL), 0);
 	assert_int_equal(deq_free(t0, 64), 1);
 	/* Disabled: whatever is queued is due at once. */
 	assert_true(enq(DP_TM_CLASS_ROCE, mk(), 1000, t0, NULL));
 	conf.enabled = false;
-	assert_int_equal(tm_next_due(&tp, &conf, t0), 0);
+	assert_int_equal(tm_next_due(&tp, &conf, t0, NULL), 0);
 }
 
 int

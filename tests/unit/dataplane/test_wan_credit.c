@@ -403,6 +403,13 @@ test_sender_stops_at_limit(void **state)
 	assert_int_equal(tm_fifo_count(&w->tm[wan_port].q[DP_TM_CLASS_ROCE]), 5);
 	assert_true(cc->blocked >= 1);
 	assert_true(peer_b()->blocked);
+	/*
+	 * A head that waits for credit is not due: the worker may sleep until
+	 * the next credit refresh (a grant, a packet, wakes it sooner), where
+	 * a due time of now would spin it for as long as the credit is out.
+	 */
+	assert_true(w->next_due_tsc > t);
+	assert_true(w->next_due_tsc <= t + upd_ns);
 	blocked_from = t;
 	check_sums();
 
@@ -433,6 +440,7 @@ test_sender_stops_at_limit(void **state)
 	tx_wan_all(&s);
 	assert_int_equal(s.data, 0);
 	assert_int_equal(cc->grants_stale, 2);
+	assert_true(w->next_due_tsc > t); /* two packets wait for credit: not due */
 
 	/*
 	 * The peer's next grant (five packets) is lost on the WAN: the test
