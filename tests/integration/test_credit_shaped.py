@@ -156,8 +156,9 @@ def gateway_text(site, tag, tmp, lossless, wan_sock, rtt_us):
         if line.startswith("[peer "):
             out.append(f"lossless = {lossless}")
     # No marking (the packets are Not-ECT anyway); a WAN queue that holds the
-    # whole burst, which PFC toward the DC (ignored by pktio) would otherwise
-    # keep short; pfc_xoff low enough that the waiting burst crosses it.
+    # whole default burst (3000 x 1068 B) even if none of it had left, since
+    # pktio ignores the PFC that would keep it short in a real fabric;
+    # pfc_xoff low enough that the waiting burst crosses it.
     out += ["[congestion]", "marker = none", "buffer = 4MB", "pfc_xoff = 256KB",
             "pfc_xon = 128KB"]
     return "\n".join(out) + "\n"
