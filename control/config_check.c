@@ -17,6 +17,9 @@
 #include "congestion/ecn_red.h"
 #include "congestion/cc_math.h"
 
+/* The UDP port dataplane/p4/longspan.p4's parser selects GENEVE on. */
+#define CONFIG_P4_GENEVE_PORT 6081
+
 /*
  * The rules below name keys by string. An unknown name is a bug in this
  * file; it reads as "not given" (config_index() returns CONFIG_KEYS_MAX,
@@ -157,12 +160,26 @@ config_check_eal(struct config_parser *p)
 static void
 config_check_gateway(struct config_parser *p)
 {
+	struct config_inst *in = &p->inst[CONFIG_INST_GATEWAY];
 	struct ls_gateway_conf *gw = &p->cfg->gw;
 
 	/* The socket default depends on the name. */
 	if (gw->socket_path[0] == '\0')
 		snprintf(gw->socket_path, sizeof(gw->socket_path), "/run/longspan/%s.sock",
 			 gw->name);
+	/*
+	 * The P4 program's parser selects GENEVE on a constant (it runs
+	 * before any table could give it the configured port): on another
+	 * port the program drops every tunnel packet as not_tunnel and the C
+	 * path behind it terminates them, their GENEVE sequence numbers
+	 * counted twice, the second time after the burst (docs/p4.md).
+	 */
+	if (gw->pipeline == LS_PIPELINE_P4 && gw->geneve_port != CONFIG_P4_GENEVE_PORT &&
+	    config_valid(in, "geneve_port"))
+		config_error(p, config_line(in, "geneve_port"), in, "geneve_port",
+			     "%u needs [gateway] pipeline = c (the P4 program's parser takes "
+			     "GENEVE on UDP port %u only)",
+			     gw->geneve_port, CONFIG_P4_GENEVE_PORT);
 }
 
 /* Check a router or neighbor address A against the port's subnet. */
