@@ -19,6 +19,9 @@ then runs wrong, or refuses only at build time:
   learner-list a learner's learning action must also copy the flow to
                register arrays (regwr): the control plane cannot read learner
                entries in 22.11, so nothing else could list the flows.
+  reg-imm      regadd and regwr need a field for the index or the value:
+               with both immediate, 22.11's translation leaves the register
+               array unset, so the instruction acts on array 0.
 
 The 85-instruction-group limit of the codegen flow needs DPDK's own grouping;
 tests/unit/p4 checks it on codegen's output.
@@ -69,6 +72,10 @@ def lint(path):
                      f"offset {r[0].offset_bits // 8}")
         if op == "extern":
             find("extern", n, f"{where}: extern call {' '.join(tok[1:])}")
+        if op in ("regadd", "regwr") and len(tok) == 4 and \
+                not is_field(tok[2]) and not is_field(tok[3]):
+            find("reg-imm", n, f"{where}: {op} {tok[1]} with an immediate index and "
+                 "value acts on register array 0")
     for n, name in s.extobjs:
         find("extern", n, f"extern object {name}")
     for name, d in s.learners.items():
@@ -79,6 +86,10 @@ def lint(path):
                 find("learner-list", d["line"], f"learner {name}: action {a} learns "
                      "without copying the flow to a register array")
     return out
+
+
+def is_field(operand):
+    return operand[:2] in ("h.", "m.", "t.")
 
 
 def strip(tok):

@@ -491,6 +491,41 @@ test_flows_listed_from_registers(void **state)
 	assert_int_equal(dst, 0x0a020008);
 }
 
+/*
+ * Each new QP takes the next slot: flow_learn advances flow_next. DPDK 22.11
+ * translates `regadd REGARRAY IMM IMM` without its register array (the
+ * instruction keeps array id 0, flow_pkts here), so a counter advanced that
+ * way never moved and every flow shared slot 0.
+ */
+static void
+test_flows_take_new_slots(void **state)
+{
+	uint64_t next0 = 0, next1 = 0;
+	uint8_t f[256];
+	struct rte_mbuf *m;
+	struct shim s1, s2;
+	size_t n;
+
+	(void)state;
+	need_lib();
+	assert_int_equal(rte_swx_ctl_pipeline_regarray_read(pl, "flow_next", 0, &next0), 0);
+	memcpy(f, dc_mac, 6);
+	memcpy(f + 6, host_mac, 6);
+	put16(f + 12, 0x0800);
+	n = roce4(f + 14, 0x0a010009, 0x0a020008, 0, 64, 0x778);
+	m = run(0, f, 14 + n);
+	shim_read(m, &s1);
+	rte_pktmbuf_free(m);
+	n = roce4(f + 14, 0x0a010009, 0x0a020008, 0, 64, 0x779);
+	m = run(0, f, 14 + n);
+	shim_read(m, &s2);
+	rte_pktmbuf_free(m);
+	assert_int_equal(rte_swx_ctl_pipeline_regarray_read(pl, "flow_next", 0, &next1), 0);
+	assert_int_equal(next1, next0 + 2);
+	assert_int_equal(s1.slot, next0 & 0xffff);
+	assert_int_equal(s2.slot, (next0 + 1) & 0xffff);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -500,6 +535,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_dc_drops),
 		cmocka_unit_test(test_wan_decap_ce),
 		cmocka_unit_test(test_flows_listed_from_registers),
+		cmocka_unit_test(test_flows_take_new_slots),
 	};
 	int rc;
 

@@ -21,6 +21,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
+#include <rte_swx_ctl.h>
 #include <rte_swx_pipeline.h>
 
 #include "../dataplane/ut_eal.h"
@@ -273,6 +274,37 @@ test_no_extern_in_codegen(void **state)
 		fail_msg("trap gone: codegen accepted an extern object");
 }
 
+/*
+ * Trap 6: regadd and regwr with an immediate index and value act on
+ * register array 0 (first), not on the array they name (counter).
+ */
+static void
+test_reg_imm_array_0(void **state)
+{
+	static const uint8_t pkt[16];
+	uint64_t first0 = 0, first1 = 0, counter0 = 0, counter1 = 0;
+	struct rte_swx_pipeline *p;
+	char c_path[256];
+
+	(void)state;
+	ut_swx_tmp(c_path, sizeof(c_path), "reg_imm.c");
+	p = trap_load("reg_imm", c_path);
+	if (p == NULL)
+		return;
+	rte_pktmbuf_free(trap_run(p, "reg_imm", pkt, sizeof(pkt)));
+	assert_int_equal(rte_swx_ctl_pipeline_regarray_read(p, "first", 0, &first0), 0);
+	assert_int_equal(rte_swx_ctl_pipeline_regarray_read(p, "first", 1, &first1), 0);
+	assert_int_equal(rte_swx_ctl_pipeline_regarray_read(p, "counter", 0, &counter0), 0);
+	assert_int_equal(rte_swx_ctl_pipeline_regarray_read(p, "counter", 1, &counter1), 0);
+	if (counter0 == 1 && counter1 == 7)
+		fail_msg("trap gone: regadd and regwr with immediates reached their array");
+	assert_int_equal(counter0, 0);
+	assert_int_equal(counter1, 0);
+	assert_int_equal(first0, 1);
+	assert_int_equal(first1, 7);
+	rte_swx_pipeline_free(p);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -282,6 +314,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_cksum_odd_offset),
 		cmocka_unit_test(test_instruction_groups_max),
 		cmocka_unit_test(test_no_extern_in_codegen),
+		cmocka_unit_test(test_reg_imm_array_0),
 	};
 	int rc;
 
