@@ -19,6 +19,7 @@
 
 /* The UDP port dataplane/p4/longspan.p4's parser selects GENEVE on. */
 #define CONFIG_P4_GENEVE_PORT 6081
+#define CONFIG_NS_PER_S UINT64_C(1000000000)
 
 /*
  * The rules below name keys by string. An unknown name is a bug in this
@@ -472,6 +473,19 @@ config_check_congestion(struct config_parser *p)
 	const struct ls_congestion_conf *c = &p->cfg->cong;
 	char a[UNITS_TEXT_MAX], b[UNITS_TEXT_MAX];
 
+	/*
+	 * In p4 mode the program's flow learner ages by flow_idle too, and
+	 * an SWX learner timeout is a whole number of seconds
+	 * (rte_swx_ctl_pipeline_learner_timeout_set()).
+	 */
+	if (p->cfg->gw.pipeline == LS_PIPELINE_P4 && c->flow_idle_ns % CONFIG_NS_PER_S != 0 &&
+	    config_valid(in, "flow_idle")) {
+		units_format(UNITS_TIME, c->flow_idle_ns, a, sizeof(a));
+		config_error(p, config_line(in, "flow_idle"), in, "flow_idle",
+			     "%s needs whole seconds with [gateway] pipeline = p4 (the P4 "
+			     "program's flow learner times out in seconds)",
+			     a);
+	}
 	if (c->pfc_xon_bytes != 0 && c->pfc_xoff_bytes != 0 && c->pfc_xon_bytes >= c->pfc_xoff_bytes &&
 	    config_valid(in, "pfc_xon") && config_valid(in, "pfc_xoff")) {
 		units_format(UNITS_SIZE, c->pfc_xon_bytes, a, sizeof(a));

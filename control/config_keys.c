@@ -606,7 +606,8 @@ const struct conf_key config_keys[] = {
 		.units = UNITS_TIME, .min = NS_MS, .max = 3600 * NS_S, .def = "1s",
 		CONG(flow_idle_ns),
 		.help = "A per-QP flow entry (and a learned QPN pairing) unused for this "
-			"long is removed.",
+			"long is removed. With [gateway] pipeline = p4 also the timeout of "
+			"the P4 program's flow learner, which must then be whole seconds.",
 	},
 
 	/* [peering] */

@@ -259,6 +259,8 @@ p4_set_build(const struct ls_config *cfg, const struct dp_conf *dp, unsigned int
 		rc = p4_tables_check(s->w[w].pl, cfg, dp, msg, sizeof(msg));
 		if (rc == 0)
 			rc = p4_tables_load(s->ctl[w], cfg, dp, msg, sizeof(msg));
+		if (rc == 0)
+			rc = p4_tables_flow_timeout(s->w[w].pl, cfg, msg, sizeof(msg));
 		if (rc != 0) {
 			fprintf(err, "%s: [gateway] pipeline = p4: %s\n", cfg->path, msg);
 			goto fail;

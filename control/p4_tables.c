@@ -18,6 +18,10 @@
 /* The spec's ROLE_* and port count (port_role has 64 entries). */
 #define P4_ROLE_DC_ACTION "port_dc"
 #define P4_ROLE_WAN_ACTION "port_wan"
+/* The per-QP flow learner and the timeout profile its learn action uses. */
+#define P4_FLOW_LEARNER "flows"
+#define P4_FLOW_TIMEOUT_ID 0
+#define P4_NS_PER_S UINT64_C(1000000000)
 
 /*
  * The martian prefixes as table entries: the set dataplane/martian.h tests
@@ -370,4 +374,37 @@ p4_tables_check(struct rte_swx_pipeline *pl, const struct ls_config *cfg,
 	if (rc == -ENOTSUP)
 		snprintf(err, err_size, "p4: a peer with an IPv6 underlay (p4 mode has IPv4 only)");
 	return rc;
+}
+
+int
+p4_tables_flow_timeout(struct rte_swx_pipeline *pl, const struct ls_config *cfg, char *err,
+		       size_t err_size)
+{
+	uint64_t s = cfg->cong.flow_idle_ns / P4_NS_PER_S;
+	struct rte_swx_ctl_pipeline_info pi;
+	uint32_t l;
+	int rc;
+
+	if (rte_swx_ctl_pipeline_info_get(pl, &pi) != 0)
+		return -EINVAL;
+	for (l = 0; l < pi.n_learners; l++) {
+		struct rte_swx_ctl_learner_info li;
+
+		if (rte_swx_ctl_learner_info_get(pl, l, &li) != 0 ||
+		    strcmp(li.name, P4_FLOW_LEARNER) != 0)
+			continue;
+		/* The config check let through only whole seconds of 1 to 3600. */
+		rc = rte_swx_ctl_pipeline_learner_timeout_set(pl, l, P4_FLOW_TIMEOUT_ID,
+							      (uint32_t)s);
+		if (rc != 0)
+			snprintf(err, err_size,
+				 "p4: learner %s: timeout %" PRIu64 " s refused (%s): [congestion] "
+				 "flow_idle",
+				 P4_FLOW_LEARNER, s, strerror(-rc));
+		return rc;
+	}
+	snprintf(err, err_size,
+		 "p4: the spec has no learner %s ([congestion] flow_idle sets its timeout)",
+		 P4_FLOW_LEARNER);
+	return -EINVAL;
 }

@@ -48,4 +48,15 @@ struct rte_swx_pipeline;
 int p4_tables_check(struct rte_swx_pipeline *pl, const struct ls_config *cfg,
 		    const struct dp_conf *dp, char *err, size_t err_size);
 
+/*
+ * Set the timeout of pl's flow learner (`flows`, the timeout profile its
+ * learn action uses) to [congestion] flow_idle, a whole number of seconds
+ * in p4 mode (config check), so that the program ages flows as the C flow
+ * table does. pl is not running yet: the setter acts at once, outside
+ * rte_swx_ctl's transactions. Returns 0, or a negative errno with err
+ * naming the learner (absent from the spec, or the timeout refused).
+ */
+int p4_tables_flow_timeout(struct rte_swx_pipeline *pl, const struct ls_config *cfg, char *err,
+			   size_t err_size);
+
 #endif /* LONGSPAN_P4_TABLES_H */

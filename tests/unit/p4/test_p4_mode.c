@@ -30,8 +30,10 @@
 
 #include <cmocka.h>
 
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
+#include <rte_swx_ctl.h>
 
 #include "control/config.h"
 #include "control/p4_pipeline.h"
@@ -461,6 +463,96 @@ test_geneve_port_refused(void **state)
 	assert_int_equal(t.rt.dp->geneve_port, 6081);
 }
 
+/* The timeout of the flows learner of worker 0's pipeline, in seconds. */
+static uint32_t
+flow_timeout_s(void)
+{
+	struct rte_swx_pipeline *pl = t.rt.dp->p4[0]->pl;
+	struct rte_swx_ctl_pipeline_info pi;
+	uint32_t l, t = 0;
+
+	assert_int_equal(rte_swx_ctl_pipeline_info_get(pl, &pi), 0);
+	for (l = 0; l < pi.n_learners; l++) {
+		struct rte_swx_ctl_learner_info li;
+
+		assert_int_equal(rte_swx_ctl_learner_info_get(pl, l, &li), 0);
+		if (strcmp(li.name, "flows") == 0) {
+			assert_int_equal(rte_swx_ctl_pipeline_learner_timeout_get(pl, l, 0, &t), 0);
+			return t;
+		}
+	}
+	fail();
+	return 0;
+}
+
+/* Flows the program learned so far (its slot counter). */
+static uint64_t
+flows_learned(void)
+{
+	uint64_t v = 0;
+
+	assert_int_equal(rte_swx_ctl_pipeline_regarray_read(t.rt.dp->p4[0]->pl, "flow_next", 0, &v),
+			 0);
+	return v;
+}
+
+/* One RoCE data packet of one QP from the DC through the p4 path. */
+static void
+flow_packet(void)
+{
+	struct ut_p4_outcome o;
+	struct ut_pkt p;
+
+	ut_build(&p, &(struct ut_spec){ .roce = true, .opcode = 0x0a, .dqpn = 0x9a,
+					.sport = 0xc0a0, .payload = 16 });
+	ut_p4_run(&t, true, t.dc_port, p.b, p.len, &o);
+	assert_int_equal(o.port, (int)t.wan_port);
+}
+
+/*
+ * [congestion] flow_idle is the learner's timeout: 1 s by default (the
+ * spec says 120 s), and a flow idle for longer is learned again; a reload
+ * sets the new value; p4 mode refuses a flow_idle that is not whole
+ * seconds. DPDK 22.11 keeps learner time in units of 2^32 TSC cycles and
+ * raises a shorter timeout to one unit, so the wait is the longer of the
+ * two, plus a margin.
+ */
+static void
+test_flow_idle_to_learner(void **state)
+{
+	uint64_t unit_ns = (UINT64_C(1) << 32) * 1000000000u / rte_get_tsc_hz();
+	uint64_t wait_ns = (unit_ns > 1000000000u ? unit_ns : 1000000000u) + 300000000u;
+	struct dp_p4 *before_w;
+	char path[256];
+	uint64_t n;
+
+	(void)state;
+	if (!have_src)
+		skip();
+	assert_int_equal(flow_timeout_s(), 1);
+	n = flows_learned();
+	flow_packet();
+	flow_packet();
+	assert_int_equal(flows_learned(), n + 1); /* learned once, then a hit */
+	fprintf(stderr, "flow idle: waiting %" PRIu64 " ms (TSC %" PRIu64 " Hz)\n",
+		wait_ns / 1000000, rte_get_tsc_hz());
+	usleep((useconds_t)(wait_ns / 1000));
+	flow_packet();
+	assert_int_equal(flows_learned(), n + 2); /* aged out: learned again */
+
+	ut_swx_tmp(path, sizeof(path), "idle.conf");
+	write_conf(path, CONF_HEAD "[congestion]\nflow_idle = 7s\n");
+	assert_int_equal(runtime_reload(&t.rt, path, stderr), 0);
+	assert_int_equal(flow_timeout_s(), 7);
+
+	before_w = t.rt.dp->p4[0];
+	write_conf(path, CONF_HEAD "[congestion]\nflow_idle = 1500ms\n");
+	reload_fails(path, "[congestion] flow_idle: ");
+	assert_non_null(strstr(msg_last, "needs whole seconds with [gateway] pipeline = p4"));
+	assert_ptr_equal(t.rt.dp->p4[0], before_w);
+	assert_int_equal(flow_timeout_s(), 7);
+}
+
 static int
 setup(void **state)
 {
@@ -498,6 +590,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_bad_table_refused),
 		cmocka_unit_test(test_reload),
 		cmocka_unit_test(test_geneve_port_refused),
+		cmocka_unit_test(test_flow_idle_to_learner),
 	};
 	int rc;
 
