@@ -14,6 +14,11 @@ forwarding loop on lcore 1):
   2. longspand, one worker                  DC port net_pcap -> WAN port net_null
   3. dpdk-testpmd --forward-mode=macswap   same
 
+With --p4, longspand runs a second time after step 2 with [gateway]
+pipeline = p4 (docs/p4.md: the worker's burst through the SWX pipeline, the
+C stages after it), so the P4 ingress gets its own ratio to testpmd beside
+the C one, from the same rounds on the same vdevs and cores.
+
 Rates come from counter deltas over clean windows after a warm-up: for
 longspand `longspanctl --json show stats` (WAN tx packets, drops, worker
 busy %), cross-checked against the WAN ethdev counters over the DPDK
@@ -29,8 +34,8 @@ either vCPU not spent by the measured process, from /proc/stat).
 
 Exit status: 0 measured (whatever the numbers), 1 broken setup (a process
 did not start, packets were dropped, nothing was forwarded), 77 missing
-prerequisites (not root, no hugepages, no testpmd, no scapy): meson counts
-that as a skip.
+prerequisites (not root, no hugepages, no testpmd, no scapy; with --p4, no
+gcc or DPDK pipeline sources): meson counts that as a skip.
 """
 
 import argparse
@@ -480,9 +485,11 @@ max_flows = {max_flows}
 """
 
 
-def write_config(path, sock, pcap, n_mbufs, prefix, rings=False, flows=1024, hook=None):
+def write_config(path, sock, pcap, n_mbufs, prefix, rings=False, flows=1024, hook=None,
+                 pipeline="c"):
     """The benchmark's longspand config; with rings, net_ring_dc/net_ring_wan
-    device names for dp_cycles, which replaces the ports with its own rings."""
+    device names for dp_cycles, which replaces the ports with its own rings;
+    pipeline: [gateway] pipeline, c or p4."""
     entries = 1 << max(10, (4 * flows - 1).bit_length())
     text = LONGSPAND_CONF.format(sock=sock, mbufs=n_mbufs, mbuf_data_size=MBUF_DATA_SIZE,
                                  flow_entries=entries,
@@ -491,6 +498,8 @@ def write_config(path, sock, pcap, n_mbufs, prefix, rings=False, flows=1024, hoo
                                  peer_mac=PEER_MAC, wan_mtu=WAN_MTU, **CONGESTION)
     if hook:
         text += HOOK_CONF.format(obj=hook, max_flows=max(1024, 2 * flows))
+    if pipeline != "c":
+        text = text.replace("[gateway]\n", "[gateway]\npipeline = %s\n" % pipeline, 1)
     if rings:
         text = text.replace("dev = net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap, "dev = net_ring_dc")
         text = text.replace("dev = net_null0,no-rx=1", "dev = net_ring_wan")
@@ -530,11 +539,11 @@ def pin_start(args, sock, timeout=6.0, max_err=0.05):
     return None, None
 
 
-def run_longspand(args, pcap, n_mbufs, tag, flows, hook=None):
+def run_longspand(args, pcap, n_mbufs, tag, flows, hook=None, pipeline="c"):
     prefix = "lsperf-%d-%s" % (os.getpid(), tag)
     sock = os.path.join(args.workdir, "bench.sock")
     conf = os.path.join(args.workdir, "bench-%s.conf" % tag)
-    write_config(conf, sock, pcap, n_mbufs, prefix, flows=flows, hook=hook)
+    write_config(conf, sock, pcap, n_mbufs, prefix, flows=flows, hook=hook, pipeline=pipeline)
     r = subprocess.run([args.longspand, "--check-config", conf], capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError("bench config rejected:\n" + r.stdout + r.stderr)
@@ -620,6 +629,19 @@ def run_longspand(args, pcap, n_mbufs, tag, flows, hook=None):
     return ws, tsc_hz_from_log(logf.name)
 
 
+def p4_sources():
+    """Whether pipeline = p4 can start here: gcc and the lib/pipeline headers
+    of the installed DPDK (control/p4_pipeline.c looks in the same places)."""
+    if shutil.which("gcc") is None:
+        return False
+    src = os.environ.get("LS_DPDK_SRC")
+    if not src:
+        r = subprocess.run(["pkg-config", "--modversion", "libdpdk"], capture_output=True,
+                           text=True)
+        src = "/var/cache/longspan/dpdk-" + r.stdout.strip()
+    return os.path.exists(os.path.join(src, "lib", "pipeline", "rte_swx_pipeline_internal.h"))
+
+
 def wait_quiet(args):
     """Wait up to --quiet-wait seconds for the other processes' load (all
     CPUs, from /proc/stat, nothing of ours running) to fall below
@@ -690,6 +712,16 @@ def summarise(row, tsc_hz):
     else:
         busy_cyc = float("nan")
     other = max(w["other_pct"] for k in ("longspand", "io", "macswap") for w in row[k])
+    p4w = row.get("longspand_p4", [])
+    p4 = {}
+    if p4w:
+        p4pps = median([w["pps"] for w in p4w])
+        p4 = {"p4_mpps": p4pps / 1e6, "ratio_p4_io": p4pps / io, "ratio_p4_macswap": p4pps / ms,
+              "ratio_p4_c": p4pps / pps,
+              "p4_oncpu_cycles_per_pkt": (median([w["oncpu"] * tsc_hz / w["pps"] for w in p4w])
+                                          if tsc_hz else float("nan")),
+              "p4_spread_pct": 100.0 * (max(w["pps"] for w in p4w) -
+                                        min(w["pps"] for w in p4w)) / p4pps}
     hk = row.get("longspand_hook", [])
     hook = {}
     if hk:
@@ -701,6 +733,7 @@ def summarise(row, tsc_hz):
                                               for w in hk])}
     return {
         **hook,
+        **p4,
         "flows": row["flows"], "size": row["size"], "frame_bytes": row["frame_bytes"],
         "mpps": pps / 1e6, "ns_per_pkt": 1e9 / pps,
         "cycles_per_pkt": tsc_hz / pps if tsc_hz else float("nan"),
@@ -744,6 +777,20 @@ def table(summ):
              fmt(s["io_oncpu_cycles_per_pkt"] / s["oncpu_cycles_per_pkt"], 2),
              fmt(s["macswap_mpps"], 2), fmt(s["ratio_macswap"], 2), fmt(s["other_pct"], 0) + "%"]
         lines.append("| " + " | ".join(v) + " |")
+    if any("p4_mpps" in s for s in summ):
+        lines += ["", "With [gateway] pipeline = p4 (the SWX pipeline, then the C stages; same "
+                  "rounds, same cores, same testpmd runs):", "",
+                  "| flows | frame | C Mpps | C/io | p4 Mpps | p4/io | p4/macswap | p4/C | "
+                  "C on-CPU cycles/pkt | p4 on-CPU cycles/pkt | p4 window spread |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for s in summ:
+            if "p4_mpps" in s:
+                lines.append("| %d | %d B | %s | %s | %s | %s | %s | %s | %s | %s | %s%% |" % (
+                    s["flows"], s["frame_bytes"], fmt(s["mpps"], 2), fmt(s["ratio_io"], 2),
+                    fmt(s["p4_mpps"], 2), fmt(s["ratio_p4_io"], 2),
+                    fmt(s["ratio_p4_macswap"], 2), fmt(s["ratio_p4_c"], 2),
+                    fmt(s["oncpu_cycles_per_pkt"], 0), fmt(s["p4_oncpu_cycles_per_pkt"], 0),
+                    fmt(s["p4_spread_pct"], 0)))
     if any("hook_mpps" in s for s in summ):
         lines += ["", "With the roce_flow hook at all four points (same run, same cores):", "",
                   "| flows | frame | hooks off Mpps | hooks on Mpps | on/off | "
@@ -900,6 +947,9 @@ def main():
                     help="[congestion] mechanisms: none, A, C or A,C (default none)")
     ap.add_argument("--hook", default=None,
                     help="roce_flow.bpf.o: also run longspand with the hook at every point")
+    ap.add_argument("--p4", action="store_true",
+                    help="also run longspand with [gateway] pipeline = p4 in every round, after "
+                         "the C one, for the P4 ingress's ratio to testpmd")
     ap.add_argument("--workdir", default="/tmp/longspan-perf",
                     help="pcaps (kept between runs), configs and logs")
     ap.add_argument("--out", default=None,
@@ -955,6 +1005,9 @@ def main():
             free_huge = int(re.search(r"HugePages_Free:\s+(\d+)", f.read()).group(1))
     except (OSError, AttributeError):
         free_huge = 0
+    if args.p4 and not p4_sources():
+        missing.append("DPDK pipeline sources for pipeline = p4 (scripts/dpdk-pipeline-src.sh "
+                       "or LS_DPDK_SRC) and gcc")
     if free_huge < 256:
         missing.append("free 2 MiB hugepages (%d free, need 256+)" % free_huge)
     if missing:
@@ -995,6 +1048,11 @@ def main():
                     ws, hz = run_longspand(args, pcap, n_mbufs, tag, nf)
                     row["longspand"] += ws
                     tsc_hz = tsc_hz or hz
+                    if args.p4:
+                        log("bench: %s: longspand, pipeline = p4%s" % (what, sfx))
+                        ws, _ = run_longspand(args, pcap, n_mbufs, tag + "-p4", nf,
+                                              pipeline="p4")
+                        row.setdefault("longspand_p4", []).extend(ws)
                     if args.hook:
                         log("bench: %s: longspand with the roce_flow hook%s" % (what, sfx))
                         ws, _ = run_longspand(args, pcap, n_mbufs, tag + "-hook", nf,
@@ -1016,6 +1074,9 @@ def main():
                 s = summarise(row, tsc_hz)
                 log("bench:   longspand %.2f Mpps, testpmd io %.2f, macswap %.2f, ratio %.2f" % (
                     s["mpps"], s["io_mpps"], s["macswap_mpps"], s["ratio_io"]))
+                if "p4_mpps" in s:
+                    log("bench:   longspand p4 %.2f Mpps, ratio to io %.2f, to C %.2f" % (
+                        s["p4_mpps"], s["ratio_p4_io"], s["ratio_p4_c"]))
     except (RuntimeError, OSError, ValueError, KeyError) as e:
         log("bench: broken setup: %s" % e)
         stop_all()
