@@ -205,3 +205,23 @@ def free_port():
     p = s.getsockname()[1]
     s.close()
     return p
+
+
+def wanem_wait(log, proc):
+    """Until longspan-wanem, writing to LOG, serves its ports (its banner)."""
+    for _ in range(200):
+        if "wanem: ports" in open(log).read():
+            return
+        if proc.poll() is not None:
+            raise RuntimeError("wanem exited: " + open(log).read())
+        time.sleep(0.05)
+    raise RuntimeError("wanem did not start")
+
+
+def finish(problems, ok):
+    """Each problem as FAIL and exit 1, else the OK line."""
+    for p in problems:
+        print("FAIL: " + p)
+    if problems:
+        sys.exit(1)
+    print("OK: " + ok)

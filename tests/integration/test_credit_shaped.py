@@ -164,16 +164,6 @@ def gateway_text(site, tag, tmp, lossless, wan_sock, rtt_us):
     return "\n".join(out) + "\n"
 
 
-def wait_banner(log, proc):
-    for _ in range(200):
-        if "wanem: ports" in open(log).read():
-            return
-        if proc.poll() is not None:
-            raise RuntimeError("wanem exited: " + open(log).read())
-        time.sleep(0.05)
-    raise RuntimeError("wanem did not start")
-
-
 def credit_window(g):
     """The credit buffer gateway g grants its peer (longspanctl tune), in bytes."""
     for line in g.ctl("tune", json_out=False).splitlines():
@@ -262,7 +252,7 @@ def run(build, tmp, lossless, a, frames):
     leaks = {}
     t0 = time.time()
     try:
-        wait_banner(wlog, w)
+        gwlab.wanem_wait(wlog, w)
         for s in "ab":
             path = f"{tmp}/{tag}-{s}.conf"
             open(path, "w").write(gateway_text(s, tag, tmp, lossless, wsock[s], 2 * a.delay_us))
@@ -435,12 +425,8 @@ def main():
             for s in "ab":
                 check_gateway(s, r["base"][s], r["st"][s], r["dr"][s], r["tm"][s], r["leaks"][s], p)
             problems += ["off: " + x for x in p]
-    for x in problems:
-        print("FAIL: " + x)
-    if problems:
-        sys.exit(1)
-    print("OK: with credit nothing was lost across a WAN shaped below the offered load; "
-          "without, wanem's queue dropped")
+    gwlab.finish(problems, "with credit nothing was lost across a WAN shaped below the offered "
+                 "load; without, wanem's queue dropped")
 
 
 if __name__ == "__main__":

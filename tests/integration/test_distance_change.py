@@ -11,8 +11,11 @@ Checks, on each gateway:
 - the published parameters (`longspanctl tune`: the WAN port's derived
   rtt_ns, kmin/kmax, buffer) move from the 10 km measurement to the 100 km
   one, within the documented time: 3 measurement intervals outside the
-  hysteresis band plus the interval that first sees the new delay (a bound
-  of 6 intervals is asserted, the time measured is printed), and the
+  hysteresis band plus the interval that first sees the new delay, counted
+  in the gateway's own intervals (longspan_measure_intervals_total on its
+  Prometheus endpoint: at most 5 between the step and the move, one for
+  reading them around the step; the wall time is printed, it also holds
+  the control thread's waits for a CPU on a shared machine), and the
   change is counted (rtt_changes; the lab's timing noise may add more,
   each one a republish under traffic too);
 - zero drops caused by the change: every frame sent arrives exactly once
@@ -29,19 +32,27 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gwlab  # noqa: E402
+from promtext import prom_get, prom_parse  # noqa: E402
 from scapy.all import rdpcap  # noqa: E402
 
 EAL = ["-m", "128", "--no-pci", "--log-level=*:warning"]
 NEAR_NS, FAR_NS = 49_000, 490_000  # 10 km and 100 km of fibre, one way
 INTERVAL_S = 0.2
-BOUND_INTERVALS = 6
+BOUND_INTERVALS = 5
+WALL_LIMIT_S = 5.0  # how long the test waits for the move at all
 
 
 def tune(g):
     return g.ctl("tune")["ports"]["wan"]
+
+
+def intervals(port):
+    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+    return prom_get(prom_parse(text), "longspan_measure_intervals_total")
 
 
 def main():
@@ -62,11 +73,9 @@ def main():
                               "--stats-interval", "0"],
                              stdout=open(wlog, "w"), stderr=subprocess.STDOUT)
         gw, leaks, procs = {}, {}, {}
+        prom = {s: gwlab.free_port() for s in "ab"}
         try:
-            for _ in range(200):
-                if "wanem: ports" in open(wlog).read():
-                    break
-                time.sleep(0.05)
+            gwlab.wanem_wait(wlog, w)
             tx, frames, cfg = {}, {}, {}
             for s in "ab":
                 text = gwlab.gateway_config(
@@ -78,6 +87,7 @@ def main():
                 text = text.replace("[gateway]\n", "[gateway]\nprobe_interval = 10ms\n"
                                     f"measure_interval = {int(INTERVAL_S * 1000)}ms\n", 1)
                 text = text.replace("idle_sleep = 200us", "idle_sleep = 50us")
+                text += f"[telemetry]\nprometheus = 127.0.0.1:{prom[s]}\n"
                 cfg[s] = f"{tmp}/site-{s}.conf"
                 open(cfg[s], "w").write(text)
                 tx[s] = f"{tmp}/site-{s}-tx.pcap"
@@ -101,13 +111,15 @@ def main():
                                        tx=tx[s], rx=f"{tmp}/site-{s}-rx.pcap", loop=loops,
                                        pps=1500, duration=14, expect=len(frames[o]) * loops)
             time.sleep(3.0)  # traffic running at 10 km
+            before = {s: intervals(prom[s]) for s in "ab"}
             w.send_signal(signal.SIGUSR1)
             t0 = time.time()
-            moved = {}
-            while time.time() - t0 < BOUND_INTERVALS * INTERVAL_S + 2.0 and len(moved) < 2:
+            moved, took = {}, {}
+            while time.time() - t0 < WALL_LIMIT_S and len(moved) < 2:
                 for s, g in gw.items():
                     if s not in moved and tune(g)["rtt_ns"] >= 2 * FAR_NS:
                         moved[s] = time.time() - t0
+                        took[s] = intervals(prom[s]) - before[s]
                 time.sleep(0.02)
             far = {s: tune(g) for s, g in gw.items()}
             for s in "ab":
@@ -131,10 +143,11 @@ def main():
             print(f"{s}: published at 10 km: rtt {n['rtt_ns']} ns, kmin {n['kmin_bytes']} B, "
                   f"kmax {n['kmax_bytes']} B, buffer {n['buffer_bytes']} B; at 100 km: rtt "
                   f"{f['rtt_ns']} ns, kmin {f['kmin_bytes']} B, kmax {f['kmax_bytes']} B, "
-                  f"buffer {f['buffer_bytes']} B; moved {moved.get(s)} s after the step")
-            if s not in moved or moved[s] > BOUND_INTERVALS * INTERVAL_S:
-                problems.append(f"{s}: parameters moved after {moved.get(s)} s, bound "
-                                f"{BOUND_INTERVALS * INTERVAL_S:.1f} s")
+                  f"buffer {f['buffer_bytes']} B; moved {moved.get(s)} s, {took.get(s)} "
+                  f"measurement intervals after the step")
+            if s not in moved or took[s] > BOUND_INTERVALS:
+                problems.append(f"{s}: parameters moved {took.get(s)} intervals "
+                                f"({moved.get(s)} s) after the step, bound {BOUND_INTERVALS}")
             if not n["rtt_ns"] < 2 * FAR_NS <= f["rtt_ns"] or \
                     not f["kmax_bytes"] > n["kmax_bytes"] or \
                     not f["buffer_bytes"] > n["buffer_bytes"]:
@@ -161,11 +174,7 @@ def main():
                     if v["count"] and k != "probe_consumed"))
             if leaks[s] != 0:
                 problems.append(f"gateway {s}: {leaks[s]} mbufs in use at exit")
-    for p in problems:
-        print("FAIL: " + p)
-    if problems:
-        sys.exit(1)
-    print("OK: the parameters followed 10 km -> 100 km under traffic, nothing dropped")
+    gwlab.finish(problems, "the parameters followed 10 km -> 100 km under traffic, nothing dropped")
 
 
 if __name__ == "__main__":

@@ -42,16 +42,6 @@ OFFSET_NS = 250_000_000
 EAL = ["-m", "128", "--no-pci", "--log-level=*:warning"]
 
 
-def wait_banner(log, proc):
-    for _ in range(200):
-        if "wanem: ports" in open(log).read():
-            return
-        if proc.poll() is not None:
-            raise RuntimeError("wanem exited: " + open(log).read())
-        time.sleep(0.05)
-    raise RuntimeError("wanem did not start")
-
-
 def scrape_peer(g, port):
     """Gateway A's /metrics and show peers of one interval: (show peers' measured, samples)."""
     for _ in range(5):
@@ -95,7 +85,7 @@ def link_flap(gw, w, restart, log):
         if down2[s][2] <= down[s][2]:
             problems.append(f"{s}: probes_failed {down[s][2]} -> {down2[s][2]} on a dead link")
     w = restart()
-    wait_banner(log, w)
+    gwlab.wanem_wait(log, w)
     t0 = time.time()  # the delay line serves its sockets again
     up = {}
     while time.time() - t0 < FLAP_BOUND_S and len(up) < len(gw):
@@ -184,7 +174,7 @@ def one(build, tmp, delay_ns, loss, probe, interval, settle, flap=False):
     gw = {}
     got = {}
     try:
-        wait_banner(wlog, w)
+        gwlab.wanem_wait(wlog, w)
         for s in "ab":
             text = gwlab.gateway_config(
                 s, tag, dc_dev=f"net_memif0,role=server,socket={tmp}/{tag}-{s}-dc.sock,id=0",
@@ -305,11 +295,7 @@ def main():
                         abs(m["loss_pct"] - seen) > 0.3:
                     problems.append(f"loss: {s} reports {m['loss_pct']}%, want 1 (wanem: "
                                     f"{seen:.2f}) +- 0.3")
-    for p in problems:
-        print("FAIL: " + p)
-    if problems:
-        sys.exit(1)
-    print("OK: measured RTT, offset, one-way delay and loss through wanem")
+    gwlab.finish(problems, "measured RTT, offset, one-way delay and loss through wanem")
 
 
 if __name__ == "__main__":
