@@ -13,6 +13,7 @@
 #include "fmt.h"
 #include "peer_mgr.h"
 #include "peering.h"
+#include "peering_hints.h"
 #include "runtime.h"
 
 #define PEERING_ERR_MAX 256
@@ -347,7 +348,7 @@ peering_start(struct ls_runtime *rt, FILE *err)
 	mc.max_pending = c->max_pending;
 	/* Printable without blanks (docs/wire-format.md, hello). */
 	snprintf(mc.software, sizeof(mc.software), "longspan/%s", LONGSPAN_VERSION);
-	mc.capabilities = PEER_MSG_CAP_ROUTES;
+	mc.capabilities = PEER_MSG_CAP_ROUTES | PEER_MSG_CAP_HINTS;
 	rc = peer_mgr_init(&pg->mgr, &mc, &peering_ops, pg, stdout, msg, sizeof(msg));
 	if (rc != 0) {
 		fprintf(err, "%s: %s\n", cfg->path, msg);
@@ -409,11 +410,46 @@ peering_poll(struct ls_runtime *rt, uint64_t now_ns)
 	}
 }
 
+/*
+ * Once a second: every session's keepalives get the measured RTT, and each
+ * up session whose peer takes hints this second's snapshot.
+ */
+static void
+peering_send_hints(struct peering *pg)
+{
+	const struct ls_config *cfg = pg->rt->cfg;
+	struct peer_msg_hint *h = &pg->hint; /* large: not on the stack */
+
+	for (unsigned int i = 0; i < cfg->n_peers; i++) {
+		struct peer_session *s = peer_mgr_find(&pg->mgr, cfg->peers[i].name);
+		struct peering_peer *pp = peering_peer_of(pg, cfg->peers[i].name);
+		uint64_t left_out;
+
+		if (s == NULL || pp == NULL)
+			continue;
+		/* Keepalives carry the dataplane's measured RTT (0: not measured yet). */
+		peer_session_set_measured_rtt(s, pg->rt->meas.peers[i].rtt_updated_ns != 0 &&
+							 pg->rt->meas.peers[i].rtt_ns > 0 ?
+						 (uint64_t)pg->rt->meas.peers[i].rtt_ns :
+						 0);
+		if (!s->up || !(s->peer_capabilities & PEER_MSG_CAP_HINTS))
+			continue;
+		peering_hints_collect(pg->rt, i, h, &left_out);
+		if (peer_session_send_hint(s, h) != 0)
+			continue;
+		pp->hints_sent++;
+		pp->hint_qps_sent = h->n_qps;
+		pp->hint_qps_left_out += left_out;
+	}
+}
+
 void
 peering_tick(struct ls_runtime *rt, uint64_t now_ns)
 {
-	if (rt->peering != NULL)
-		peering_recompute(rt->peering, now_ns, false);
+	if (rt->peering == NULL)
+		return;
+	peering_recompute(rt->peering, now_ns, false);
+	peering_send_hints(rt->peering); /* once a second: PEERING_HINT_PERIOD_NS */
 }
 
 /* [peering] settings a running manager cannot take without a restart. */

@@ -45,6 +45,9 @@ struct peering_peer {
 	uint32_t last_generation; /* of the learned set last reported */
 	uint64_t hints; /* congestion hints received */
 	unsigned int hint_qps; /* queue pairs in the last hint */
+	uint64_t hints_sent; /* congestion hints sent (peering_hints.h) */
+	unsigned int hint_qps_sent; /* queue pairs in the last one sent */
+	uint64_t hint_qps_left_out; /* shaped QPs beyond one hint's room, summed */
 	enum peer_reason last_down;
 };
 
@@ -58,6 +61,7 @@ struct peering {
 	bool routes_dirty; /* a session's learned set changed: recompute and report */
 	struct runtime_learned learned; /* accepted, what the snapshot holds */
 	uint64_t republishes, republish_failed;
+	struct peer_msg_hint hint; /* the one being sent (peering_send_hints()) */
 };
 
 /* The longspand state of session NAME, or NULL. */

@@ -108,6 +108,9 @@ peering_show_peer(struct fmt *f, const struct ls_runtime *rt, const char *name)
 			(s->down_since_ns + pg->conf.route_hold_ns - now) / 1000000u);
 	fmt_u64(f, "hints", pp->hints);
 	fmt_u64(f, "hint_qps", pp->hint_qps);
+	fmt_u64(f, "hints_sent", pp->hints_sent);
+	fmt_u64(f, "hint_qps_sent", pp->hint_qps_sent);
+	fmt_u64(f, "hint_qps_left_out", pp->hint_qps_left_out);
 	fmt_close(f);
 }
 

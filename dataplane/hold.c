@@ -65,10 +65,13 @@ hold_get(struct hold_table *t, const struct qpn_learn_key *key)
 	for (i = 0; i < HOLD_SLOTS; i++) {
 		e = &t->e[(s + i) & (HOLD_SLOTS - 1)];
 		if (!e->used) {
+			__atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELAXED);
+			__atomic_thread_fence(__ATOMIC_RELEASE);
 			e->key = *key;
 			e->used = true;
 			e->head = e->tail = 0;
 			trp_init(&e->trp);
+			__atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELEASE);
 			t->used++;
 			return e;
 		}
@@ -81,6 +84,9 @@ hold_release(struct hold_table *t, struct hold_entry *e)
 {
 	if (!e->used || hold_count(e) != 0)
 		return;
+	__atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	e->used = false;
+	__atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELEASE);
 	t->used--;
 }

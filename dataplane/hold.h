@@ -10,7 +10,10 @@
  *
  * Ownership: one table per worker, written only by it; the FIFO memory is
  * allocated once by the control thread. A slot is free when its QP is no
- * longer shaped and its FIFO is empty.
+ * longer shaped and its FIFO is empty. The control thread reads the slots
+ * for its congestion hints (control/peering_hints.c) without locks: seq is
+ * odd while the worker takes or gives back a slot, and a reader keeps what
+ * it copied only when seq was even and unchanged across its copy.
  */
 
 #include <stdbool.h>
@@ -26,6 +29,7 @@ struct rte_mbuf;
 
 struct hold_entry {
 	struct qpn_learn_key key; /* (family, remote sender, local receiver, receiver QPN) */
+	uint32_t seq; /* odd while key and used change (release stores) */
 	bool used;
 	struct trp trp;
 	struct rte_mbuf **ring;

@@ -342,6 +342,13 @@ def run(build, pki, port, ga, gb):
           and sb["routes_in_use"] == 1, f"{sb}")
     check("learned routes published as a new snapshot", generation(ga) > gen0,
           f"{gen0} -> {generation(ga)}")
+    # Congestion hints once a second each way: empty here (no traffic, nothing shaped),
+    # each one received and counted by the other side.
+    hints = wait_for("hints", lambda: (lambda x, y: (x, y) if x["hints_sent"] >= 2
+                                       and y["hints"] >= 2 else None)(
+        session(ga, "site-b"), session(gb, "site-a")))
+    check("congestion hints sent and received", hints is not None
+          and hints[0]["hint_qps_sent"] == 0 and hints[1]["hint_qps"] == 0, f"{hints}")
     whole = peers(ga)["peering"]
     check("manager counts a republish", whole["route_republishes"] >= 1, f"{whole}")
     ups_before = session(ga, "site-b")["ups"]
