@@ -711,9 +711,55 @@ int sim_topo_load(struct sim *s, const char *path);
 void sim_free(struct sim *s);
 int sim_flows_load(struct sim *s, const char *path);
 int sim_topo_routes(struct sim *s);
-uint32_t sim_topo_hash(uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dport,
-		       uint32_t seed);
-uint32_t sim_topo_ip(uint32_t node);
+
+/*
+ * The two helpers below are inline: switches route every packet of a
+ * multi-path hop through them, and as calls into sim_topo.c they cost a
+ * call, its register spills and the reloads after it on each such hop.
+ */
+static inline uint32_t
+sim_topo_ip(uint32_t node)
+{
+	/* third.cc's node_id_to_ip(): 11.0.x.1 with x = id. */
+	return 0x0b000001u + ((node / 256) * 0x00010000u) + ((node % 256) * 0x00000100u);
+}
+
+static inline uint32_t
+sim_rotl32(uint32_t x, int r)
+{
+	return (x << r) | (x >> (32 - r));
+}
+
+/*
+ * ECMP hash: MurmurHash3 (x86_32) of the 12-byte key sip, dip, sport |
+ * dport << 16 with the switch id as seed, which is what HPCC's switch
+ * uses; reproducing it keeps ECMP collisions the same as in ns-3.
+ */
+static inline uint32_t
+sim_topo_hash(uint32_t sip, uint32_t dip, uint16_t sport, uint16_t dport, uint32_t seed)
+{
+	const uint32_t c1 = 0xcc9e2d51u;
+	const uint32_t c2 = 0x1b873593u;
+	uint32_t key[3] = { sip, dip, (uint32_t)sport | (uint32_t)dport << 16 };
+	uint32_t h = seed;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		uint32_t k = key[i] * c1;
+
+		k = sim_rotl32(k, 15) * c2;
+		h ^= k;
+		h = sim_rotl32(h, 13);
+		h = h * 5 + 0xe6546b64u;
+	}
+	h ^= 12;
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
 
 /* sim_net.c: links, switches, PFC */
 void sim_net_arrive(struct sim *s, uint32_t port);
