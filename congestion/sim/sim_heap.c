@@ -23,6 +23,16 @@ sim_heap_alloc(uint32_t cap, void **mem)
 }
 
 int
+sim_events_init(struct sim *s, uint32_t heap_cap, uint32_t slow_cap)
+{
+	s->far_key = UINT64_MAX;
+	if (sim_wheel_init(&s->wheel) < 0 || sim_heap_init(&s->heap, heap_cap) < 0 ||
+	    sim_heap_init(&s->slow, slow_cap) < 0)
+		return -1;
+	return 0;
+}
+
+int
 sim_heap_init(struct sim_heap *h, uint32_t cap)
 {
 	memset(h, 0, sizeof(*h));

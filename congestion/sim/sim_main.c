@@ -339,11 +339,7 @@ main(int argc, char **argv)
 	if (rc == 0)
 		rc = sim_net_pool_init(s);
 	if (rc == 0)
-		rc = sim_wheel_init(&s->wheel);
-	if (rc == 0)
-		rc = sim_heap_init(&s->heap, 1024);
-	if (rc == 0)
-		rc = sim_heap_init(&s->slow, 4096);
+		rc = sim_events_init(s, 1024, 4096);
 	if (rc == 0)
 		rc = sim_net_setup(s);
 	if (rc == 0)

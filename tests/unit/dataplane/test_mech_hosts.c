@@ -360,9 +360,7 @@ mh_sim_init(struct mh_sim *h)
 	assert_int_equal(sim_flows_load(s, flows), 0);
 	assert_int_equal(sim_topo_routes(s), 0);
 	assert_int_equal(sim_net_pool_init(s), 0);
-	assert_int_equal(sim_wheel_init(&s->wheel), 0);
-	assert_int_equal(sim_heap_init(&s->heap, 1024), 0);
-	assert_int_equal(sim_heap_init(&s->slow, 4096), 0);
+	assert_int_equal(sim_events_init(s, 1024, 4096), 0);
 	assert_int_equal(sim_net_setup(s), 0);
 	assert_int_equal(sim_gw_setup(s), 0);
 	assert_int_equal(sim_host_setup(s), 0);

@@ -84,9 +84,7 @@ test_event_queues(void **state)
 
 	(void)state;
 	memset(&s, 0, sizeof(s));
-	assert_int_equal(sim_wheel_init(&s.wheel), 0);
-	assert_int_equal(sim_heap_init(&s.heap, 64), 0);
-	assert_int_equal(sim_heap_init(&s.slow, 64), 0);
+	assert_int_equal(sim_events_init(&s, 64, 64), 0);
 	for (i = 0; i < 200000; i++) {
 		/* Fill to ~2000 pending first, then push as many as pop on average. */
 		uint32_t k, pushes = i < 2000 ? 2 : (uint32_t)(sim_rng_next(&rng) % 3);
