@@ -353,9 +353,18 @@ struct sim_wheel_node {
 	uint32_t next;
 };
 
+/*
+ * One nanosecond's FIFO: head and tail side by side, so a push that finds
+ * the slot busy touches one line of the slot table, not one in each of two
+ * arrays 16 KB apart.
+ */
+struct sim_wheel_slot {
+	uint32_t head;
+	uint32_t tail;
+};
+
 struct sim_wheel {
-	uint32_t head[SIM_WHEEL_SLOTS];
-	uint32_t tail[SIM_WHEEL_SLOTS];
+	struct sim_wheel_slot slot[SIM_WHEEL_SLOTS];
 	uint64_t bits[SIM_WHEEL_SLOTS / 64];
 	struct sim_wheel_node *node;
 	uint32_t nnode;
@@ -511,13 +520,13 @@ sim_wheel_push(struct sim_wheel *w, uint64_t t_ns, uint64_t key, uint32_t arg)
 	w->node[i].key = key;
 	w->node[i].arg = arg;
 	w->node[i].next = SIM_NONE;
-	if (w->head[slot] == SIM_NONE) {
-		w->head[slot] = i;
+	if (w->slot[slot].head == SIM_NONE) {
+		w->slot[slot].head = i;
 		w->bits[slot / 64] |= UINT64_C(1) << (slot % 64);
 	} else {
-		w->node[w->tail[slot]].next = i;
+		w->node[w->slot[slot].tail].next = i;
 	}
-	w->tail[slot] = i;
+	w->slot[slot].tail = i;
 	w->n++;
 }
 
@@ -536,18 +545,18 @@ sim_next_event(struct sim *s, struct sim_ev *ev)
 
 	if (w->n != 0) {
 		slot = (uint32_t)w->cursor_ns & SIM_WHEEL_MASK;
-		i = w->head[slot];
+		i = w->slot[slot].head;
 		if (i == SIM_NONE) {
 			slot = sim_wheel_seek(w);
-			i = w->head[slot];
+			i = w->slot[slot].head;
 		}
 		kw = w->node[i].key;
 	}
 	if (kw < s->far_key) {
 		ev->key = kw;
 		ev->arg = w->node[i].arg;
-		w->head[slot] = w->node[i].next;
-		if (w->head[slot] == SIM_NONE)
+		w->slot[slot].head = w->node[i].next;
+		if (w->slot[slot].head == SIM_NONE)
 			w->bits[slot / 64] &= ~(UINT64_C(1) << (slot % 64));
 		w->node[i].next = w->free;
 		w->free = i;

@@ -153,7 +153,7 @@ sim_wheel_init(struct sim_wheel *w)
 
 	memset(w, 0, sizeof(*w));
 	for (i = 0; i < SIM_WHEEL_SLOTS; i++)
-		w->head[i] = w->tail[i] = SIM_NONE;
+		w->slot[i].head = w->slot[i].tail = SIM_NONE;
 	w->free = SIM_NONE;
 	sim_wheel_grow(w);
 	return 0;
