@@ -501,11 +501,27 @@ sim_heap_min_key(const struct sim_heap *h)
 int sim_wheel_init(struct sim_wheel *w);
 void sim_wheel_free(struct sim_wheel *w);
 void sim_wheel_grow(struct sim_wheel *w);
+/* sim_wheel_seek() past the bitmap word of the cursor's slot, wrapping around. */
+uint32_t sim_wheel_seek_far(struct sim_wheel *w);
+
 /*
  * The first busy slot at or after the cursor's (the wheel must not be
- * empty); advances the cursor to it.
+ * empty); advances the cursor to it.  Inline for the common case, a busy
+ * slot within the cursor's 64-slot word (93% of calls on mix400).
  */
-uint32_t sim_wheel_seek(struct sim_wheel *w);
+static inline uint32_t
+sim_wheel_seek(struct sim_wheel *w)
+{
+	uint32_t slot = (uint32_t)w->cursor_ns & SIM_WHEEL_MASK;
+	uint64_t m = w->bits[slot / 64] & (~UINT64_C(0) << (slot % 64));
+	uint32_t next;
+
+	if (m == 0)
+		return sim_wheel_seek_far(w);
+	next = (slot & ~63u) + (uint32_t)__builtin_ctzll(m);
+	w->cursor_ns += next - slot;
+	return next;
+}
 
 static inline void
 sim_wheel_push(struct sim_wheel *w, uint64_t t_ns, uint64_t key, uint32_t arg)

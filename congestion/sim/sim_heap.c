@@ -184,7 +184,7 @@ sim_wheel_grow(struct sim_wheel *w)
 }
 
 uint32_t
-sim_wheel_seek(struct sim_wheel *w)
+sim_wheel_seek_far(struct sim_wheel *w)
 {
 	uint32_t slot = (uint32_t)w->cursor_ns & SIM_WHEEL_MASK;
 	uint32_t word = slot / 64, k, next;
