@@ -397,6 +397,17 @@ fmt_cc_derived(struct fmt *f, const struct cc_derived *d)
 	fmt_u64(f, "cnp_interval_ns", d->cnp_interval_ns);
 	fmt_u64(f, "hold_ns", d->hold_ns);
 	fmt_u64(f, "flow_idle_ns", d->flow_idle_ns);
+	/* Mechanism B (PFC at the DC port, the credit hop). */
+	fmt_u64(f, "dc_rate_bps", d->dc_rate_bps);
+	fmt_u64(f, "pfc_headroom_bytes", d->pfc_headroom_bytes);
+	fmt_u64(f, "pfc_xoff_bytes", d->pfc_xoff_bytes);
+	fmt_u64(f, "pfc_xon_bytes", d->pfc_xon_bytes);
+	fmt_u64(f, "pfc_quanta", d->pfc_quanta);
+	fmt_u64(f, "pfc_pause_ns", d->pfc_pause_ns);
+	fmt_bool(f, "pfc_lossless", d->pfc_lossless);
+	fmt_u64(f, "credit_buffer_bytes", d->credit_buffer_bytes);
+	fmt_u64(f, "credit_update_bytes", d->credit_update_bytes);
+	fmt_u64(f, "credit_update_ns", d->credit_update_ns);
 }
 
 static void

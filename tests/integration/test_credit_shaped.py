@@ -166,11 +166,7 @@ def gateway_text(site, tag, tmp, lossless, wan_sock, rtt_us):
 
 def credit_window(g):
     """The credit buffer gateway g grants its peer (longspanctl tune), in bytes."""
-    for line in g.ctl("tune", json_out=False).splitlines():
-        k, _, v = line.strip().partition(" = ")
-        if k == "credit_buffer_bytes":
-            return int(v.split()[0])
-    return None
+    return g.ctl("tune")["ports"]["wan"].get("credit_buffer_bytes")
 
 
 def queued(tm):

@@ -677,9 +677,22 @@ ctl_derived_expr(const char *path, const struct cc_derived *d, unsigned int memb
 		 d->kmax_bytes, d->pmax_ppm, d->target_delay_ns, d->sojourn_interval_ns,
 		 d->phantom_ratio_ppm, d->phantom_threshold_bytes, d->buffer_bytes,
 		 d->cnp_interval_ns, d->hold_ns, d->flow_idle_ns, members);
+	/* Mechanism B's. */
+	snprintf(buf + strlen(buf), size - strlen(buf),
+		 " and %1$s['dc_rate_bps'] == %2$" PRIu64
+		 " and %1$s['pfc_headroom_bytes'] == %3$" PRIu64
+		 " and %1$s['pfc_xoff_bytes'] == %4$" PRIu64 " and %1$s['pfc_xon_bytes'] == %5$" PRIu64
+		 " and %1$s['pfc_quanta'] == %6$u and %1$s['pfc_pause_ns'] == %7$" PRIu64
+		 " and %1$s['pfc_lossless'] == %8$s"
+		 " and %1$s['credit_buffer_bytes'] == %9$" PRIu64
+		 " and %1$s['credit_update_bytes'] == %10$" PRIu64
+		 " and %1$s['credit_update_ns'] == %11$" PRIu64,
+		 path, d->dc_rate_bps, d->pfc_headroom_bytes, d->pfc_xoff_bytes, d->pfc_xon_bytes,
+		 (unsigned int)d->pfc_quanta, d->pfc_pause_ns, d->pfc_lossless ? "True" : "False",
+		 d->credit_buffer_bytes, d->credit_update_bytes, d->credit_update_ns);
 }
 
-#define CTL_DERIVED_MEMBERS 18 /* fmt_cc_derived() */
+#define CTL_DERIVED_MEMBERS 28 /* fmt_cc_derived() */
 
 static void
 test_tm_text(void **state)
