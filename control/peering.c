@@ -423,14 +423,15 @@ peering_send_hints(struct peering *pg)
 	for (unsigned int i = 0; i < cfg->n_peers; i++) {
 		struct peer_session *s = peer_mgr_find(&pg->mgr, cfg->peers[i].name);
 		struct peering_peer *pp = peering_peer_of(pg, cfg->peers[i].name);
+		const struct measure_peer *mp = &pg->rt->meas.peers[i];
 		uint64_t left_out;
 
 		if (s == NULL || pp == NULL)
 			continue;
 		/* Keepalives carry the dataplane's measured RTT (0: not measured yet). */
-		peer_session_set_measured_rtt(s, pg->rt->meas.peers[i].rtt_updated_ns != 0 &&
-							 pg->rt->meas.peers[i].rtt_ns > 0 ?
-						 (uint64_t)pg->rt->meas.peers[i].rtt_ns :
+		peer_session_set_measured_rtt(s, strcmp(mp->name, cfg->peers[i].name) == 0 &&
+							 mp->rtt_updated_ns != 0 && mp->rtt_ns > 0 ?
+						 (uint64_t)mp->rtt_ns :
 						 0);
 		if (!s->up || !(s->peer_capabilities & PEER_MSG_CAP_HINTS))
 			continue;
