@@ -526,6 +526,7 @@ api_peer_emit(struct api_ctx *ctx, const struct ls_config *cfg, unsigned int i,
 	fmt_u64(f, "rx_ce", c->rx_ce);
 	fmt_u64(f, "rx_seq_gaps", c->rx_seq_gaps);
 	fmt_u64(f, "rx_seq_reorder", c->rx_seq_reorder);
+	fmt_u64(f, "rx_seq_restarts", c->rx_seq_restarts);
 	fmt_u64(f, "rx_seq_pkts", c->rx_seq_pkts);
 	measure_show_peer(f, &ctx->rt->meas, cfg, i, ctx->rt->workers, ctx->rt->n_workers,
 			  api_realtime_ns());

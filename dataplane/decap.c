@@ -27,6 +27,14 @@ dp_peer_find(const struct dp_conf *c, uint8_t family, const uint8_t *src)
 	return -1;
 }
 
+/*
+ * A packet this far behind the expected sequence number is not late: no
+ * path reorders 64k packets. The peer restarted (its sequence starts
+ * again) or one of its workers did; follow the new sequence instead of
+ * counting every later packet as reordered.
+ */
+#define DP_SEQ_RESTART_BACK (INT32_C(1) << 16)
+
 static inline void
 dp_seq_track(struct dp_worker *w, struct dp_counters *ctr, uint32_t peer,
 	     const struct geneve_info *gi)
@@ -45,6 +53,9 @@ dp_seq_track(struct dp_worker *w, struct dp_counters *ctr, uint32_t peer,
 	d = (int32_t)(gi->seq - ps->rx_expect[wid]);
 	if (d >= 0) {
 		ctr->peer[peer].rx_seq_gaps += (uint32_t)d;
+		ps->rx_expect[wid] = gi->seq + 1;
+	} else if (unlikely(d < -DP_SEQ_RESTART_BACK)) {
+		ctr->peer[peer].rx_seq_restarts++;
 		ps->rx_expect[wid] = gi->seq + 1;
 	} else {
 		ctr->peer[peer].rx_seq_reorder++;

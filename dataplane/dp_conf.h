@@ -209,6 +209,7 @@ struct dp_peer_counters {
 	uint64_t rx_ce; /* outer CE seen on decap */
 	uint64_t rx_seq_gaps; /* GENEVE option sequence went forward by > 1 */
 	uint64_t rx_seq_reorder; /* sequence went backwards */
+	uint64_t rx_seq_restarts; /* went back by more than DP_SEQ_RESTART_BACK: a new sequence */
 	uint64_t rx_seq_pkts; /* packets carrying the sequence (data and probes) */
 };
 

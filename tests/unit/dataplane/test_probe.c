@@ -328,6 +328,42 @@ test_loss_reorder(void **state)
 	assert_int_equal(w->counters.peer[0].rx_seq_pkts, 991);
 }
 
+/*
+ * The peer restarts: its sequence starts again far behind the expected one.
+ * That is one restart, followed from then on; not every later packet late.
+ */
+static void
+test_peer_restart(void **state)
+{
+	const struct dp_peer_counters *pc = &w->counters.peer[0];
+	uint8_t f[256];
+	uint32_t seq;
+
+	(void)state;
+	reset();
+	for (seq = 3000000; seq < 3000010; seq++) {
+		ut_peer_probe(f, seq, T0 + seq, false, 0, 0);
+		feed(f, UT_PROBE_BYTES);
+	}
+	poll_at(T0);
+	/* Its new life: 0, 1, ... with one late packet of the new sequence. */
+	for (seq = 0; seq < 20; seq++) {
+		if (seq == 5)
+			continue;
+		ut_peer_probe(f, seq, T0 + seq, false, 0, 0);
+		feed(f, UT_PROBE_BYTES);
+		if (seq == 7) {
+			ut_peer_probe(f, 5, T0 + 5, false, 0, 0);
+			feed(f, UT_PROBE_BYTES);
+		}
+	}
+	poll_at(T0 + 1000);
+	assert_int_equal(pc->rx_seq_pkts, 30);
+	assert_int_equal(pc->rx_seq_restarts, 1);
+	assert_int_equal(pc->rx_seq_reorder, 1); /* 5, after 6 and 7 */
+	assert_int_equal(pc->rx_seq_gaps, 1); /* 5 missing when 6 came */
+}
+
 /* rtt = auto: the first measurement sets the parameters; a small change does not. */
 static void
 test_rtt_auto(void **state)
@@ -448,7 +484,8 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe_sent), cmocka_unit_test(test_rtt_offset),
 		cmocka_unit_test(test_prometheus), cmocka_unit_test(test_prometheus_docs),
-		cmocka_unit_test(test_loss_reorder), cmocka_unit_test(test_rtt_auto),
+		cmocka_unit_test(test_loss_reorder), cmocka_unit_test(test_peer_restart),
+		cmocka_unit_test(test_rtt_auto),
 		cmocka_unit_test(test_bad_probes), cmocka_unit_test(test_republish_keeps_hooks),
 	};
 	int rc;
