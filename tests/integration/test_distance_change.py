@@ -20,9 +20,13 @@ Checks, on each gateway:
   each one a republish under traffic too);
 - zero drops caused by the change: every frame sent arrives exactly once
   intact at the other site, and the gateways drop nothing but the peer's
-  path probes (probe_consumed); no mbuf leaked.
+  path probes (probe_consumed); no mbuf leaked;
+- with --pki (the unit suite's lab PKI), the gateways also peer over TLS on
+  loopback, and each one's keepalives carry its measured RTT: what the
+  other side shows as peer_measured_rtt_us is the sender's own measured
+  RTT (within the second between keepalives).
 
-    test_distance_change.py --build BUILD
+    test_distance_change.py --build BUILD [--pki DIR]
 """
 
 import argparse
@@ -50,6 +54,33 @@ def tune(g):
     return g.ctl("tune")["ports"]["wan"]
 
 
+LOOPBACK = {"a": "127.0.0.1", "b": "127.0.0.2"}
+
+
+def peering(text, s, pki, port):
+    """TLS peering on loopback under the names the lab PKI's certificates carry."""
+    o = gwlab.other(s)
+    text = text.replace(f"name = {text.split('name = ', 1)[1].splitlines()[0]}\n",
+                        f"name = site-{s}\n", 1)
+    text = text.replace(f"[peer site-{o}]\n", f"[peer site-{o}]\npeering_address = "
+                        f"{LOOPBACK[o]}\npeering_port = {port}\n", 1)
+    return text + "\n".join([
+        "[peering]", f"listen = {LOOPBACK[s]}", f"port = {port}", f"ca = {pki}/ca.crt",
+        f"cert = {pki}/site-{s}.crt", f"key = {pki}/site-{s}.key", "hold_time = 900ms"]) + "\n"
+
+
+def keepalive_rtt(gw):
+    """Each side's peer_measured_rtt_us against the other's own measured RTT (us)."""
+    out = {}
+    for s, g in gw.items():
+        o = gwlab.other(s)
+        mine = g.ctl("show", "peers")["peers"][f"site-{o}"]
+        theirs = gw[o].ctl("show", "peers")["peers"][f"site-{s}"]
+        out[s] = (mine["session"]["state"], mine["session"]["peer_measured_rtt_us"],
+                  (theirs["measured"]["rtt_ns"] or 0) / 1000.0)
+    return out
+
+
 def intervals(port):
     text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
     return prom_get(prom_parse(text), "longspan_measure_intervals_total")
@@ -58,6 +89,7 @@ def intervals(port):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
+    ap.add_argument("--pki", help="peer over TLS with the certificates in DIR")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     problems = []
@@ -74,6 +106,7 @@ def main():
                              stdout=open(wlog, "w"), stderr=subprocess.STDOUT)
         gw, leaks, procs = {}, {}, {}
         prom = {s: gwlab.free_port() for s in "ab"}
+        peer_port = gwlab.free_port()
         try:
             gwlab.wanem_wait(wlog, w)
             tx, frames, cfg = {}, {}, {}
@@ -88,6 +121,8 @@ def main():
                                     f"measure_interval = {int(INTERVAL_S * 1000)}ms\n", 1)
                 text = text.replace("idle_sleep = 200us", "idle_sleep = 50us")
                 text += f"[telemetry]\nprometheus = 127.0.0.1:{prom[s]}\n"
+                if a.pki:
+                    text = peering(text, s, a.pki, peer_port)
                 cfg[s] = f"{tmp}/site-{s}.conf"
                 open(cfg[s], "w").write(text)
                 tx[s] = f"{tmp}/site-{s}-tx.pcap"
@@ -122,6 +157,9 @@ def main():
                         took[s] = intervals(prom[s]) - before[s]
                 time.sleep(0.02)
             far = {s: tune(g) for s, g in gw.items()}
+            if a.pki:
+                time.sleep(2.5)  # keepalives every hold_time / 3 carry the new RTT
+                ka = keepalive_rtt(gw)
             for s in "ab":
                 out, _ = procs[s].communicate(timeout=60)
                 print(f"pktio {s}: {out.strip().splitlines()[-1]}")
@@ -135,6 +173,15 @@ def main():
                 leaks[s] = g.stop()
             w.terminate()
             w.wait(timeout=15)
+        if a.pki:
+            for s, (state, shown, own) in ka.items():
+                print(f"{s}: session {state}, the peer's measured RTT in its keepalives "
+                      f"{shown} us, the peer's own show peers {own:.0f} us")
+                # Both at 100 km now: the keepalive's value is a measurement of the
+                # current path, sent within the last second.
+                if state != "up" or not 2 * FAR_NS / 1000 <= shown <= 4 * FAR_NS / 1000:
+                    problems.append(f"{s}: keepalive RTT {shown} us (session {state}), the "
+                                    f"peer measures {own:.0f} us")
         if "delay now 490000 ns" not in open(wlog).read():
             problems.append("wanem did not change its delay")
         for s in "ab":
