@@ -235,7 +235,12 @@ class Lab:
             t = ini_set(t, "port wan", "link_rate", self.a.wan_rate)
             t = ini_del(t, f"peer site-{o}", "rtt")
             t = ini_set(t, f"peer site-{o}", "distance", f"{self.a.distance_km}km")
-            t = ini_set(t, "congestion", "mechanisms", self.mech)
+            # Mechanism B is per peer in longspand (`lossless = credit`: PFC at the
+            # DC port and the credit hop); [congestion] mechanisms takes A and C.
+            letters = [m for m in self.mech.upper().split(",") if m in ("A", "C")]
+            t = ini_set(t, "congestion", "mechanisms", ",".join(letters) or "none")
+            if "B" in self.mech.upper().split(","):
+                t = ini_set(t, f"peer site-{o}", "lossless", "credit")
             t = ini_set(t, "congestion", "marker", self.a.marker)
             t = ini_set(t, "port dc", "dev", link_server(self.a, 0, f"{s}-dc"))
             t = ini_set(t, "port wan", "dev", link_server(self.a, 1, f"wan-{s}"))
@@ -694,7 +699,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scenario", choices=["near-source", "mix"], default="near-source")
     ap.add_argument("--mechanisms", nargs="+", default=["none", "A"],
-                    help="one run per value: none, A, C, A,C (default: none A)")
+                    help="one run per value: none, A, B, C, A,B, A,C, A,B,C (B: lossless = "
+                    "credit on both gateways, PFC toward the hostems; default: none A)")
     ap.add_argument("--distance-km", type=int, default=100)
     ap.add_argument("--marker", choices=["red", "sojourn", "phantom"], default="red")
     ap.add_argument("--seconds", type=int, default=10)

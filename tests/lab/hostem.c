@@ -4,6 +4,7 @@
  * the intra-DC delay line and the polling loop.
  */
 #include "hostem.h"
+#include "dataplane/pfc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -364,6 +365,10 @@ hostem_sender_no_credit(struct hostem_sender *s, uint64_t now_tsc)
 static bool
 hostem_sender_may_send(struct hostem *h, struct hostem_sender *s, uint64_t now_tsc)
 {
+	if (!s->qc->intra && pfc_rx_paused(&h->pfc, s->prio, now_tsc)) {
+		s->blocked_pfc++;
+		return false;
+	}
 	if (s->qc->window_pkts != 0 && s->sent_pkts - s->acked_pkts >= s->qc->window_pkts) {
 		s->blocked_window++;
 		return false;
@@ -450,6 +455,13 @@ hostem_sender_due(const struct hostem *h, struct hostem_sender *s, uint64_t now_
 	}
 	if (s->qc->window_pkts != 0 && s->sent_pkts - s->acked_pkts >= s->qc->window_pkts)
 		return due;
+	if (!s->qc->intra && h->pfc.rx[s->prio].paused &&
+	    (int64_t)(h->pfc.rx[s->prio].until - now_tsc) > 0) {
+		/* Until the pause ends (a resume frame is an input: it wakes the loop). */
+		uint64_t t = h->pfc.rx[s->prio].until;
+
+		return due == HOSTEM_NEVER || (int64_t)(t - due) < 0 ? t : due;
+	}
 	{
 		struct hostem_pkt p;
 		uint8_t reth[HOSTEM_RETH_SIZE];
@@ -664,11 +676,33 @@ hostem_receiver_data(struct hostem *h, struct hostem_receiver *r, const struct h
 
 /* -------- input -------- */
 
+/* A MAC control frame: PFC or PAUSE obeyed (true), other opcodes counted. */
+static bool
+hostem_input_pfc(struct hostem *h, struct rte_mbuf *m, uint64_t now_tsc)
+{
+	struct pfc_frame f;
+
+	if (rte_pktmbuf_data_len(m) < 14 ||
+	    rte_be_to_cpu_16(rte_pktmbuf_mtod(m, const struct rte_ether_hdr *)->ether_type) !=
+		    PFC_FRAME_ETHER_TYPE)
+		return false;
+	if (pfc_frame_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m), &f) ==
+	    PFC_FRAME_OK) {
+		pfc_rx_frame(&h->pfc_cfg, &h->pfc, f.class_enable, f.quanta, now_tsc);
+		h->pfc_frames++;
+	} else {
+		h->pfc_bad++;
+	}
+	return true;
+}
+
 static void
 hostem_input(struct hostem *h, struct rte_mbuf *m, uint64_t now_tsc, uint64_t now_ns)
 {
 	struct hostem_rx rx;
 
+	if (hostem_input_pfc(h, m, now_tsc))
+		return;
 	switch (hostem_pkt_parse(m, &h->conf->mac, h->conf->icrc_check, &rx)) {
 	case HOSTEM_RX_ROCE:
 		break;
@@ -780,6 +814,7 @@ hostem_sender_init(struct hostem *h, struct hostem_sender *s, const struct hoste
 	memset(s, 0, sizeof(*s));
 	s->qc = q;
 	s->index = index;
+	s->prio = (uint8_t)((q->dscp >> 3) & (PFC_PRIORITIES - 1));
 	hostem_pkt_hdr_init(&s->hdr, &c->mac, q->intra ? &c->mac : &c->gateway_mac, &q->local,
 			    &q->remote, (uint16_t)q->sport, (uint8_t)(q->dscp << 2 | ECN_ECT0),
 			    (uint32_t)q->remote_qpn, 0);
@@ -880,6 +915,21 @@ hostem_init(struct hostem *h, const struct hostem_conf *c, uint16_t port, struct
 		}
 		if (rc != 0)
 			goto fail;
+	}
+	{
+		/* Only the receive side is used: xoff/xon are placeholders. */
+		struct pfc_params pp = {
+			.port_rate_bps = c->tor_rate_bps != 0 ? c->tor_rate_bps : c->line_rate_bps,
+			.hz = h->clk.hz,
+			.xoff_bytes = 2,
+			.xon_bytes = 1,
+			.pause_quanta = PFC_QUANTA_MAX,
+			.priority_mask = 0xff,
+		};
+
+		if ((rc = pfc_config_init(&h->pfc_cfg, &pp)) != 0)
+			goto fail;
+		pfc_init(&h->pfc);
 	}
 	memset(&lp, 0, sizeof(lp));
 	lp.hz = h->clk.hz;

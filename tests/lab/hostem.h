@@ -32,6 +32,7 @@
 
 #include "congestion/dcqcn.h"
 #include "congestion/ecn_red.h"
+#include "congestion/pfc.h"
 #include "congestion/token_bucket.h"
 #include "dataplane/idle.h"
 #include "hostem_config.h"
@@ -102,6 +103,8 @@ struct hostem_sender {
 	double rate_area; /* integral of rate_bps over ns */
 	uint64_t rate_since_ns;
 	uint64_t blocked_window, blocked_xoff, blocked_out, nombuf;
+	uint64_t blocked_pfc; /* polls its priority was paused by the gateway */
+	uint8_t prio; /* PFC priority: DSCP >> 3 */
 	struct hostem_iv iv, snap_csv, snap_stats;
 };
 
@@ -180,6 +183,16 @@ struct hostem {
 	FILE *csv;
 	uint32_t rr; /* round-robin start among senders */
 	uint64_t grid_ticks; /* pacing_grid in TSC ticks, 0 = none */
+	/*
+	 * PFC from the gateway (IEEE 802.1Qbb, congestion/pfc.h's receive
+	 * side): a paused priority's inter-DC senders stop, as the ToR's
+	 * queue toward the gateway would; TSC ticks. A sender's priority is
+	 * its DSCP's class selector (DSCP >> 3: 26 -> 3, 48 -> 6), the RoCE
+	 * default map the gateway uses too.
+	 */
+	struct pfc_config pfc_cfg;
+	struct pfc pfc;
+	uint64_t pfc_frames, pfc_bad; /* PFC/PAUSE frames obeyed; other MAC control */
 };
 
 /* Sizes the pool needs for this config (ToR, DC line, ring, port). */

@@ -610,9 +610,105 @@ def run_intra(args):
            i0["goodput_bps"] / 1e6, x0["rate_avg_bps"] / 1e6, x0["tx_bps"] / 1e6))
 
 
+PFC_CONFIG = """
+[host]
+name = pfc
+mac = {mac}
+gateway_mac = {gw}
+local = 10.1.0.0/16
+line_rate = 5M
+duration = 400ms
+stats_interval = 0
+csv_interval = 0
+json = {dir}/hostem.json
+
+[qp d3]
+role = send
+local = 10.1.0.1
+remote = 10.2.0.1
+local_qpn = 0x100
+remote_qpn = 0x200
+sport = 50001
+message = 1000
+mtu = 1024
+
+[qp d1]
+role = send
+local = 10.1.0.3
+remote = 10.2.0.3
+local_qpn = 0x102
+remote_qpn = 0x202
+sport = 50003
+message = 1000
+mtu = 1024
+dscp = 8
+"""
+PFC_QUANTA = 1000  # x 512 bit times at the 5 Mb/s line rate: 102.4 ms
+
+
+def pfc_frame(opcode, enable, quanta):
+    """An 802.1Qbb frame from the gateway's DC port (opcode 0x0101 = PFC)."""
+    body = struct.pack("!HH8H", opcode, enable, *quanta)
+    return raw(Ether(dst="01:80:c2:00:00:01", src=GW_MAC, type=0x8808) / Raw(body.ljust(46, b"\0")))
+
+
+def run_pfc(args):
+    """
+    PFC from the gateway pauses the senders of that priority, for the
+    quanta given at the port's rate: d3 (DSCP 26, priority 3) waits 102.4
+    ms, d1 (DSCP 8, priority 1) does not; another MAC control opcode is
+    counted, not obeyed.
+    """
+    d = args.workdir
+    os.makedirs(d, exist_ok=True)
+    for f in ("rx.pcap", "tx.pcap", "hostem.json"):
+        if os.path.exists(os.path.join(d, f)):
+            os.unlink(os.path.join(d, f))
+    conf = os.path.join(d, "pfc.ini")
+    with open(conf, "w") as f:
+        f.write(PFC_CONFIG.format(mac=MAC, gw=GW_MAC, dir=d))
+    q = [0] * 8
+    q[3] = PFC_QUANTA
+    wrpcap(os.path.join(d, "rx.pcap"),
+           [Ether(pfc_frame(0x0101, 1 << 3, q)), Ether(pfc_frame(0x0002, 0xFF, [5] * 8))])
+    cmd = [args.hostem, "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
+           "--file-prefix", "lab-pfc-%d" % os.getpid(), "-l", "0", "--log-level=*:warning",
+           "--vdev=net_pcap0,rx_pcap=%s/rx.pcap,tx_pcap=%s/tx.pcap" % (d, d),
+           "--", "--config", conf]
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=60)
+    print(r.stdout)
+    check(r.returncode == 0 and "mbufs in use at exit: 0" in r.stdout, "hostem failed")
+    j = json.load(open(os.path.join(d, "hostem.json")))
+    pfc = j["pfc"]
+    check(pfc["frames"] == 1 and pfc["bad"] == 1, "pfc frames %d, bad %d" %
+          (pfc["frames"], pfc["bad"]))
+    p3 = pfc["priorities"][3]
+    check(p3["pauses"] == 1 and all(p["pauses"] == 0 for i, p in enumerate(pfc["priorities"])
+                                    if i != 3), "pauses by priority: %s" % pfc["priorities"])
+    # Exactly the quanta at the port's rate (rounded up to a tick), then expired.
+    want = PFC_QUANTA * 512 * 1e9 / 5e6
+    check(abs(p3["paused_ns"] - want) < 0.001 * want, "priority 3 paused %d ns, want %.0f" %
+          (p3["paused_ns"], want))
+    send = {x["qp"]: x for x in j["senders"]}
+    check(send["d3"]["blocked_pfc"] > 0 and send["d1"]["blocked_pfc"] == 0,
+          "blocked_pfc: d3 %d, d1 %d" % (send["d3"]["blocked_pfc"], send["d1"]["blocked_pfc"]))
+    # On the wire: d1 goes at once, d3 only once its pause ended.
+    first = {}
+    for p in rdpcap(os.path.join(d, "tx.pcap")):
+        if p.haslayer(IP) and p[IP].dst in ("10.2.0.1", "10.2.0.3"):
+            first.setdefault(p[IP].dst, float(p.time))
+    check(len(first) == 2, "both senders sent: %s" % first)
+    if len(first) == 2:
+        gap = first["10.2.0.1"] - first["10.2.0.3"]
+        print("pfc: d3's first packet %.1f ms after d1's (pause %.1f ms)" % (gap * 1e3, want / 1e6))
+        check(gap >= 0.9 * want / 1e9, "d3 sent %.1f ms after d1, paused for %.1f ms" %
+              (gap * 1e3, want / 1e6))
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["wire", "config", "intra"])
+    ap.add_argument("mode", choices=["wire", "config", "intra", "pfc"])
     ap.add_argument("--hostem", required=True)
     ap.add_argument("--workdir", required=True)
     args = ap.parse_args()
@@ -620,6 +716,8 @@ def main():
         run_wire(args)
     elif args.mode == "intra":
         run_intra(args)
+    elif args.mode == "pfc":
+        run_pfc(args)
     else:
         run_config(args)
 
