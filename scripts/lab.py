@@ -119,6 +119,11 @@ def log(msg):
     print(f"lab: {msg}", flush=True)
 
 
+# Mechanism B in the lab: WAN queue buffer and PFC watermarks with headroom for the
+# lab's DC round trip (about 1 ms at the hostems' 400 Mb/s senders: 4 x 50 kB).
+LAB_PFC_BUFFER, LAB_PFC_XOFF, LAB_PFC_XON = "1MB", "96KB", "64KB"
+
+
 def ini_set(text, section, key, value):
     """Set key = value in [section] of an INI text (replace or append)."""
     lines = text.splitlines()
@@ -241,6 +246,12 @@ class Lab:
             t = ini_set(t, "congestion", "mechanisms", ",".join(letters) or "none")
             if "B" in self.mech.upper().split(","):
                 t = ini_set(t, f"peer site-{o}", "lossless", "credit")
+                # The derived PFC headroom assumes a 10 us DC round trip; the lab's
+                # (vhost links, polling tools on 2 vCPUs) is up to about 1 ms, so
+                # XOFF leaves that much of the WAN queue free (LAB_PFC_* below).
+                t = ini_set(t, "congestion", "buffer", LAB_PFC_BUFFER)
+                t = ini_set(t, "congestion", "pfc_xoff", LAB_PFC_XOFF)
+                t = ini_set(t, "congestion", "pfc_xon", LAB_PFC_XON)
             t = ini_set(t, "congestion", "marker", self.a.marker)
             t = ini_set(t, "port dc", "dev", link_server(self.a, 0, f"{s}-dc"))
             t = ini_set(t, "port wan", "dev", link_server(self.a, 1, f"wan-{s}"))
@@ -400,11 +411,12 @@ def run_near_source(a, run_dir, mech):
         time.sleep(1.0)
         tm = lab.ctl("a", "show", "tm")
         stats = {s: lab.ctl(s, "show", "stats") for s in "ab"}
+        drops = {s: lab.ctl(s, "show", "drops", "--nonzero") for s in "ab"}
         if a.tools != "one":
             lab.stop("hostem-b", signal.SIGINT)
     finally:
         lab.stop_all()
-    json.dump({"tm": tm, "flows": flows, "stats": stats, "series": series},
+    json.dump({"tm": tm, "flows": flows, "stats": stats, "drops": drops, "series": series},
               open(os.path.join(run_dir, "gateway-a.json"), "w"), indent=1)
     sched = {}
     for n, (w1, r1, q1, k1, t1) in sched1.items():
@@ -446,8 +458,14 @@ def health_check(ha, wanem, sched):
     """The lab's self-check: what it measured and whether it kept up."""
     h = {"senders": [], "wanem_late_avg_ns": None, "sched": sched, "intra_rtt_ns": None}
     why = []
+    pfc = ha.get("pfc") or {}
+    run_ns = ha.get("run_ns") or 0
     for s in ha.get("senders", []):
         allowed = s.get("rate_avg_bps") or 0
+        if not s.get("intra") and run_ns and pfc.get("priorities"):
+            # Paused by the gateway's PFC (mechanism B) is not a sender falling behind.
+            paused = pfc["priorities"][s.get("pfc_priority", 3)]["paused_ns"]
+            allowed *= max(0.0, 1.0 - paused / run_ns)
         share = s.get("tx_bps", 0) / allowed if allowed else None
         h["senders"].append({"qp": s["qp"], "allowed_bps": allowed, "tx_bps": s.get("tx_bps", 0),
                              "share": share})

@@ -181,9 +181,39 @@ hostem_has_room(const struct hostem *h, bool intra)
 	return hostem_tx_room(h) > 0;
 }
 
+/* The PFC priority of a frame hostem built: its DSCP's class selector (DSCP >> 3). */
+static uint8_t
+hostem_frame_prio(const struct rte_mbuf *m)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint16_t et = (uint16_t)(p[12] << 8 | p[13]);
+	uint8_t tos = et == RTE_ETHER_TYPE_IPV4 ? p[15] :
+		      et == RTE_ETHER_TYPE_IPV6 ? (uint8_t)((p[14] << 4) | (p[15] >> 4)) : 0;
+
+	return (uint8_t)(tos >> 5);
+}
+
+/*
+ * Frames in the uplink queue that the gateway's PFC lets go now (from the
+ * head, at most max): a paused priority at the head holds the queue, as
+ * the ToR's egress toward the gateway would.
+ */
+static uint32_t
+hostem_tx_ready(struct hostem *h, uint32_t start, uint32_t max, uint64_t now_tsc)
+{
+	uint32_t n = 0;
+
+	while (n < max && !pfc_rx_paused(&h->pfc, hostem_frame_prio(h->tx[start + n]), now_tsc))
+		n++;
+	if (n == 0)
+		h->tx_pfc_held++;
+	return n;
+}
+
 static unsigned int
 hostem_tx_flush(struct hostem *h)
 {
+	uint64_t now_tsc = rte_rdtsc();
 	unsigned int sent_total = 0;
 
 	while (h->tx_head != h->tx_tail) {
@@ -193,6 +223,9 @@ hostem_tx_flush(struct hostem *h)
 
 		if (n > HOSTEM_BURST)
 			n = HOSTEM_BURST;
+		n = hostem_tx_ready(h, start, n, now_tsc);
+		if (n == 0)
+			break;
 		for (uint32_t i = 0; i < n; i++)
 			h->st.tx_bytes += h->tx[start + i]->pkt_len;
 		sent = rte_eth_tx_burst(h->port, 0, &h->tx[start], (uint16_t)n);
@@ -1052,6 +1085,13 @@ hostem_due(const struct hostem *h, uint64_t now)
 	due = hostem_min(due, wanem_line_next_due(&h->dc));
 	if (h->tor.on)
 		due = hostem_min(due, wanem_line_next_due(&h->tor.line));
+	if (h->tx_head != h->tx_tail) {
+		/* The uplink queue's head waits for its priority's pause to end. */
+		uint8_t p = hostem_frame_prio(h->tx[h->tx_head % HOSTEM_TX_RING]);
+
+		if (h->pfc.rx[p].paused)
+			due = hostem_min(due, h->pfc.rx[p].until);
+	}
 	/* A port that refused everything is retried at the back-off's pace. */
 	for (uint16_t i = 0; i < h->n_senders; i++)
 		due = hostem_min(due, hostem_sender_due(h, &h->senders[i], now));

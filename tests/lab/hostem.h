@@ -185,14 +185,16 @@ struct hostem {
 	uint64_t grid_ticks; /* pacing_grid in TSC ticks, 0 = none */
 	/*
 	 * PFC from the gateway (IEEE 802.1Qbb, congestion/pfc.h's receive
-	 * side): a paused priority's inter-DC senders stop, as the ToR's
-	 * queue toward the gateway would; TSC ticks. A sender's priority is
+	 * side): a paused priority's inter-DC senders stop and the uplink
+	 * queue (tx[]) holds at a head of that priority, as the ToR's egress
+	 * toward the gateway would; TSC ticks. A sender's priority is
 	 * its DSCP's class selector (DSCP >> 3: 26 -> 3, 48 -> 6), the RoCE
 	 * default map the gateway uses too.
 	 */
 	struct pfc_config pfc_cfg;
 	struct pfc pfc;
 	uint64_t pfc_frames, pfc_bad; /* PFC/PAUSE frames obeyed; other MAC control */
+	uint64_t tx_pfc_held; /* flushes the uplink queue's paused head held up */
 };
 
 /* Sizes the pool needs for this config (ToR, DC line, ring, port). */

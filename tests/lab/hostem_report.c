@@ -364,8 +364,10 @@ hostem_report_json(const struct hostem *h, const char *path, unsigned int mbufs_
 		st->malformed, st->multiseg, st->bad_icrc, st->no_receiver, st->no_sender,
 		st->unknown_opcode, st->tx_ring_full, st->dc_line_full, h->cnp_log_dropped);
 	/* PFC from the gateway: frames obeyed, and per priority pauses and paused time. */
-	fprintf(f, "\"pfc\": {\"frames\": %" PRIu64 ", \"bad\": %" PRIu64 ", \"priorities\": [",
-		h->pfc_frames, h->pfc_bad);
+	fprintf(f,
+		"\"pfc\": {\"frames\": %" PRIu64 ", \"bad\": %" PRIu64 ", \"tx_held\": %" PRIu64
+		", \"priorities\": [",
+		h->pfc_frames, h->pfc_bad, h->tx_pfc_held);
 	for (unsigned int p = 0; p < PFC_PRIORITIES; p++)
 		fprintf(f, "%s{\"pauses\": %" PRIu64 ", \"resumes\": %" PRIu64
 			   ", \"paused_ns\": %" PRIu64 "}",
@@ -435,11 +437,11 @@ hostem_report_json(const struct hostem *h, const char *path, unsigned int mbufs_
 			", \"fast_recovery\": %" PRIu64 ", \"additive\": %" PRIu64
 			", \"hyper\": %" PRIu64 ", \"release\": %" PRIu64
 			"}, \"blocked_window\": %" PRIu64 ", \"blocked_xoff\": %" PRIu64
-			", \"blocked_pfc\": %" PRIu64
+			", \"blocked_pfc\": %" PRIu64 ", \"pfc_priority\": %u"
 			", \"blocked_out\": %" PRIu64 ", \"nombuf\": %" PRIu64 ", \"cnp_rx_ns\": ",
 			s->rp.n_cnp, s->rp.n_cut, s->rp.n_fast_recovery, s->rp.n_additive,
 			s->rp.n_hyper, s->rp.n_release, s->blocked_window, s->blocked_xoff,
-			s->blocked_pfc, s->blocked_out, s->nombuf);
+			s->blocked_pfc, (unsigned int)s->prio, s->blocked_out, s->nombuf);
 		hostem_json_cnp_times(h, f, s->index, false);
 		fprintf(f, "}%s\n", i + 1 < h->n_senders ? "," : "");
 	}
