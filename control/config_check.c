@@ -375,12 +375,6 @@ config_check_peer(struct config_parser *p, unsigned int i)
 			     "sends no probes: set rtt or distance, or a probe_interval",
 			     rtt ? "" : ", as without rtt or distance");
 
-	/* p4 mode's program has an IPv4 underlay only (docs/p4.md). */
-	if (cfg->gw.pipeline == LS_PIPELINE_P4 && config_given(in, "remote") &&
-	    pc->remote.family == AF_INET6)
-		config_error(p, config_line(in, "remote"), in, "remote",
-			     "an IPv6 underlay needs [gateway] pipeline = c (the P4 program "
-			     "has an IPv4 underlay only)");
 	/* Nor a credit hop: the program takes one Longspan option only (docs/p4.md). */
 	if (cfg->gw.pipeline == LS_PIPELINE_P4 && pc->lossless == LS_LOSSLESS_CREDIT)
 		config_error(p, config_line(in, "lossless"), in, "lossless",

@@ -169,6 +169,53 @@ neighbours(const struct ls_port_conf *pc, p4_tables_entry_fn fn, void *arg)
 	return 0;
 }
 
+/* A peer's tunnel (peer_tunnel) and its termination (peer_by_remote4 or 6). */
+static int
+peer_tunnel(const struct dp_conf *dp, unsigned int i, p4_tables_entry_fn fn, void *arg)
+{
+	const struct dp_peer *peer = &dp->peers[i];
+	const struct dp_port *wan = &dp->ports[peer->port];
+	char line[512];
+	int rc;
+
+	if (peer->family != AF_INET && peer->family != AF_INET6)
+		return -EAFNOSUPPORT;
+	if (peer->family == AF_INET)
+		snprintf(line, sizeof(line),
+			 "match 0x%x action tunnel4 src_addr 0x%08" PRIx32 " dst_addr 0x%08" PRIx32
+			 " vni 0x%" PRIx32 " wan_port 0x%x vlan 0x%x wan_mac 0x%012" PRIx64
+			 " nexthop 0x%08" PRIx32 " mtu 0x%" PRIx32 " geneve_port 0x%x",
+			 i, get_be32(peer->src), get_be32(peer->dst), peer->vni, peer->port, wan->vlan,
+			 mac_u64(wan->mac.addr_bytes), get_be32(peer->nexthop), wan->mtu,
+			 dp->geneve_port);
+	else
+		snprintf(line, sizeof(line),
+			 "match 0x%x action tunnel6 src_addr_hi 0x%016" PRIx64 " src_addr_lo 0x%016" PRIx64
+			 " dst_addr_hi 0x%016" PRIx64 " dst_addr_lo 0x%016" PRIx64 " vni 0x%" PRIx32
+			 " wan_port 0x%x vlan 0x%x wan_mac 0x%012" PRIx64 " nexthop_hi 0x%016" PRIx64
+			 " nexthop_lo 0x%016" PRIx64 " mtu 0x%" PRIx32 " geneve_port 0x%x",
+			 i, get_be64(peer->src), get_be64(peer->src + 8), get_be64(peer->dst),
+			 get_be64(peer->dst + 8), peer->vni, peer->port, wan->vlan,
+			 mac_u64(wan->mac.addr_bytes), get_be64(peer->nexthop),
+			 get_be64(peer->nexthop + 8), wan->mtu, dp->geneve_port);
+	rc = fn(arg, "peer_tunnel", line, false);
+	if (rc != 0)
+		return rc;
+	if (peer->family == AF_INET)
+		snprintf(line, sizeof(line),
+			 "match 0x%08" PRIx32 " action decap_peer peer_id 0x%x source_strict 0x%x "
+			 "vni 0x%" PRIx32,
+			 get_be32(peer->dst), i, peer->source_strict ? 1u : 0u, peer->vni);
+	else
+		snprintf(line, sizeof(line),
+			 "match 0x%016" PRIx64 " 0x%016" PRIx64 " action decap_peer peer_id 0x%x "
+			 "source_strict 0x%x vni 0x%" PRIx32,
+			 get_be64(peer->dst), get_be64(peer->dst + 8), i, peer->source_strict ? 1u : 0u,
+			 peer->vni);
+	return fn(arg, peer->family == AF_INET ? "peer_by_remote4" : "peer_by_remote6", line,
+		  false);
+}
+
 int
 p4_tables_build(const struct ls_config *cfg, const struct dp_conf *dp, p4_tables_entry_fn fn,
 		void *arg)
@@ -187,9 +234,11 @@ p4_tables_build(const struct ls_config *cfg, const struct dp_conf *dp, p4_tables
 		else
 			snprintf(line, sizeof(line),
 				 "match 0x%x action %s vlan 0x%x mac 0x%012" PRIx64 " ip4 0x%08" PRIx32
-				 " geneve_port 0x%x",
+				 " ip6_hi 0x%016" PRIx64 " ip6_lo 0x%016" PRIx64 " geneve_port 0x%x",
 				 i, P4_ROLE_WAN_ACTION, pt->vlan, mac_u64(pt->mac.addr_bytes),
-				 get_be32((const uint8_t *)&pt->ip4), dp->geneve_port);
+				 pt->has_ip4 ? get_be32((const uint8_t *)&pt->ip4) : 0,
+				 pt->has_ip6 ? get_be64(pt->ip6) : 0,
+				 pt->has_ip6 ? get_be64(pt->ip6 + 8) : 0, dp->geneve_port);
 		rc = fn(arg, "port_role", line, false);
 		if (rc != 0)
 			return rc;
@@ -210,32 +259,14 @@ p4_tables_build(const struct ls_config *cfg, const struct dp_conf *dp, p4_tables
 	}
 	for (i = 0; i < dp->n_peers; i++) {
 		const struct ls_peer_conf *pc = &cfg->peers[i];
-		const struct dp_peer *peer = &dp->peers[i];
-		const struct dp_port *wan = &dp->ports[peer->port];
 
-		if (peer->family != AF_INET)
-			return -ENOTSUP;
 		for (j = 0; j < pc->n_prefixes; j++) {
 			rc = lookup_entry(fn, arg, pc->prefixes[j].addr.family, pc->prefixes[j].addr.a,
 					  pc->prefixes[j].len, "peer", (int)i);
 			if (rc != 0)
 				return rc;
 		}
-		snprintf(line, sizeof(line),
-			 "match 0x%x action tunnel4 src_addr 0x%08" PRIx32 " dst_addr 0x%08" PRIx32
-			 " vni 0x%" PRIx32 " wan_port 0x%x vlan 0x%x wan_mac 0x%012" PRIx64
-			 " nexthop 0x%08" PRIx32 " mtu 0x%" PRIx32 " geneve_port 0x%x",
-			 i, get_be32(peer->src), get_be32(peer->dst), peer->vni, peer->port, wan->vlan,
-			 mac_u64(wan->mac.addr_bytes), get_be32(peer->nexthop), wan->mtu,
-			 dp->geneve_port);
-		rc = fn(arg, "peer_tunnel", line, false);
-		if (rc != 0)
-			return rc;
-		snprintf(line, sizeof(line),
-			 "match 0x%08" PRIx32 " action decap_peer peer_id 0x%x source_strict 0x%x "
-			 "vni 0x%" PRIx32,
-			 get_be32(peer->dst), i, peer->source_strict ? 1u : 0u, peer->vni);
-		rc = fn(arg, "peer_by_remote4", line, false);
+		rc = peer_tunnel(dp, i, fn, arg);
 		if (rc != 0)
 			return rc;
 	}
@@ -256,6 +287,18 @@ p4_tables_build(const struct ls_config *cfg, const struct dp_conf *dp, p4_tables
 	return 0;
 }
 
+/* What -EAFNOSUPPORT from p4_tables_build() means. */
+static void
+p4_tables_family_error(const struct dp_conf *dp, char *err, size_t err_size)
+{
+	unsigned int i;
+
+	for (i = 0; i < dp->n_peers; i++)
+		if (dp->peers[i].family != AF_INET && dp->peers[i].family != AF_INET6)
+			break;
+	snprintf(err, err_size, "p4: peer %u: an underlay neither IPv4 nor IPv6", i);
+}
+
 struct p4_load {
 	struct rte_swx_ctl_pipeline *ctl;
 	char *err;
@@ -267,7 +310,7 @@ p4_load_entry(void *arg, const char *table, const char *line, bool is_default)
 {
 	struct p4_load *l = arg;
 	struct rte_swx_table_entry *e;
-	char buf[384];
+	char buf[512];
 	int blank = 0, rc;
 
 	snprintf(buf, sizeof(buf), "%s", line);
@@ -298,8 +341,8 @@ p4_tables_load(struct rte_swx_ctl_pipeline *ctl, const struct ls_config *cfg,
 	int rc;
 
 	rc = p4_tables_build(cfg, dp, p4_load_entry, &l);
-	if (rc == -ENOTSUP)
-		snprintf(err, err_size, "p4: a peer with an IPv6 underlay (p4 mode has IPv4 only)");
+	if (rc == -EAFNOSUPPORT)
+		p4_tables_family_error(dp, err, err_size);
 	if (rc != 0) {
 		rte_swx_ctl_pipeline_abort(ctl);
 		return rc;
@@ -371,8 +414,8 @@ p4_tables_check(struct rte_swx_pipeline *pl, const struct ls_config *cfg,
 	struct p4_check k = { .pl = pl, .err = err, .err_size = err_size };
 	int rc = p4_tables_build(cfg, dp, p4_check_entry, &k);
 
-	if (rc == -ENOTSUP)
-		snprintf(err, err_size, "p4: a peer with an IPv6 underlay (p4 mode has IPv4 only)");
+	if (rc == -EAFNOSUPPORT)
+		p4_tables_family_error(dp, err, err_size);
 	return rc;
 }
 

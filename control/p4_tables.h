@@ -24,8 +24,8 @@ typedef int (*p4_tables_entry_fn)(void *arg, const char *table, const char *line
 /*
  * Call fn for every entry the configuration gives, in table order. The
  * pipeline's input port i is dp->ports[i], and peer i is dp->peers[i].
- * Returns 0, fn's first non-zero return, or -ENOTSUP for a peer with an
- * IPv6 underlay (p4 mode has none yet).
+ * Returns 0, fn's first non-zero return, or -EAFNOSUPPORT for a peer whose
+ * underlay is neither IPv4 nor IPv6.
  */
 int p4_tables_build(const struct ls_config *cfg, const struct dp_conf *dp, p4_tables_entry_fn fn,
 		    void *arg);

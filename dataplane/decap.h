@@ -45,7 +45,8 @@ enum ls_drop_reason dp_decap(struct dp_worker *w, const struct dp_conf *c, struc
  * peer's sequence numbers and transit time, for a packet from a known peer
  * to this gateway with the peer's VNI and a valid Longspan option. Returns
  * true for a packet the program cannot take and the C path must (control
- * packets: path probes and credit control; the credit option): then
+ * packets: path probes and credit control; the credit option; a zero UDP
+ * checksum over IPv6 the peer may not send): then
  * nothing is accounted here, dp_decap() does it. Packets dp_decap() would
  * drop before its accounting are left to the program, unaccounted.
  */

@@ -31,8 +31,16 @@
 #include "parse.h"
 #include "pipeline.h"
 
-/* Outer IPv4 + UDP + GENEVE + the Longspan option the program writes (IPv4 underlay only). */
+/* Outer IPv4 or IPv6 + UDP + GENEVE + the Longspan option the program writes. */
 #define P4_ENCAP4_SIZE 56
+#define P4_ENCAP6_SIZE 76
+
+/* The outer headers the program writes toward peer, or strips from it. */
+static inline uint16_t
+p4_encap_size(const struct dp_peer *peer)
+{
+	return peer->family == AF_INET ? P4_ENCAP4_SIZE : P4_ENCAP6_SIZE;
+}
 
 /* The Ethernet header size at p (untagged or one 802.1Q tag). */
 static inline uint16_t
@@ -62,8 +70,9 @@ p4_inner(struct rte_mbuf *m, uint16_t off, struct pkt_meta *meta)
 /*
  * What the program drops that the C parser handles: packets to the
  * gateway's own addresses (echo requests punted, the rest counted as local
- * deliveries), which the program knows only as no route from the DC or
- * not a tunnel on a WAN port.
+ * deliveries), which the program knows only as no route from the DC, not
+ * a tunnel on a WAN port, or, for IPv6 to the WAN port's link-local
+ * address (neighbour discovery), not for us.
  */
 static inline bool
 p4_is_local(const struct dp_port *pt, const uint8_t *p, uint32_t len, uint8_t reason)
@@ -72,6 +81,9 @@ p4_is_local(const struct dp_port *pt, const uint8_t *p, uint32_t len, uint8_t re
 
 	if (reason == LS_DROP_NOT_TUNNEL)
 		return pt->role == LS_PORT_WAN;
+	if (reason == LS_DROP_NOT_FOR_US)
+		return pt->role == LS_PORT_WAN && len >= l2 + 40u && (p[l2] >> 4) == 6 &&
+		       dp_ip6_is_ours(pt, p + l2 + 24);
 	if (reason != LS_DROP_NO_ROUTE || pt->role != LS_PORT_DC || len < l2 + 20u)
 		return false;
 	if ((p[l2] >> 4) == 4) {
@@ -220,7 +232,7 @@ dp_p4_burst(struct dp_worker *w, const struct dp_conf *c, struct dp_p4 *p4, uint
 			struct dp_dc_pkt *d = &st[nst];
 
 			r = p4_inner(m, DP_P4_SHIM_SIZE + p4_l2_size(s + DP_P4_SHIM_SIZE) +
-						P4_ENCAP4_SIZE,
+						p4_encap_size(&c->peers[peer]),
 				     &d->meta);
 			if (unlikely(r != LS_DROP_NONE)) {
 				dp_drop(w, m, r);
@@ -231,7 +243,7 @@ dp_p4_burst(struct dp_worker *w, const struct dp_conf *c, struct dp_p4 *p4, uint
 			if (dp_dc_nexthop_key(w, c, m, d, &dmac_peer, &dmac))
 				nst++;
 		} else {
-			uint32_t frame = m->pkt_len - DP_P4_SHIM_SIZE + P4_ENCAP4_SIZE;
+			uint32_t frame = m->pkt_len - DP_P4_SHIM_SIZE + p4_encap_size(&c->peers[peer]);
 			struct pkt_meta imeta;
 
 			r = p4_inner(m, DP_P4_SHIM_SIZE + p4_l2_size(s + DP_P4_SHIM_SIZE), &imeta);

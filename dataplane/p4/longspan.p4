@@ -9,7 +9,7 @@
  * dataplane/geneve.c and dataplane/pipeline.c do the same, and
  * docs/wire-format.md is the contract for both):
  *   parse   Ethernet [/ 802.1Q] / IPv4 | IPv6 [/ UDP [/ BTH [/ AETH]]],
- *           and on the WAN side IPv4 / UDP / GENEVE [/ Longspan option] /
+ *           and on the WAN side IPv4 | IPv6 / UDP / GENEVE [/ Longspan option] /
  *           inner IPv4 | IPv6 [/ UDP [/ BTH [/ AETH]]];
  *   DC      martian checks, longest prefix route to a peer, TTL / hop
  *           limit, flow hash, GENEVE encapsulation (RFC 6040 copy);
@@ -87,6 +87,9 @@ const bit<16> GENEVE_OPT_CLASS_LONGSPAN = 0xff4c;
 /* 20 (outer IPv4) + 8 (UDP) + 8 (GENEVE) + 20 (Longspan option). */
 const bit<16> ENCAP4_IP_OVERHEAD = 56;
 const bit<16> ENCAP4_UDP_OVERHEAD = 36;
+/* Outer IPv6 + UDP + GENEVE + the option in front of the inner packet; the
+ * UDP overhead is the outer IPv6 payload length's too. */
+const bit<16> ENCAP6_IP_OVERHEAD = 76;
 const bit<32> FLOW_SLOTS_MASK = 0xffff;
 
 header ls_meta_t {
@@ -199,6 +202,7 @@ struct headers_t {
 	ethernet_t ethernet;
 	vlan_t vlan;
 	ipv4_t outer_ipv4;
+	ipv6_t outer_ipv6;
 	udp_t outer_udp;
 	geneve_t geneve;
 	geneve_ls_opt_t geneve_opt;
@@ -230,6 +234,8 @@ struct main_metadata_t {
 	bit<48> port_mac;
 	bit<16> tmp16;
 	bit<32> port_ip4;
+	bit<64> port_ip6_hi;
+	bit<64> port_ip6_lo;
 	bit<32> route_key4;
 	bit<32> rpf_key4;
 	bit<64> route_key6_hi;
@@ -280,7 +286,7 @@ parser MainParserImpl(packet_in pkt, out headers_t hdr, inout main_metadata_t me
 		transition select(hdr.ethernet.ether_type) {
 			0x8100: parse_vlan;
 			0x0800: parse_ipv4;
-			0x86dd: parse_ipv6;
+			0x86dd: parse_outer_ipv6;
 			default: accept;
 		}
 	}
@@ -288,7 +294,7 @@ parser MainParserImpl(packet_in pkt, out headers_t hdr, inout main_metadata_t me
 		pkt.extract(hdr.vlan);
 		transition select(hdr.vlan.ether_type) {
 			0x0800: parse_ipv4;
-			0x86dd: parse_ipv6;
+			0x86dd: parse_outer_ipv6;
 			default: accept;
 		}
 	}
@@ -297,6 +303,14 @@ parser MainParserImpl(packet_in pkt, out headers_t hdr, inout main_metadata_t me
 	state parse_ipv4 {
 		pkt.extract(hdr.outer_ipv4);
 		transition select(hdr.outer_ipv4.protocol) {
+			17: parse_outer_udp;
+			default: accept;
+		}
+	}
+	/* IPv6 likewise: outer_ipv6 first, the inner ipv6 on the DC side. */
+	state parse_outer_ipv6 {
+		pkt.extract(hdr.outer_ipv6);
+		transition select(hdr.outer_ipv6.next_header) {
 			17: parse_outer_udp;
 			default: accept;
 		}
@@ -409,11 +423,14 @@ control MainControlImpl(inout headers_t hdr, inout main_metadata_t meta,
 		meta.port_vlan = vlan;
 		meta.port_mac = mac;
 	}
-	action port_wan(bit<16> vlan, bit<48> mac, bit<32> ip4, bit<16> geneve_port) {
+	action port_wan(bit<16> vlan, bit<48> mac, bit<32> ip4, bit<64> ip6_hi, bit<64> ip6_lo,
+			bit<16> geneve_port) {
 		meta.role = ROLE_WAN;
 		meta.port_vlan = vlan;
 		meta.port_mac = mac;
 		meta.port_ip4 = ip4;
+		meta.port_ip6_hi = ip6_hi;
+		meta.port_ip6_lo = ip6_lo;
 		meta.geneve_port = geneve_port;
 	}
 	action port_none() {
@@ -482,7 +499,7 @@ control MainControlImpl(inout headers_t hdr, inout main_metadata_t meta,
 		size = 1024;
 	}
 
-	/* peer_tunnel: a peer's tunnel (IPv4 underlay). */
+	/* peer_tunnel: a peer's tunnel (tunnel4: IPv4 underlay, tunnel6: IPv6). */
 	action tunnel4(bit<32> src_addr, bit<32> dst_addr, bit<24> vni, bit<16> wan_port,
 		       bit<16> vlan, bit<48> wan_mac, bit<32> nexthop, bit<16> mtu,
 		       bit<16> geneve_port) {
@@ -499,18 +516,40 @@ control MainControlImpl(inout headers_t hdr, inout main_metadata_t meta,
 		meta.nh_addr4 = nexthop;
 		meta.mtu = mtu;
 	}
+	action tunnel6(bit<64> src_addr_hi, bit<64> src_addr_lo, bit<64> dst_addr_hi,
+		       bit<64> dst_addr_lo, bit<24> vni, bit<16> wan_port, bit<16> vlan,
+		       bit<48> wan_mac, bit<64> nexthop_hi, bit<64> nexthop_lo, bit<16> mtu,
+		       bit<16> geneve_port) {
+		hdr.outer_ipv6.setValid();
+		hdr.outer_ipv6.src_addr_hi = src_addr_hi;
+		hdr.outer_ipv6.src_addr_lo = src_addr_lo;
+		hdr.outer_ipv6.dst_addr_hi = dst_addr_hi;
+		hdr.outer_ipv6.dst_addr_lo = dst_addr_lo;
+		hdr.geneve.setValid();
+		hdr.geneve.vni = vni;
+		hdr.outer_udp.setValid();
+		hdr.outer_udp.dst_port = geneve_port;
+		hdr.ethernet.src_addr = wan_mac;
+		meta.out_port = wan_port;
+		meta.port_vlan = vlan;
+		meta.nh_v6 = 1;
+		meta.nh_addr6_hi = nexthop_hi;
+		meta.nh_addr6_lo = nexthop_lo;
+		meta.mtu = mtu;
+	}
 	action tunnel_none() {
 		drop_with(DROP_NO_ROUTE);
 	}
 	table peer_tunnel {
 		key = { meta.peer_id : exact; }
-		actions = { tunnel4; tunnel_none; }
+		actions = { tunnel4; tunnel6; tunnel_none; }
 		default_action = tunnel_none;
 		size = 256;
 	}
 
-	/* peer_by_remote4: tunnel termination, by outer source; the VNI must
-	 * then be the peer's (vni_mismatch, as in the C path). */
+	/* peer_by_remote4 and peer_by_remote6: tunnel termination, by outer
+	 * source; the VNI must then be the peer's (vni_mismatch, as in the C
+	 * path). */
 	action decap_peer(bit<32> peer_id, bit<8> source_strict, bit<24> vni) {
 		meta.decap_peer_id = peer_id;
 		meta.source_strict = source_strict;
@@ -521,6 +560,15 @@ control MainControlImpl(inout headers_t hdr, inout main_metadata_t meta,
 	}
 	table peer_by_remote4 {
 		key = { hdr.outer_ipv4.src_addr : exact; }
+		actions = { decap_peer; decap_unknown; }
+		default_action = decap_unknown;
+		size = 256;
+	}
+	table peer_by_remote6 {
+		key = {
+			hdr.outer_ipv6.src_addr_hi : exact;
+			hdr.outer_ipv6.src_addr_lo : exact;
+		}
 		actions = { decap_peer; decap_unknown; }
 		default_action = decap_unknown;
 		size = 256;
@@ -627,7 +675,7 @@ control MainControlImpl(inout headers_t hdr, inout main_metadata_t meta,
 			    (hdr.vlan.isValid() && hdr.vlan.ether_type == 0x0806)) {
 				meta.verdict = VERDICT_PUNT;
 				meta.cls = CLASS_ARP;
-			} else if (!hdr.outer_ipv4.isValid() && !hdr.ipv6.isValid()) {
+			} else if (!hdr.outer_ipv4.isValid() && !hdr.outer_ipv6.isValid()) {
 				drop_with(DROP_ETHERTYPE);
 			}
 		}
@@ -636,8 +684,13 @@ control MainControlImpl(inout headers_t hdr, inout main_metadata_t meta,
 		if (meta.verdict == VERDICT_FORWARD && meta.role == ROLE_WAN) {
 			if (hdr.ethernet.dst_addr != meta.port_mac) {
 				drop_with(DROP_L2_NOT_FOR_US);
-			} else if (!hdr.outer_ipv4.isValid() ||
-				   hdr.outer_ipv4.dst_addr != meta.port_ip4) {
+			} else if (hdr.outer_ipv6.isValid() &&
+				   (hdr.outer_ipv6.dst_addr_hi != meta.port_ip6_hi ||
+				    hdr.outer_ipv6.dst_addr_lo != meta.port_ip6_lo)) {
+				drop_with(DROP_NOT_FOR_US);
+			} else if (!hdr.outer_ipv6.isValid() &&
+				   (!hdr.outer_ipv4.isValid() ||
+				    hdr.outer_ipv4.dst_addr != meta.port_ip4)) {
 				drop_with(DROP_NOT_FOR_US);
 			} else if (!hdr.geneve.isValid() ||
 				   hdr.outer_udp.dst_port != meta.geneve_port) {
@@ -653,19 +706,29 @@ control MainControlImpl(inout headers_t hdr, inout main_metadata_t meta,
 				   (hdr.geneve_opt.opt_type & 0x80) != 0) {
 				drop_with(DROP_GENEVE_CRIT_OPT);
 			} else {
-				peer_by_remote4.apply();
+				if (hdr.outer_ipv6.isValid()) {
+					peer_by_remote6.apply();
+				} else {
+					peer_by_remote4.apply();
+				}
 				if (meta.verdict == VERDICT_FORWARD && hdr.geneve.vni != meta.peer_vni) {
 					drop_with(DROP_VNI_MISMATCH);
 				}
 			}
 		}
-		/* DC: an IPv4 packet was parsed as outer_ipv4; it is the inner one. */
+		/* DC: an IP packet was parsed as outer_ipv4 or outer_ipv6; it is
+		 * the inner one. */
 		if (meta.verdict == VERDICT_FORWARD && meta.role == ROLE_DC) {
 			if (hdr.ethernet.dst_addr != meta.port_mac) {
 				drop_with(DROP_L2_NOT_FOR_US);
-			} else if (hdr.outer_ipv4.isValid()) {
-				hdr.ipv4 = hdr.outer_ipv4;
-				hdr.outer_ipv4.setInvalid();
+			} else if (hdr.outer_ipv4.isValid() || hdr.outer_ipv6.isValid()) {
+				if (hdr.outer_ipv6.isValid()) {
+					hdr.ipv6 = hdr.outer_ipv6;
+					hdr.outer_ipv6.setInvalid();
+				} else {
+					hdr.ipv4 = hdr.outer_ipv4;
+					hdr.outer_ipv4.setInvalid();
+				}
 				if (hdr.outer_udp.isValid()) {
 					hdr.udp = hdr.outer_udp;
 					hdr.outer_udp.setInvalid();
@@ -777,7 +840,11 @@ control MainControlImpl(inout headers_t hdr, inout main_metadata_t meta,
 				hdr.flow_key6.setInvalid();
 				hdr.geneve.protocol = 0x86dd;
 			}
-			meta.outer_len = meta.ip_len + ENCAP4_IP_OVERHEAD;
+			if (hdr.outer_ipv6.isValid()) {
+				meta.outer_len = meta.ip_len + ENCAP6_IP_OVERHEAD;
+			} else {
+				meta.outer_len = meta.ip_len + ENCAP4_IP_OVERHEAD;
+			}
 			if (meta.outer_len > meta.mtu) {
 				drop_with(DROP_MTU_EXCEEDED);
 			}
@@ -786,17 +853,28 @@ control MainControlImpl(inout headers_t hdr, inout main_metadata_t meta,
 			/* GENEVE encapsulation (docs/wire-format.md). RFC 6040
 			 * section 4.1, normal mode: the outer DSCP+ECN copy the inner. */
 			if (hdr.ipv4.isValid()) {
-				hdr.outer_ipv4.ver_ihl_tos = 0x4500 | (hdr.ipv4.ver_ihl_tos & 0xff);
+				meta.tmp16 = hdr.ipv4.ver_ihl_tos & 0xff;
 			} else {
-				hdr.outer_ipv4.ver_ihl_tos =
-					0x4500 | (bit<16>)((hdr.ipv6.ver_tc_flow_label >> 20) & 0xff);
+				meta.tmp16 = (bit<16>)((hdr.ipv6.ver_tc_flow_label >> 20) & 0xff);
 			}
-			hdr.outer_ipv4.total_len = meta.outer_len;
-			hdr.outer_ipv4.identification = 0;
-			hdr.outer_ipv4.flags_frag_offset = 0x4000;
-			hdr.outer_ipv4.ttl = 64;
-			hdr.outer_ipv4.protocol = 17;
-			hdr.outer_ipv4.hdr_checksum = 0;
+			if (hdr.outer_ipv6.isValid()) {
+				/* The flow label is the flow hash's low 20 bits, as the
+				 * C encapsulation writes it. The UDP checksum stays 0:
+				 * SWX cannot sum the payload (docs/p4.md). */
+				hdr.outer_ipv6.ver_tc_flow_label = 0x60000000 |
+					((bit<32>)meta.tmp16 << 20) | (meta.flow_hash & 0xfffff);
+				hdr.outer_ipv6.payload_len = meta.ip_len + ENCAP4_UDP_OVERHEAD;
+				hdr.outer_ipv6.next_header = 17;
+				hdr.outer_ipv6.hop_limit = 64;
+			} else {
+				hdr.outer_ipv4.ver_ihl_tos = 0x4500 | meta.tmp16;
+				hdr.outer_ipv4.total_len = meta.outer_len;
+				hdr.outer_ipv4.identification = 0;
+				hdr.outer_ipv4.flags_frag_offset = 0x4000;
+				hdr.outer_ipv4.ttl = 64;
+				hdr.outer_ipv4.protocol = 17;
+				hdr.outer_ipv4.hdr_checksum = 0;
+			}
 			hdr.outer_udp.src_port = 0xc000 | (bit<16>)(meta.flow_hash & 0x3fff);
 			hdr.outer_udp.length = meta.ip_len + ENCAP4_UDP_OVERHEAD;
 			hdr.outer_udp.checksum = 0;
@@ -814,13 +892,18 @@ control MainControlImpl(inout headers_t hdr, inout main_metadata_t meta,
 			peer_seq.write(meta.peer_id, meta.seq + 1);
 			hdr.geneve_opt.seq = meta.seq;
 			hdr.geneve_opt.tx_ns = 0; /* no timestamp in 22.11 SWX */
-			ip_ck.clear();
-			ip_ck.add({ hdr.outer_ipv4.ver_ihl_tos, hdr.outer_ipv4.total_len,
-				    hdr.outer_ipv4.identification, hdr.outer_ipv4.flags_frag_offset,
-				    hdr.outer_ipv4.ttl, hdr.outer_ipv4.protocol,
-				    hdr.outer_ipv4.src_addr, hdr.outer_ipv4.dst_addr });
-			hdr.outer_ipv4.hdr_checksum = ip_ck.get();
-			meta.ether_type = 0x0800;
+			if (hdr.outer_ipv6.isValid()) {
+				meta.ether_type = 0x86dd;
+			} else {
+				ip_ck.clear();
+				ip_ck.add({ hdr.outer_ipv4.ver_ihl_tos, hdr.outer_ipv4.total_len,
+					    hdr.outer_ipv4.identification,
+					    hdr.outer_ipv4.flags_frag_offset, hdr.outer_ipv4.ttl,
+					    hdr.outer_ipv4.protocol, hdr.outer_ipv4.src_addr,
+					    hdr.outer_ipv4.dst_addr });
+				hdr.outer_ipv4.hdr_checksum = ip_ck.get();
+				meta.ether_type = 0x0800;
+			}
 			meta.fk_dir = 0;
 		}
 
@@ -835,7 +918,11 @@ control MainControlImpl(inout headers_t hdr, inout main_metadata_t meta,
 		}
 		if (meta.verdict == VERDICT_FORWARD && meta.role == ROLE_WAN) {
 			/* RFC 6040 section 4.2, normal mode. */
-			meta.ecn_outer = (bit<8>)(hdr.outer_ipv4.ver_ihl_tos & 3);
+			if (hdr.outer_ipv6.isValid()) {
+				meta.ecn_outer = (bit<8>)((hdr.outer_ipv6.ver_tc_flow_label >> 20) & 3);
+			} else {
+				meta.ecn_outer = (bit<8>)(hdr.outer_ipv4.ver_ihl_tos & 3);
+			}
 			if (hdr.ipv4.isValid()) {
 				meta.ecn_inner = (bit<8>)(hdr.ipv4.ver_ihl_tos & 3);
 			} else {
@@ -877,6 +964,7 @@ control MainControlImpl(inout headers_t hdr, inout main_metadata_t meta,
 				meta.ip_len = hdr.ipv4.total_len;
 			}
 			hdr.outer_ipv4.setInvalid();
+			hdr.outer_ipv6.setInvalid();
 			hdr.outer_udp.setInvalid();
 			hdr.geneve.setInvalid();
 			hdr.geneve_opt.setInvalid();
@@ -949,6 +1037,7 @@ control MainDeparserImpl(packet_out pkt, in headers_t hdr, in main_metadata_t me
 		pkt.emit(hdr.ethernet);
 		pkt.emit(hdr.vlan);
 		pkt.emit(hdr.outer_ipv4);
+		pkt.emit(hdr.outer_ipv6);
 		pkt.emit(hdr.outer_udp);
 		pkt.emit(hdr.geneve);
 		pkt.emit(hdr.geneve_opt);

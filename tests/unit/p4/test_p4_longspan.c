@@ -47,7 +47,7 @@ static const uint8_t host_mac[6] = { 0x02, 0, 0, 0, 0xbb, 0xbb }; /* 10.1.0.9 */
 static const char *const entries[][2] = {
 	{ "port_role", "match 0x0 action port_dc vlan 0x0 mac 0x020000000001" },
 	{ "port_role", "match 0x1 action port_wan vlan 0x0 mac 0x020000000002 ip4 0xc0a80001 "
-		       "geneve_port 0x17c1" },
+		       "ip6_hi 0x0 ip6_lo 0x0 geneve_port 0x17c1" },
 	{ "route4", "match 0x7f000000/0xff000000 action route_martian" },
 	{ "route4", "match 0x0a010000/0xffff0000 action route_dc_local" },
 	{ "route4", "match 0x0a020000/0xffff0000 action route_peer peer_id 0x1" },

@@ -111,6 +111,8 @@ test_same_as_c(void **state)
 	ut_p4_dc_run(&t, ut_p4_dc_common, ut_p4_n_dc_common, compare);
 	ut_p4_dc_run(&t, more, RTE_DIM(more), compare);
 	ut_p4_wan_run(&t, wan, RTE_DIM(wan), compare);
+	ut_p4_dc_run(&t, ut_p4_dc6_common, ut_p4_n_dc6_common, compare);
+	ut_p4_wan_run(&t, ut_p4_wan6_common, ut_p4_n_wan6_common, compare);
 }
 
 /* ARP for the gateway's DC address reaches the control thread in both modes. */
@@ -336,7 +338,7 @@ test_bad_table_refused(void **state)
 		skip();
 	/* peer_tunnel without the action the config's peers need. */
 	ut_swx_tmp(path, sizeof(path), "notunnel.spec");
-	spec_variant(path, "\t\ttunnel4\n\t\ttunnel_none\n", "\t\ttunnel_none\n");
+	spec_variant(path, "\t\ttunnel4\n\t\ttunnel6\n", "\t\ttunnel6\n");
 	assert_int_not_equal(prepare_with(path, msg, sizeof(msg)), 0);
 	fprintf(stderr, "bad table: %s", msg);
 	assert_non_null(strstr(msg, "table peer_tunnel"));

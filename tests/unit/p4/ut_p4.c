@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -138,6 +139,24 @@ const struct ut_p4_dc_case ut_p4_dc_common[] = {
 };
 const unsigned int ut_p4_n_dc_common = sizeof(ut_p4_dc_common) / sizeof(ut_p4_dc_common[0]);
 
+static const uint8_t ut_p4_site_c4[4] = { 10, 4, 0, 2 };
+static const uint8_t ut_p4_site_c6[16] = { 0xfd, 0x00, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2 };
+
+/* The WAN port's MTU is 1500: 1440 bytes of IP fit behind 56, not behind 76. */
+const struct ut_p4_dc_case ut_p4_dc6_common[] = {
+	{ "underlay6 roce4 data", { .roce = true, .opcode = 0x0a, .dqpn = 0x13, .tos = 0x02,
+				    .sport = 0xc005, .payload = 32 }, ut_p4_site_c4, NULL },
+	{ "underlay6 roce6 data", { .family = 6, .roce = true, .opcode = 0x0a, .dqpn = 0x35,
+				    .tos = 0x01, .sport = 0xc006, .payload = 64 }, NULL,
+	  ut_p4_site_c6 },
+	{ "underlay6 udp4 ECT(0)", { .tos = 0xb8 | 0x02, .sport = 1111, .dport = 2222,
+				     .payload = 40 }, ut_p4_site_c4, NULL },
+	{ "underlay6 hop limit 1", { .family = 6, .ttl = 1, .sport = 1, .dport = 2 }, NULL,
+	  ut_p4_site_c6 },
+	{ "underlay6 mtu", { .sport = 1, .dport = 2, .payload = 1440 - 28 }, ut_p4_site_c4, NULL },
+};
+const unsigned int ut_p4_n_dc6_common = sizeof(ut_p4_dc6_common) / sizeof(ut_p4_dc6_common[0]);
+
 void
 ut_p4_dc_run(const struct ut_p4 *t, const struct ut_p4_dc_case *cases, unsigned int n,
 	     ut_p4_compare_fn *compare)
@@ -152,6 +171,8 @@ ut_p4_dc_run(const struct ut_p4 *t, const struct ut_p4_dc_case *cases, unsigned 
 			memcpy(p.b + p.l3_off + 16, cases[i].dst4, 4);
 			ut_ip4_fix_csum(p.b + p.l3_off);
 		}
+		if (cases[i].dst6 != NULL)
+			memcpy(p.b + p.l3_off + 24, cases[i].dst6, 16);
 		compare(cases[i].name, t->dc_port, p.b, p.len);
 	}
 }
@@ -186,6 +207,61 @@ ut_p4_wan_frame(uint8_t *f, const uint8_t *ip, uint32_t n, uint8_t otos, uint32_
 	return 14 + 56 + n;
 }
 
+static const uint8_t ut_p4_dc_host5[4] = { 10, 1, 0, 5 };
+static const uint8_t ut_p4_site_b4[4] = { 10, 2, 0, 2 };
+
+const struct ut_p4_wan_case ut_p4_wan6_common[] = {
+	{ "underlay6 wan roce4", { .roce = true, .opcode = 0x0a, .dqpn = 0x57, .tos = 0x02,
+				   .sport = 0xc007, .payload = 32 }, NULL, 0x02, 300, true },
+	{ "underlay6 wan roce4 outer CE", { .roce = true, .opcode = 0x0a, .dqpn = 0x57,
+					    .tos = 0x02, .sport = 0xc007, .payload = 32 },
+	  NULL, 0x03, 300, true },
+	{ "underlay6 wan roce6 ECT(1) over ECT(0)", { .family = 6, .roce = true,
+						      .opcode = 0x0a, .dqpn = 0x79, .tos = 0x02,
+						      .sport = 0xc008, .payload = 48 },
+	  NULL, 0x01, 300, true },
+	{ "underlay6 wan CE over Not-ECT", { .sport = 1, .dport = 2 }, NULL, 0x03, 300, true },
+	{ "underlay6 wan source in the DC subnet", { .sport = 1, .dport = 2 }, ut_p4_dc_host5,
+	  0x00, 300, true },
+	{ "underlay6 wan site B's source", { .sport = 1, .dport = 2 }, ut_p4_site_b4, 0x00, 300,
+	  true },
+	{ "underlay6 wan vni mismatch", { .sport = 7, .dport = 8 }, NULL, 0x00, 301, true },
+};
+const unsigned int ut_p4_n_wan6_common = sizeof(ut_p4_wan6_common) / sizeof(ut_p4_wan6_common[0]);
+
+uint32_t
+ut_p4_wan6_frame(uint8_t *f, const uint8_t *ip, uint32_t n, uint8_t otos, uint32_t vni)
+{
+	static const uint8_t src[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3 };
+	static const uint8_t dst[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
+	uint8_t *o = f + 14, *udp = o + 40, *g = udp + 8, *opt = g + 8;
+
+	memcpy(f, "\x02\x00\x00\x00\x0a\x02\x02\x00\x00\x00\x0c\x02", 12);
+	ut_put16(f + 12, UT_ET_IPV6);
+	memset(o, 0, 76);
+	ut_put32(o, 6u << 28 | (uint32_t)otos << 20 | 0x12345);
+	ut_put16(o + 4, (uint16_t)(36 + n));
+	o[6] = UT_PROTO_UDP;
+	o[7] = 64;
+	memcpy(o + 8, src, 16);
+	memcpy(o + 24, dst, 16);
+	ut_put16(udp, 0xc321);
+	ut_put16(udp + 2, 6081);
+	ut_put16(udp + 4, (uint16_t)(36 + n));
+	g[0] = 5;
+	ut_put16(g + 2, (ip[0] >> 4) == 6 ? UT_ET_IPV6 : UT_ET_IPV4);
+	ut_put32(g + 4, vni << 8);
+	ut_put16(opt, 0xff4c);
+	opt[2] = 1;
+	opt[3] = 4;
+	opt[4] = 1;
+	memcpy(opt + 20, ip, n);
+	/* A zero UDP checksum over IPv6 is dropped (RFC 6935): a real one. */
+	((struct rte_udp_hdr *)udp)->dgram_cksum =
+		rte_ipv6_udptcp_cksum((const struct rte_ipv6_hdr *)o, udp);
+	return 14 + 76 + n;
+}
+
 void
 ut_p4_wan_run(const struct ut_p4 *t, const struct ut_p4_wan_case *cases, unsigned int n,
 	      ut_p4_compare_fn *compare)
@@ -202,14 +278,16 @@ ut_p4_wan_run(const struct ut_p4 *t, const struct ut_p4_wan_case *cases, unsigne
 		ut_build(&p, &c->spec);
 		ip = p.b + p.l3_off;
 		if (c->spec.family != 6) {
-			memcpy(ip + 12, c->src4 != NULL ? c->src4 : b4, 4);
+			memcpy(ip + 12,
+			       c->src4 != NULL ? c->src4 : c->underlay6 ? ut_p4_site_c4 : b4, 4);
 			memcpy(ip + 16, ut_ip4_src, 4);
 			ut_ip4_fix_csum(ip);
 		} else {
-			memcpy(ip + 8, ut_ip6_dst, 16);
+			memcpy(ip + 8, c->underlay6 ? ut_p4_site_c6 : ut_ip6_dst, 16);
 			memcpy(ip + 24, ut_ip6_src, 16);
 		}
 		compare(c->name, t->wan_port, f,
-			ut_p4_wan_frame(f, ip, p.ip_len, c->otos, c->vni));
+			c->underlay6 ? ut_p4_wan6_frame(f, ip, p.ip_len, c->otos, c->vni) :
+				       ut_p4_wan_frame(f, ip, p.ip_len, c->otos, c->vni));
 	}
 }

@@ -19,9 +19,11 @@
 #include "../dataplane/ut_pkt.h"
 
 /*
- * The ports and the peer of both tests' config, after a [gateway] section:
+ * The ports and the peers of both tests' config, after a [gateway] section:
  * DC host 10.1.0.1 / fd00:1::1 behind port dc, site B's gateway 192.0.2.2
- * behind port wan, site B's prefixes 10.2/16 and fd00:2::/48 on VNI 100.
+ * behind port wan, site B's prefixes 10.2/16 and fd00:2::/48 on VNI 100;
+ * over an IPv6 underlay, site C's gateway 2001:db8:ff::3 behind port wan,
+ * site C's prefixes 10.4/16 and fd00:4::/48 on VNI 300.
  */
 #define UT_P4_CONF_SITES                                                                   \
 	"[port dc]\nrole = dc\ndev = net_null0\nmac = 02:00:00:00:01:fe\n"                 \
@@ -29,8 +31,11 @@
 	"neighbor = 10.1.0.1 02:00:00:00:01:01\nneighbor = fd00:1::1 02:00:00:00:01:01\n" \
 	"[port wan]\nrole = wan\ndev = net_null1\nmac = 02:00:00:00:0a:02\n"               \
 	"ipv4 = 192.0.2.1/24\nneighbor = 192.0.2.2 02:00:00:00:0b:02\n"                    \
+	"ipv6 = 2001:db8:ff::1/64\nneighbor = 2001:db8:ff::3 02:00:00:00:0c:02\n"          \
 	"[peer site-b]\nport = wan\nremote = 192.0.2.2\nvni = 100\nrtt = 1ms\n"            \
-	"prefix = 10.2.0.0/16\nprefix = fd00:2::/48\n"
+	"prefix = 10.2.0.0/16\nprefix = fd00:2::/48\n"                                     \
+	"[peer site-c]\nport = wan\nremote = 2001:db8:ff::3\nvni = 300\nrtt = 1ms\n"       \
+	"prefix = 10.4.0.0/16\nprefix = fd00:4::/48\n"
 
 /* A test's runtime with one worker, and which port is which. */
 struct ut_p4 {
@@ -77,11 +82,12 @@ void ut_p4_same(const char *name, const struct ut_p4_outcome *c, const struct ut
 typedef void ut_p4_compare_fn(const char *name, unsigned int port, const uint8_t *f,
 			      uint32_t len);
 
-/* A frame from the DC host (10.1.0.1 / fd00:1::1): SPEC, to DST4 when set. */
+/* A frame from the DC host (10.1.0.1 / fd00:1::1): SPEC, to DST4 or DST6 when set. */
 struct ut_p4_dc_case {
 	const char *name;
 	struct ut_spec spec;
 	const uint8_t *dst4; /* the IPv4 destination instead of site B's host */
+	const uint8_t *dst6; /* the IPv6 destination instead of site B's host */
 };
 
 /*
@@ -91,6 +97,14 @@ struct ut_p4_dc_case {
  */
 extern const struct ut_p4_dc_case ut_p4_dc_common[];
 extern const unsigned int ut_p4_n_dc_common;
+
+/*
+ * The same toward site C (an IPv6 underlay): RoCE data over IPv4 and IPv6,
+ * UDP, hop limit 1, and a packet that fits the WAN MTU behind an outer
+ * IPv4 header but not behind an outer IPv6 one.
+ */
+extern const struct ut_p4_dc_case ut_p4_dc6_common[];
+extern const unsigned int ut_p4_n_dc6_common;
 
 /* Each of the N CASES in by t's DC port through COMPARE. */
 void ut_p4_dc_run(const struct ut_p4 *t, const struct ut_p4_dc_case *cases, unsigned int n,
@@ -104,9 +118,17 @@ void ut_p4_dc_run(const struct ut_p4 *t, const struct ut_p4_dc_case *cases, unsi
 uint32_t ut_p4_wan_frame(uint8_t *f, const uint8_t *ip, uint32_t n, uint8_t otos, uint32_t vni);
 
 /*
+ * The same from site C's gateway over IPv6: Ethernet / IPv6 from
+ * 2001:db8:ff::3 (traffic class OTOS) / UDP (its checksum computed) /
+ * GENEVE / the option / IP.
+ */
+uint32_t ut_p4_wan6_frame(uint8_t *f, const uint8_t *ip, uint32_t n, uint8_t otos, uint32_t vni);
+
+/*
  * A frame from site B's gateway (ut_p4_wan_frame()) with outer TOS OTOS on
  * VNI: SPEC as from site B's host (10.2.0.2, or SRC4 when set; fd00:2::2)
- * to the DC host (10.1.0.1 / fd00:1::1).
+ * to the DC host (10.1.0.1 / fd00:1::1). With underlay6, from site C's
+ * gateway (ut_p4_wan6_frame()) and its host (10.4.0.2, or SRC4; fd00:4::2).
  */
 struct ut_p4_wan_case {
 	const char *name;
@@ -114,7 +136,17 @@ struct ut_p4_wan_case {
 	const uint8_t *src4;
 	uint8_t otos;
 	uint32_t vni;
+	bool underlay6;
 };
+
+/*
+ * The WAN frames from site C (an IPv6 underlay) both tests hold the paths
+ * to: RoCE data over IPv4 and IPv6 inner, RFC 6040 from the outer traffic
+ * class, CE over Not-ECT, a source in the DC subnet, site B's source from
+ * site C, a VNI mismatch.
+ */
+extern const struct ut_p4_wan_case ut_p4_wan6_common[];
+extern const unsigned int ut_p4_n_wan6_common;
 
 /* Each of the N CASES in by t's WAN port through COMPARE. */
 void ut_p4_wan_run(const struct ut_p4 *t, const struct ut_p4_wan_case *cases, unsigned int n,
