@@ -92,6 +92,14 @@ dp_decap_account(struct dp_worker *w, const struct dp_conf *c, const struct rte_
 		return false;
 	if (unlikely(gi.has_credit || gi.probe || gi.control))
 		return true;
+	/*
+	 * An inner header that is not the protocol's IP version: the program
+	 * would extract it as that version and judge its garbage addresses;
+	 * dp_decap() names it (inner_invalid).
+	 */
+	if (unlikely(gi.inner_off >= udp_end ||
+		     (p[gi.inner_off] >> 4) != (gi.proto == RTE_ETHER_TYPE_IPV4 ? 4 : 6)))
+		return true;
 	if (gi.has_ls_opt) {
 		dp_seq_track(w, &w->counters, (uint32_t)peer, &gi);
 		dp_path_meas_rx(&w->meas[peer], gi.tx_ns, clk->ns);

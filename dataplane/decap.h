@@ -46,7 +46,8 @@ enum ls_drop_reason dp_decap(struct dp_worker *w, const struct dp_conf *c, struc
  * to this gateway with the peer's VNI and a valid Longspan option. Returns
  * true for a packet the program cannot take and the C path must (control
  * packets: path probes and credit control; the credit option; a zero UDP
- * checksum over IPv6 the peer may not send): then
+ * checksum over IPv6 the peer may not send; an inner header of another IP
+ * version than the GENEVE protocol says): then
  * nothing is accounted here, dp_decap() does it. Packets dp_decap() would
  * drop before its accounting are left to the program, unaccounted.
  */
