@@ -14,8 +14,8 @@ hop: every packet carries the credit option, idle control packets flow
 both ways); there the only drops allowed are the consumed credit control
 packets (credit_control), and there must be some, and no grant may be
 missing at the end (no RoCE data left waiting for credit). And with
-[gateway] pipeline = p4 on both gateways over IPv4 (p4 mode has no IPv6
-underlay and no credit hop: its config check refuses either, docs/p4.md).
+[gateway] pipeline = p4 on both gateways over IPv4 and over IPv6 (p4 mode
+has no credit hop: its config check refuses it, docs/p4.md).
 
     test_two_sites.py --build BUILDDIR [--underlay 4|6] [--lossless credit] [--pipeline c|p4]
 """
@@ -148,7 +148,7 @@ def main():
     ap.add_argument("--underlay", choices=["4", "6"], default="4")
     ap.add_argument("--lossless", choices=["pfc", "credit"], default=None)
     ap.add_argument("--pipeline", choices=["c", "p4"], default="c",
-                    help="[gateway] pipeline of both gateways (p4: IPv4 underlay only)")
+                    help="[gateway] pipeline of both gateways")
     a = ap.parse_args()
     os.makedirs("/run/longspan", exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ls-it-") as tmp:
