@@ -165,7 +165,7 @@ const struct conf_key config_keys[] = {
 		.help = "Which ingress the workers run: c (the C fast path) or p4 (the P4 "
 			"program's SWX form, p4_spec, on DPDK's SWX engine, its tables filled "
 			"from this file; the traffic manager, marking, CNPs, mechanisms and "
-			"hooks stay in C after it). p4 has an IPv4 underlay only, no credit hop "
+			"hooks stay in C after it). p4 has no credit hop "
 			"(lossless = credit is refused), GENEVE on geneve_port 6081 only and is slower (docs/p4.md). Start fails when the spec does not build or a table "
 			"refuses an entry; changing it needs a restart.",
 	},
