@@ -81,9 +81,10 @@ p4_is_local(const struct dp_port *pt, const uint8_t *p, uint32_t len, uint8_t re
 
 	if (reason == LS_DROP_NOT_TUNNEL)
 		return pt->role == LS_PORT_WAN;
+	/* Only the link-local address: the program knows the port's global one. */
 	if (reason == LS_DROP_NOT_FOR_US)
 		return pt->role == LS_PORT_WAN && len >= l2 + 40u && (p[l2] >> 4) == 6 &&
-		       dp_ip6_is_ours(pt, p + l2 + 24);
+		       memcmp(p + l2 + 24, pt->ip6_ll, 16) == 0;
 	if (reason != LS_DROP_NO_ROUTE || pt->role != LS_PORT_DC || len < l2 + 20u)
 		return false;
 	if ((p[l2] >> 4) == 4) {
