@@ -368,6 +368,17 @@ def check_responses(frames):
     return len(r4) + len(r6)
 
 
+def hostem_run(args, tag, vdev, conf):
+    """hostem on one in-process port (no hugepages) with CONF; its output printed."""
+    cmd = [args.hostem, "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
+           "--file-prefix", "lab-%s-%d" % (tag, os.getpid()), "-l", "0",
+           "--log-level=*:warning", "--vdev=" + vdev, "--", "--config", conf]
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=60)
+    print(r.stdout)
+    return r
+
+
 def run_wire(args):
     d = args.workdir
     os.makedirs(d, exist_ok=True)
@@ -378,14 +389,8 @@ def run_wire(args):
     with open(conf, "w") as f:
         f.write(CONFIG.format(mac=MAC, gw=GW_MAC, dir=d))
     wrpcap(os.path.join(d, "rx.pcap"), [Ether(x) for x in rx_frames()])
-    cmd = [args.hostem, "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
-           "--file-prefix", "lab-wire-%d" % os.getpid(), "-l", "0",
-           "--log-level=*:warning",
-           "--vdev=net_pcap0,rx_pcap=%s/rx.pcap,tx_pcap=%s/tx.pcap" % (d, d),
-           "--", "--config", conf]
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       timeout=60)
-    print(r.stdout)
+    r = hostem_run(args, "wire", "net_pcap0,rx_pcap=%s/rx.pcap,tx_pcap=%s/tx.pcap" % (d, d),
+                   conf)
     check(r.returncode == 0, "hostem exited with %d" % r.returncode)
     check("mbufs in use at exit: 0" in r.stdout, "mbufs leaked")
 
@@ -574,12 +579,7 @@ def run_intra(args):
     conf = os.path.join(d, "intra.ini")
     with open(conf, "w") as f:
         f.write(INTRA.format(mac=MAC, gw=GW_MAC, dir=d))
-    cmd = [args.hostem, "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
-           "--file-prefix", "lab-intra-%d" % os.getpid(), "-l", "0", "--log-level=*:warning",
-           "--vdev=net_null0,no-rx=1", "--", "--config", conf]
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       timeout=60)
-    print(r.stdout)
+    r = hostem_run(args, "intra", "net_null0,no-rx=1", conf)
     check(r.returncode == 0 and "mbufs in use at exit: 0" in r.stdout, "hostem failed")
     j = json.load(open(os.path.join(d, "hostem.json")))
     send = {x["qp"]: x for x in j["senders"]}
@@ -671,13 +671,8 @@ def run_pfc(args):
     q[3] = PFC_QUANTA
     wrpcap(os.path.join(d, "rx.pcap"),
            [Ether(pfc_frame(0x0101, 1 << 3, q)), Ether(pfc_frame(0x0002, 0xFF, [5] * 8))])
-    cmd = [args.hostem, "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
-           "--file-prefix", "lab-pfc-%d" % os.getpid(), "-l", "0", "--log-level=*:warning",
-           "--vdev=net_pcap0,rx_pcap=%s/rx.pcap,tx_pcap=%s/tx.pcap" % (d, d),
-           "--", "--config", conf]
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       timeout=60)
-    print(r.stdout)
+    r = hostem_run(args, "pfc", "net_pcap0,rx_pcap=%s/rx.pcap,tx_pcap=%s/tx.pcap" % (d, d),
+                   conf)
     check(r.returncode == 0 and "mbufs in use at exit: 0" in r.stdout, "hostem failed")
     j = json.load(open(os.path.join(d, "hostem.json")))
     pfc = j["pfc"]
