@@ -177,10 +177,28 @@ ut_p4_dc_run(const struct ut_p4 *t, const struct ut_p4_dc_case *cases, unsigned 
 	}
 }
 
+/* From UDP's destination port on: GENEVE, the Longspan option (sequence 1), the inner IP. */
+static void
+ut_p4_geneve(uint8_t *udp, const uint8_t *ip, uint32_t n, uint32_t vni)
+{
+	uint8_t *g = udp + 8, *opt = g + 8;
+
+	ut_put16(udp + 2, 6081);
+	ut_put16(udp + 4, (uint16_t)(36 + n));
+	g[0] = 5;
+	ut_put16(g + 2, (ip[0] >> 4) == 6 ? UT_ET_IPV6 : UT_ET_IPV4);
+	ut_put32(g + 4, vni << 8);
+	ut_put16(opt, 0xff4c);
+	opt[2] = 1;
+	opt[3] = 4;
+	opt[4] = 1;
+	memcpy(opt + 20, ip, n);
+}
+
 uint32_t
 ut_p4_wan_frame(uint8_t *f, const uint8_t *ip, uint32_t n, uint8_t otos, uint32_t vni)
 {
-	uint8_t *o = f + 14, *udp = o + 20, *g = udp + 8, *opt = g + 8;
+	uint8_t *o = f + 14, *udp = o + 20;
 
 	memcpy(f, "\x02\x00\x00\x00\x0a\x02\x02\x00\x00\x00\x0b\x02", 12);
 	ut_put16(f + 12, UT_ET_IPV4);
@@ -194,16 +212,7 @@ ut_p4_wan_frame(uint8_t *f, const uint8_t *ip, uint32_t n, uint8_t otos, uint32_
 	memcpy(o + 12, "\xc0\x00\x02\x02\xc0\x00\x02\x01", 8);
 	ut_ip4_fix_csum(o);
 	ut_put16(udp, 0xc123);
-	ut_put16(udp + 2, 6081);
-	ut_put16(udp + 4, (uint16_t)(36 + n));
-	g[0] = 5;
-	ut_put16(g + 2, (ip[0] >> 4) == 6 ? UT_ET_IPV6 : UT_ET_IPV4);
-	ut_put32(g + 4, vni << 8);
-	ut_put16(opt, 0xff4c);
-	opt[2] = 1;
-	opt[3] = 4;
-	opt[4] = 1;
-	memcpy(opt + 20, ip, n);
+	ut_p4_geneve(udp, ip, n, vni);
 	return 14 + 56 + n;
 }
 
@@ -234,7 +243,7 @@ ut_p4_wan6_frame(uint8_t *f, const uint8_t *ip, uint32_t n, uint8_t otos, uint32
 {
 	static const uint8_t src[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3 };
 	static const uint8_t dst[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
-	uint8_t *o = f + 14, *udp = o + 40, *g = udp + 8, *opt = g + 8;
+	uint8_t *o = f + 14, *udp = o + 40;
 
 	memcpy(f, "\x02\x00\x00\x00\x0a\x02\x02\x00\x00\x00\x0c\x02", 12);
 	ut_put16(f + 12, UT_ET_IPV6);
@@ -246,16 +255,7 @@ ut_p4_wan6_frame(uint8_t *f, const uint8_t *ip, uint32_t n, uint8_t otos, uint32
 	memcpy(o + 8, src, 16);
 	memcpy(o + 24, dst, 16);
 	ut_put16(udp, 0xc321);
-	ut_put16(udp + 2, 6081);
-	ut_put16(udp + 4, (uint16_t)(36 + n));
-	g[0] = 5;
-	ut_put16(g + 2, (ip[0] >> 4) == 6 ? UT_ET_IPV6 : UT_ET_IPV4);
-	ut_put32(g + 4, vni << 8);
-	ut_put16(opt, 0xff4c);
-	opt[2] = 1;
-	opt[3] = 4;
-	opt[4] = 1;
-	memcpy(opt + 20, ip, n);
+	ut_p4_geneve(udp, ip, n, vni);
 	/* A zero UDP checksum over IPv6 is dropped (RFC 6935): a real one. */
 	((struct rte_udp_hdr *)udp)->dgram_cksum =
 		rte_ipv6_udptcp_cksum((const struct rte_ipv6_hdr *)o, udp);
