@@ -138,6 +138,61 @@ test_arp_punted(void **state)
 }
 
 /*
+ * Three WAN frames from site B (sequence numbers 10, 11, 12) in one burst
+ * through the C path (mode 0) or the p4 burst (mode 1): frame 1 is a path
+ * probe when PROBE, else a data packet to DST1 (NULL: the port MAC). Two
+ * frames must reach the DC port; the worker's counters are left to check.
+ */
+static const struct dp_counters *
+wan_burst3(unsigned int mode, bool probe, const uint8_t *dst1)
+{
+	static const uint8_t b4[4] = { 10, 2, 0, 2 };
+	struct dp_clock clk = { .tsc = 1000, .ns = 1000 };
+	static struct dp_tx tx;
+	struct rte_mbuf *m[3];
+	struct dp_counters *ctr = &t.w->counters;
+	unsigned int k;
+
+	memset(&tx, 0, sizeof(tx));
+	memset(ctr, 0, sizeof(*ctr));
+	memset(t.w->seq, 0, sizeof(t.w->seq));
+	for (k = 0; k < 3; k++) {
+		uint8_t f[UT_PKT_MAX];
+		struct ut_pkt p;
+		uint32_t len;
+
+		if (k == 1 && probe) {
+			len = ut_peer_probe(f, 10 + k, 0, false, 0, 0);
+		} else {
+			ut_build(&p, &(struct ut_spec){ .sport = 1, .dport = 2 });
+			memcpy(p.b + p.l3_off + 12, b4, 4);
+			memcpy(p.b + p.l3_off + 16, ut_ip4_src, 4);
+			ut_ip4_fix_csum(p.b + p.l3_off);
+			len = ut_p4_wan_frame(f, p.b + p.l3_off, p.ip_len, 0x00, 100);
+			ut_put32(f + 14 + 28 + 8 + 8, 10 + k); /* the option's sequence */
+			if (k == 1 && dst1 != NULL)
+				memcpy(f, dst1, 6);
+		}
+		m[k] = rte_pktmbuf_alloc(t.rt.pool);
+		assert_non_null(m[k]);
+		memcpy(rte_pktmbuf_append(m[k], (uint16_t)len), f, len);
+	}
+	if (mode == 1)
+		dp_p4_burst(t.w, t.rt.dp, t.rt.dp->p4[0], (uint16_t)t.wan_port, m, 3, &clk, &tx);
+	else
+		dp_pipeline_wan(t.w, t.rt.dp, (uint16_t)t.wan_port, m, 3, &clk, &tx);
+	assert_int_equal(tx.n[t.dc_port], 2);
+	for (k = 0; k < t.rt.dp->n_ports; k++)
+		while (tx.n[k] > 0)
+			rte_pktmbuf_free(tx.pkts[k][--tx.n[k]]);
+	fprintf(stderr, "%s: seq pkts %" PRIu64 " gaps %" PRIu64 " reorder %" PRIu64 "\n",
+		mode ? "p4" : "c", ctr->peer[0].rx_seq_pkts, ctr->peer[0].rx_seq_gaps,
+		ctr->peer[0].rx_seq_reorder);
+	assert_int_equal(ctr->port[t.wan_port].rx_pkts, 3);
+	return ctr;
+}
+
+/*
  * A probe between two data packets in one burst: the sequence is counted in
  * wire order (no gap, no reorder) in both modes, the probe consumed and the
  * data forwarded. The p4 path accounts data in front of the program and
@@ -147,53 +202,12 @@ test_arp_punted(void **state)
 static void
 test_probe_in_burst(void **state)
 {
-	static const uint8_t b4[4] = { 10, 2, 0, 2 };
-	unsigned int mode, k;
-
 	(void)state;
 	if (!have_src)
 		skip();
-	for (mode = 0; mode < 2; mode++) {
-		struct dp_clock clk = { .tsc = 1000, .ns = 1000 };
-		static struct dp_tx tx;
-		struct rte_mbuf *m[3];
-		struct dp_counters *ctr = &t.w->counters;
+	for (unsigned int mode = 0; mode < 2; mode++) {
+		const struct dp_counters *ctr = wan_burst3(mode, true, NULL);
 
-		memset(&tx, 0, sizeof(tx));
-		memset(ctr, 0, sizeof(*ctr));
-		memset(t.w->seq, 0, sizeof(t.w->seq));
-		for (k = 0; k < 3; k++) {
-			uint8_t f[UT_PKT_MAX];
-			struct ut_pkt p;
-			uint32_t len;
-
-			if (k == 1) {
-				len = ut_peer_probe(f, 10 + k, 0, false, 0, 0);
-			} else {
-				ut_build(&p, &(struct ut_spec){ .sport = 1, .dport = 2 });
-				memcpy(p.b + p.l3_off + 12, b4, 4);
-				memcpy(p.b + p.l3_off + 16, ut_ip4_src, 4);
-				ut_ip4_fix_csum(p.b + p.l3_off);
-				len = ut_p4_wan_frame(f, p.b + p.l3_off, p.ip_len, 0x00, 100);
-				ut_put32(f + 14 + 28 + 8 + 8, 10 + k); /* the option's sequence */
-			}
-			m[k] = rte_pktmbuf_alloc(t.rt.pool);
-			assert_non_null(m[k]);
-			memcpy(rte_pktmbuf_append(m[k], (uint16_t)len), f, len);
-		}
-		if (mode == 1)
-			dp_p4_burst(t.w, t.rt.dp, t.rt.dp->p4[0], (uint16_t)t.wan_port, m, 3, &clk,
-				    &tx);
-		else
-			dp_pipeline_wan(t.w, t.rt.dp, (uint16_t)t.wan_port, m, 3, &clk, &tx);
-		assert_int_equal(tx.n[t.dc_port], 2);
-		for (k = 0; k < t.rt.dp->n_ports; k++)
-			while (tx.n[k] > 0)
-				rte_pktmbuf_free(tx.pkts[k][--tx.n[k]]);
-		fprintf(stderr, "%s: seq pkts %" PRIu64 " gaps %" PRIu64 " reorder %" PRIu64 "\n",
-			mode ? "p4" : "c", ctr->peer[0].rx_seq_pkts, ctr->peer[0].rx_seq_gaps,
-			ctr->peer[0].rx_seq_reorder);
-		assert_int_equal(ctr->port[t.wan_port].rx_pkts, 3);
 		assert_int_equal(ctr->peer[0].rx_seq_pkts, 3);
 		assert_int_equal(ctr->peer[0].rx_seq_gaps, 0);
 		assert_int_equal(ctr->peer[0].rx_seq_reorder, 0);
@@ -211,51 +225,13 @@ test_probe_in_burst(void **state)
 static void
 test_multicast_geneve_in_burst(void **state)
 {
-	static const uint8_t b4[4] = { 10, 2, 0, 2 };
-	unsigned int mode, k;
-
 	(void)state;
 	if (!have_src)
 		skip();
-	for (mode = 1; mode < 2; mode++) {
-		struct dp_clock clk = { .tsc = 1000, .ns = 1000 };
-		static struct dp_tx tx;
-		struct rte_mbuf *m[3];
-		struct dp_counters *ctr = &t.w->counters;
+	for (unsigned int mode = 0; mode < 2; mode++) {
+		const struct dp_counters *ctr =
+			wan_burst3(mode, false, (const uint8_t *)"\x01\x00\x5e\x00\x00\x01");
 
-		memset(&tx, 0, sizeof(tx));
-		memset(ctr, 0, sizeof(*ctr));
-		memset(t.w->seq, 0, sizeof(t.w->seq));
-		for (k = 0; k < 3; k++) {
-			uint8_t f[UT_PKT_MAX];
-			struct ut_pkt p;
-			uint32_t len;
-
-			ut_build(&p, &(struct ut_spec){ .sport = 1, .dport = 2 });
-			memcpy(p.b + p.l3_off + 12, b4, 4);
-			memcpy(p.b + p.l3_off + 16, ut_ip4_src, 4);
-			ut_ip4_fix_csum(p.b + p.l3_off);
-			len = ut_p4_wan_frame(f, p.b + p.l3_off, p.ip_len, 0x00, 100);
-			ut_put32(f + 14 + 28 + 8 + 8, 10 + k); /* the option's sequence */
-			if (k == 1)
-				memcpy(f, "\x01\x00\x5e\x00\x00\x01", 6);
-			m[k] = rte_pktmbuf_alloc(t.rt.pool);
-			assert_non_null(m[k]);
-			memcpy(rte_pktmbuf_append(m[k], (uint16_t)len), f, len);
-		}
-		if (mode == 1)
-			dp_p4_burst(t.w, t.rt.dp, t.rt.dp->p4[0], (uint16_t)t.wan_port, m, 3, &clk,
-				    &tx);
-		else
-			dp_pipeline_wan(t.w, t.rt.dp, (uint16_t)t.wan_port, m, 3, &clk, &tx);
-		assert_int_equal(tx.n[t.dc_port], 2);
-		for (k = 0; k < t.rt.dp->n_ports; k++)
-			while (tx.n[k] > 0)
-				rte_pktmbuf_free(tx.pkts[k][--tx.n[k]]);
-		fprintf(stderr, "%s: seq pkts %" PRIu64 " gaps %" PRIu64 " reorder %" PRIu64 "\n",
-			mode ? "p4" : "c", ctr->peer[0].rx_seq_pkts, ctr->peer[0].rx_seq_gaps,
-			ctr->peer[0].rx_seq_reorder);
-		assert_int_equal(ctr->port[t.wan_port].rx_pkts, 3);
 		assert_int_equal(ctr->drops[LS_DROP_L2_NOT_FOR_US], 1);
 		assert_int_equal(ctr->peer[0].rx_seq_pkts, 2);
 		assert_int_equal(ctr->peer[0].rx_seq_gaps, 1);
