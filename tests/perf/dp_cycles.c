@@ -466,6 +466,7 @@ struct cy_item {
 static unsigned int cy_rounds = 5;
 
 static struct pkt_meta *cy_meta;
+static struct dp_hook_io cy_hook_io; /* the hook components' contexts (not the worker's) */
 
 /*
  * Run the body once per burst of CY_BURST packets (b = the index of the
@@ -972,6 +973,64 @@ cy_components(uint64_t target, struct cy_item *items, unsigned int *n_items)
 			}) };
 		for (k = 0; k < cy_n; k++)
 			cy_restore(cy_mbufs[k]);
+	}
+	if (c->hooks[w->id] != NULL) {
+		const struct dp_hooks *h = c->hooks[w->id];
+		struct dp_hook_at at = { .lcore = (uint16_t)w->lcore, .port = 0, .peer = 0 };
+		uint32_t hashes[CY_BURST];
+		unsigned int j;
+
+		memset(&cy_hook_io, 0, sizeof(cy_hook_io));
+		items[n++] = (struct cy_item){
+			"hook: dc_rx point, RoCE context + the point's programs (pipeline)",
+			"dp_hook_rx_roce() for each packet (the flow key and hash precomputed "
+			"per burst, outside the timing; no flow table slot, so a hook probes "
+			"from the hash), then dp_hook_flush(): what the config's hooks at "
+			"dc_rx cost, the program included",
+			CY_MEASURE_BURSTS(target, {
+				struct flow_key keys[CY_BURST];
+
+				for (j = 0; j < CY_BURST; j++) {
+					cy_flow_key(b + j, &keys[j]);
+					hashes[j] = flow_table_hash(&keys[j]);
+				}
+				_t0 = rte_rdtsc();
+				for (j = 0; j < CY_BURST; j++) {
+					const struct pkt_meta *mt = &cy_meta[b + j];
+
+					at.frame_bytes = cy_mbufs[b + j]->pkt_len;
+					dp_hook_rx_roce(&cy_hook_io, h, LS_HOOK_DC_RX, &at, mt,
+							cy_pkt(b + j) + mt->bth_off, &keys[j],
+							hashes[j], LS_HOOK_NO_SLOT);
+				}
+				dp_hook_flush(&cy_hook_io, h, LS_HOOK_DC_RX);
+			}) };
+		items[n++] = (struct cy_item){
+			"hook: wan_tx point, context from the packet + the point's programs "
+			"(pipeline)",
+			"dp_hook_tx() for each packet (its inner IP, the flow hash carried, "
+			"precomputed outside the timing), then dp_hook_flush()",
+			CY_MEASURE_BURSTS(target, {
+				for (j = 0; j < CY_BURST; j++) {
+					struct flow_key fk;
+
+					cy_flow_key(b + j, &fk);
+					hashes[j] = flow_table_hash(&fk);
+				}
+				_t0 = rte_rdtsc();
+				for (j = 0; j < CY_BURST; j++) {
+					const struct rte_mbuf *m = cy_mbufs[b + j];
+					const struct pkt_meta *mt = &cy_meta[b + j];
+
+					at.frame_bytes = m->pkt_len;
+					dp_hook_tx(&cy_hook_io, h, LS_HOOK_WAN_TX, &at,
+						   cy_pkt(b + j) + mt->l3_off,
+						   (uint32_t)m->data_len - mt->l3_off,
+						   LS_HOOK_V_FORWARDED, 0, 0, hashes[j], LS_HOOK_NO_SLOT);
+				}
+				dp_hook_flush(&cy_hook_io, h, LS_HOOK_WAN_TX);
+			}) };
+		acc += cy_hook_io.stats[0].calls;
 	}
 	cy_sink = acc;
 	*n_items = n;
