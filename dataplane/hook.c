@@ -5,6 +5,9 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+
 #include "roce.h"
 
 #define HOOK_IP_PROTO_UDP 17
@@ -30,7 +33,8 @@ hook_be16(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-static bool
+/* Inlined into both of its callers: the tx point's fill would otherwise make a call. */
+static __rte_always_inline bool
 hook_ctx_ip(struct ls_hook_ctx *c, const uint8_t *ip, uint32_t len, uint32_t hash)
 {
 	const uint8_t *l4, *bth;
@@ -101,13 +105,13 @@ done:
 	return (c->flags & LS_HOOK_F_ROCE) != 0;
 }
 
-bool
-dp_hook_ctx_ip(struct ls_hook_ctx *c, const uint8_t *ip, uint32_t len, uint32_t hash)
+static __rte_always_inline bool
+hook_ctx_ip_or_zero(struct ls_hook_ctx *c, const uint8_t *ip, uint32_t len, uint32_t hash)
 {
 	bool roce = hook_ctx_ip(c, ip, len, hash);
 
 	/* Not an IP packet: every inner field 0, as if never written. */
-	if (c->family == 0) {
+	if (unlikely(c->family == 0)) {
 		c->ip_bytes = 0;
 		memset(&c->hash, 0, offsetof(struct ls_hook_ctx, verdict) -
 					    offsetof(struct ls_hook_ctx, hash));
@@ -115,14 +119,23 @@ dp_hook_ctx_ip(struct ls_hook_ctx *c, const uint8_t *ip, uint32_t len, uint32_t 
 	return roce;
 }
 
+bool
+dp_hook_ctx_ip(struct ls_hook_ctx *c, const uint8_t *ip, uint32_t len, uint32_t hash)
+{
+	return hook_ctx_ip_or_zero(c, ip, len, hash);
+}
+
 /*
  * Every byte of the context written once, field by field: no memset of the
  * whole context first (a libc call per packet, measured with dp_cycles and
- * an empty hook as the largest part of a point's cost).
+ * an empty hook as the largest part of a point's cost), and no field
+ * written twice (the tx point's verdict, drop, sojourn and slot are
+ * arguments, not stores over the rx defaults).
  */
-static void
+static __rte_always_inline void
 dp_hook_fill(struct ls_hook_ctx *c, enum ls_hook_point p, const struct dp_hook_at *at,
-	     const uint8_t *ip, uint32_t len, uint32_t hash)
+	     const uint8_t *ip, uint32_t len, uint32_t hash, uint32_t slot, uint8_t verdict,
+	     uint16_t drop, uint64_t sojourn_ns)
 {
 	c->abi_version = LS_HOOK_ABI_VERSION;
 	c->ctx_size = sizeof(*c);
@@ -133,15 +146,15 @@ dp_hook_fill(struct ls_hook_ctx *c, enum ls_hook_point p, const struct dp_hook_a
 	c->frame_bytes = (uint16_t)(at->frame_bytes > UINT16_MAX ? UINT16_MAX : at->frame_bytes);
 	c->tsc = at->tsc;
 	c->now_ns = at->now_ns;
-	dp_hook_ctx_ip(c, ip, len, hash); /* flags through aeth_msn */
+	hook_ctx_ip_or_zero(c, ip, len, hash); /* flags through aeth_msn */
 	c->direction = p == LS_HOOK_DC_RX || p == LS_HOOK_WAN_TX ? LS_HOOK_DIR_DC_TO_WAN
 								  : LS_HOOK_DIR_WAN_TO_DC;
-	c->verdict = 0;
+	c->verdict = verdict;
 	c->verdict_pad = 0;
-	c->drop_reason = 0;
-	c->flow_slot = LS_HOOK_NO_SLOT;
+	c->drop_reason = drop;
+	c->flow_slot = slot;
 	c->ctx_pad = 0;
-	c->sojourn_ns = 0;
+	c->sojourn_ns = sojourn_ns;
 	c->reserved[0] = c->reserved[1] = 0;
 }
 
@@ -150,10 +163,7 @@ dp_hook_rx(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point p
 	   const struct dp_hook_at *at, const uint8_t *ip, uint32_t len, uint32_t hash,
 	   uint32_t slot)
 {
-	struct ls_hook_ctx *c = dp_hook_next(io, h, p);
-
-	dp_hook_fill(c, p, at, ip, len, hash);
-	c->flow_slot = slot;
+	dp_hook_fill(dp_hook_next(io, h, p), p, at, ip, len, hash, slot, 0, 0, 0);
 }
 
 void
@@ -161,11 +171,6 @@ dp_hook_tx(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point p
 	   const struct dp_hook_at *at, const uint8_t *ip, uint32_t len, uint8_t verdict,
 	   uint16_t drop, uint64_t sojourn_ns, uint32_t hash, uint32_t slot)
 {
-	struct ls_hook_ctx *c = dp_hook_next(io, h, p);
-
-	dp_hook_fill(c, p, at, ip, len, hash);
-	c->flow_slot = hash != 0 ? slot : LS_HOOK_NO_SLOT;
-	c->verdict = verdict;
-	c->drop_reason = drop;
-	c->sojourn_ns = sojourn_ns;
+	dp_hook_fill(dp_hook_next(io, h, p), p, at, ip, len, hash,
+		     hash != 0 ? slot : LS_HOOK_NO_SLOT, verdict, drop, sojourn_ns);
 }
