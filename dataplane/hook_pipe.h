@@ -82,8 +82,12 @@ dp_hook_pipe_rx_roce(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook
 	dp_hook_rx_roce(&w->hook, h, p, &at, meta, bth, k, hash, dp_hook_slot(w, fe));
 }
 
-/* A packet at rx point p: inner IP at ip, flow table hash h (0: none), entry fe. */
-static __rte_noinline __rte_unused void
+/*
+ * A packet at rx point p: inner IP at ip, flow table hash h (0: none), entry
+ * fe. Inline: dp_hook_rx() is the out-of-line call (hook.c), so the stage
+ * makes one call, not two with the arguments marshalled twice.
+ */
+static inline __rte_unused void
 dp_hook_pipe_rx(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_point p,
 		const struct dp_clock *clk, uint16_t port, uint32_t peer, uint32_t frame_bytes,
 		const uint8_t *ip, uint32_t len, uint32_t hash, const struct flow_entry *fe)
@@ -96,9 +100,10 @@ dp_hook_pipe_rx(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_poin
 /*
  * Packet m at tx point p, its IP header ip_off bytes into the mbuf; verdict
  * LS_HOOK_V_*, or a drop (reason drop) after its rx point; hash and slot:
- * its rx point's flow (dp_hook_carry()).
+ * its rx point's flow (dp_hook_carry()). Inline, as dp_hook_pipe_rx(): the
+ * call is dp_hook_tx().
  */
-static __rte_noinline __rte_unused void
+static inline __rte_unused void
 dp_hook_pipe_tx(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_point p,
 		const struct dp_clock *clk, uint16_t port, uint32_t peer, uint32_t frame_bytes,
 		struct rte_mbuf *m, uint32_t ip_off, uint8_t verdict, uint16_t drop,
