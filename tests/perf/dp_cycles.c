@@ -174,6 +174,7 @@ cy_setup(const char *cfg_path, unsigned int ring_size)
 	if (w == NULL)
 		return -ENOMEM;
 	w->conf = &rt.dp;
+	w->pool = rt.pool; /* probes, CNPs and credit control packets, as main.c sets it */
 	w->tsc_hz = rte_get_tsc_hz();
 	/* As dp_worker_main() sets it: dp_clock_now()'s ns per tick in Q32. */
 	w->ns_per_tick_q32 = (uint64_t)(((unsigned __int128)1000000000u << 32) / w->tsc_hz);
