@@ -53,8 +53,11 @@ HEALTH = {
     # the delay line released packets at most this late on average (ns)
     "wanem_late_avg_max_ns": 100_000,
     # no process spent more than this share of the run runnable but waiting
-    # for a CPU (/proc/PID/task/*/schedstat, second field)
-    "sched_wait_max": 0.10,
+    # for a CPU (/proc/PID/task/*/schedstat, second field). Three busy-polling
+    # processes on two vCPUs wait by construction: quiet runs 6-28% (15 runs,
+    # docs/lab.md), with two CPU hogs beside the lab 29-48% (the gateway A and
+    # the tools above 43%)
+    "sched_wait_max": 0.35,
     # intra-DC round trip inside hostem A (2 x the intra-DC pairs' mean
     # one-way latency; nominal 2 x dc_delay = 10 us)
     "intra_rtt_max_ns": 200_000,
