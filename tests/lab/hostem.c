@@ -471,6 +471,27 @@ hostem_sender_poll(struct hostem *h, struct hostem_sender *s, uint64_t now_tsc, 
 	return n;
 }
 
+static uint64_t
+hostem_min(uint64_t a, uint64_t b)
+{
+	if (a == HOSTEM_NEVER)
+		return b;
+	if (b == HOSTEM_NEVER)
+		return a;
+	return (int64_t)(a - b) < 0 ? a : b;
+}
+
+/*
+ * When the gateway's pause of PRIO ends (TSC), HOSTEM_NEVER when it is not
+ * paused; a pause already due to end gives its (past) end: the loop runs at
+ * once and pfc_rx_paused() ends it.
+ */
+static uint64_t
+hostem_pfc_until(const struct hostem *h, uint8_t prio)
+{
+	return h->pfc.rx[prio].paused ? h->pfc.rx[prio].until : HOSTEM_NEVER;
+}
+
 /* When S next needs the loop (TSC), HOSTEM_NEVER if only an input can wake it. */
 static uint64_t
 hostem_sender_due(const struct hostem *h, struct hostem_sender *s, uint64_t now_tsc)
@@ -488,13 +509,9 @@ hostem_sender_due(const struct hostem *h, struct hostem_sender *s, uint64_t now_
 	}
 	if (s->qc->window_pkts != 0 && s->sent_pkts - s->acked_pkts >= s->qc->window_pkts)
 		return due;
-	if (!s->qc->intra && h->pfc.rx[s->prio].paused &&
-	    (int64_t)(h->pfc.rx[s->prio].until - now_tsc) > 0) {
+	if (!s->qc->intra && hostem_pfc_until(h, s->prio) != HOSTEM_NEVER)
 		/* Until the pause ends (a resume frame is an input: it wakes the loop). */
-		uint64_t t = h->pfc.rx[s->prio].until;
-
-		return due == HOSTEM_NEVER || (int64_t)(t - due) < 0 ? t : due;
-	}
+		return hostem_min(due, hostem_pfc_until(h, s->prio));
 	{
 		struct hostem_pkt p;
 		uint8_t reth[HOSTEM_RETH_SIZE];
@@ -1006,16 +1023,6 @@ fail:
 
 /* -------- the loop -------- */
 
-static uint64_t
-hostem_min(uint64_t a, uint64_t b)
-{
-	if (a == HOSTEM_NEVER)
-		return b;
-	if (b == HOSTEM_NEVER)
-		return a;
-	return (int64_t)(a - b) < 0 ? a : b;
-}
-
 static bool
 hostem_all_done(const struct hostem *h)
 {
@@ -1087,10 +1094,8 @@ hostem_due(const struct hostem *h, uint64_t now)
 		due = hostem_min(due, wanem_line_next_due(&h->tor.line));
 	if (h->tx_head != h->tx_tail) {
 		/* The uplink queue's head waits for its priority's pause to end. */
-		uint8_t p = hostem_frame_prio(h->tx[h->tx_head % HOSTEM_TX_RING]);
-
-		if (h->pfc.rx[p].paused)
-			due = hostem_min(due, h->pfc.rx[p].until);
+		due = hostem_min(due, hostem_pfc_until(
+					      h, hostem_frame_prio(h->tx[h->tx_head % HOSTEM_TX_RING])));
 	}
 	/* A port that refused everything is retried at the back-off's pace. */
 	for (uint16_t i = 0; i < h->n_senders; i++)
