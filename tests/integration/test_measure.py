@@ -230,6 +230,7 @@ def main():
               f"b {base['b']['measured']['rtt_ns']} ns (the gateways' own error)")
         for d_us in [int(x) for x in a.delays_us.split(",")]:
             d = d_us * 1000
+            # (Below: a point whose interval stalled is measured again too.)
             # An offset that disagrees with the clocks' real one while every other
             # number is right was seen once in a few dozen runs on a shared machine
             # (both ends agreeing on the same wrong value, 12.7 ms off; not
@@ -272,6 +273,15 @@ def main():
                 offset_only = pp and all(" offset " in x or "offsets" in x for x in pp)
                 if attempt == 1 and offset_only:
                     print(f"wanem {d_us} us: offset disagreed ({'; '.join(pp)}): measuring again")
+                    continue
+                # A stalled interval: the mean RTT far above the smallest (the
+                # machine, not the gateways, held packets). Measured once more,
+                # loudly; the same bounds apply to the second measurement.
+                stalled = any((got[s]["measured"]["rtt_mean_ns"] or 0) >
+                              1.5 * (got[s]["measured"]["rtt_ns"] or 0) for s in "ab")
+                if attempt == 1 and pp and stalled:
+                    print(f"wanem {d_us} us: a stalled interval ({'; '.join(pp)}): measuring "
+                          "again")
                     continue
                 problems += pp
                 break
