@@ -72,8 +72,14 @@ struct side {
 	unsigned int ups, downs, routes, hints, keepalives;
 	enum peer_reason last_down;
 	struct peer_msg_hint last_hint;
-	uint64_t last_echo_ns; /* echo_ns of the last keepalive received */
-	uint64_t last_echo_rx_ns;
+	/*
+	 * A keepalive echoing want_echo_ns (a ping in flight): when it came.
+	 * Kept here, not read off the last keepalive, because the session's own
+	 * timer keepalives are echoed too and the ping's answer may be followed
+	 * by another within one run of the loop.
+	 */
+	uint64_t want_echo_ns;
+	uint64_t want_echo_rx_ns;
 };
 
 static void
@@ -117,8 +123,8 @@ on_keepalive(void *arg, struct peer_session *s, const struct peer_msg_keepalive 
 	uint64_t t = now_ns();
 
 	d->keepalives++;
-	d->last_echo_ns = k->echo_ns;
-	d->last_echo_rx_ns = t;
+	if (d->want_echo_ns != 0 && k->echo_ns == d->want_echo_ns)
+		d->want_echo_rx_ns = t;
 	if (d->echo)
 		assert_int_equal(peer_session_send_keepalive(s, t), 0);
 }
@@ -1181,8 +1187,8 @@ attack_turn(void *arg, uint64_t now)
 		(void)send(x->garbage, junk, sizeof(junk), MSG_NOSIGNAL);
 	}
 	/* The answer to the ping in flight? */
-	if (x->ping_tx != 0 && x->p->a.last_echo_ns == x->ping_tx) {
-		uint64_t rtt = x->p->a.last_echo_rx_ns - x->ping_tx;
+	if (x->ping_tx != 0 && x->p->a.want_echo_rx_ns != 0) {
+		uint64_t rtt = x->p->a.want_echo_rx_ns - x->ping_tx;
 
 		x->answered++;
 		x->max_rtt_ns = rtt > x->max_rtt_ns ? rtt : x->max_rtt_ns;
@@ -1194,6 +1200,8 @@ attack_turn(void *arg, uint64_t now)
 	}
 	if (x->ping_tx == 0 && cc_time_after_eq(now, x->next_ping)) {
 		x->ping_tx = now_ns();
+		x->p->a.want_echo_ns = x->ping_tx;
+		x->p->a.want_echo_rx_ns = 0;
 		assert_int_equal(peer_session_send_keepalive(sess(&x->p->a), x->ping_tx), 0);
 		x->pings++;
 	}
