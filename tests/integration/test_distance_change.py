@@ -26,7 +26,23 @@ Checks, on each gateway:
   other side shows as peer_measured_rtt_us is the sender's own measured
   RTT (within the second between keepalives).
 
-    test_distance_change.py --build BUILD [--pki DIR]
+With --flap the change is a link flap instead: under the same traffic the
+delay line is killed and started again FLAP_DOWN_S later (both gateways'
+memif WAN links go down; docs/operations.md, "Link flaps"). Checks, per
+direction, without a restart of either gateway:
+- each gateway restarted its WAN port and runs it again;
+- what the far site received is what was sent with frames missing
+  (the outage, and the burst after it when a receiver falls behind):
+  nothing added, duplicated, reordered or damaged, and the last
+  FLAP_TAIL frames all arrived;
+- the missing frames are accounted for (both directions together: drop
+  counters are per gateway): at least the gateways' drops (tx_ring_full
+  while a link was down or a ring full, port_stopped while a port was
+  stopped, wan_queue_full), at most those plus what the line lost (WAN tx
+  minus the other side's WAN rx: what the delay line held or its rings
+  took when it died); no other drop; no mbuf leaked.
+
+    test_distance_change.py --build BUILD [--pki DIR] [--flap]
 """
 
 import argparse
@@ -48,6 +64,11 @@ NEAR_NS, FAR_NS = 49_000, 490_000  # 10 km and 100 km of fibre, one way
 INTERVAL_S = 0.2
 BOUND_INTERVALS = 5
 WALL_LIMIT_S = 5.0  # how long the test waits for the move at all
+FLAP_DOWN_S = 1.0
+FLAP_BOUND_S = 5.0  # link back to data flowing: 1 s without a port start plus the back-off
+# What may go missing in a flap: dropped by the sender's WAN port, or lost on the line.
+FLAP_DROPS = ("tx_ring_full", "port_stopped", "wan_queue_full")
+FLAP_TAIL = 500  # the last third of a second of traffic arrives whole
 
 
 def tune(g):
@@ -86,10 +107,105 @@ def intervals(port):
     return prom_get(prom_parse(text), "longspan_measure_intervals_total")
 
 
+class Flapped(Exception):
+    """The flap run is over: skip the distance step's part."""
+
+
+def flap(gw, w, restart, log):
+    """The delay line goes away for FLAP_DOWN_S under traffic and comes back."""
+    problems, res = [], {}
+    w.terminate()
+    w.wait(timeout=15)
+    time.sleep(FLAP_DOWN_S)
+    for s, g in gw.items():
+        if g.ctl("show", "ports")["ports"]["wan"]["link"]["status"] != "down":
+            problems.append(f"{s}: WAN link not down with the delay line gone")
+    w = restart()
+    gwlab.wanem_wait(log, w)
+    t0 = time.time()
+    up = {}
+    while time.time() - t0 < FLAP_BOUND_S and len(up) < len(gw):
+        for s, g in gw.items():
+            r = g.ctl("show", "ports")["ports"]["wan"]
+            if s not in up and r["link"]["status"] == "up" and r["restart"]["state"] == "running":
+                up[s] = time.time() - t0
+        time.sleep(0.02)
+    for s, g in gw.items():
+        r = g.ctl("show", "ports")["ports"]["wan"]["restart"]
+        print(f"{s}: WAN port running again {up.get(s)} s after the delay line came back; "
+              f"restart {r}")
+        if s not in up or r["restarts"] < 1:
+            problems.append(f"{s}: WAN port not restarted and running within {FLAP_BOUND_S} s "
+                            f"of the link returning: {r}")
+    res["problems"] = problems
+    return w, res
+
+
+def in_order(sent, got):
+    """True when GOT is SENT with some frames left out: nothing added,
+    duplicated or reordered (the earliest match of each frame is the one to
+    take when frames repeat)."""
+    i = 0
+    for g in got:
+        while i < len(sent) and sent[i] != g:
+            i += 1
+        if i == len(sent):
+            return False
+        i += 1
+    return True
+
+
+def flap_frames(tmp, frames, loops, stats, leaks):
+    """
+    Drop counters are per gateway, not per port and direction: a frame of
+    a -> b may also be dropped by b at its DC port (tx_ring_full when the
+    receiving pktio falls behind the burst that follows the outage). So the
+    missing frames are accounted for over both directions together.
+    """
+    problems = []
+    missing, counted, line = 0, 0, 0
+    for s in "ab":
+        o = gwlab.other(s)
+        sent = [gwlab.expected_after_gateways(f, o) for f in frames[s]] * loops
+        got = [bytes(f) for f in rdpcap(f"{tmp}/site-{o}-rx.pcap")]
+        tail = 0
+        while tail < len(got) and got[-1 - tail] == sent[-1 - tail]:
+            tail += 1
+        drops = stats[s][0]["drops"]
+        here = {k: drops.get(k, {}).get("count", 0) for k in FLAP_DROPS}
+        wan_tx = stats[s][1]["ports"]["wan"]["workers"]["tx_pkts"]
+        wan_rx = stats[o][1]["ports"]["wan"]["workers"]["rx_pkts"]
+        print(f"{s} -> {o}: {len(sent)} sent, {len(got)} received, {len(sent) - len(got)} "
+              f"missing, the last {tail} all arrived; gateway {s}'s drops {here}; lost on the "
+              f"line {wan_tx - wan_rx} (WAN tx {wan_tx}, {o}'s WAN rx {wan_rx})")
+        missing += len(sent) - len(got)
+        counted += sum(here.values())
+        line += wan_tx - wan_rx
+        if not in_order(sent, got):
+            problems.append(f"{s}->{o}: frames arrived that were not sent, twice or out of order")
+        if len(got) == len(sent):
+            problems.append(f"{s}->{o}: nothing missing: the flap did not hit the traffic")
+        if tail < FLAP_TAIL:
+            problems.append(f"{s}->{o}: only the last {tail} frames arrived without a gap, "
+                            f"expected at least {FLAP_TAIL} after the flap")
+        other_drops = {k: v["count"] for k, v in drops.items()
+                       if v["count"] and k not in FLAP_DROPS and k != "probe_consumed"}
+        if other_drops:
+            problems.append(f"gateway {s}: other drops {other_drops}")
+        if leaks[s] != 0:
+            problems.append(f"gateway {s}: {leaks[s]} mbufs in use at exit")
+    print(f"both ways: {missing} missing, {counted} counted drops, {line} lost on the line "
+          "(data and the gateways' own packets)")
+    if not counted <= missing <= counted + max(line, 0):
+        problems.append(f"{missing} frames missing, not the gateways' {counted} drops plus at "
+                        f"most {line} lost on the line")
+    return problems
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
     ap.add_argument("--pki", help="peer over TLS with the certificates in DIR")
+    ap.add_argument("--flap", action="store_true", help="a link flap instead of the step")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     problems = []
@@ -98,12 +214,15 @@ def main():
         wanem = os.path.join(build, "tests", "lab", "longspan-wanem")
         server = "net_memif%d,role=server,socket=%s/%s-%s.sock,id=0,bsize=8192"
         wlog = f"{tmp}/wanem.log"
-        w = subprocess.Popen([wanem, "-l", "0", "--file-prefix", tag + "w"] + EAL +
-                             ["--vdev=" + server % (0, tmp, tag, "a"),
-                              "--vdev=" + server % (1, tmp, tag, "b"), "--",
-                              "--delay", f"{NEAR_NS}ns", "--delay-alt", f"{FAR_NS}ns",
-                              "--stats-interval", "0"],
-                             stdout=open(wlog, "w"), stderr=subprocess.STDOUT)
+
+        def start_wanem(log):
+            return subprocess.Popen([wanem, "-l", "0", "--file-prefix", tag + "w"] + EAL +
+                                    ["--vdev=" + server % (0, tmp, tag, "a"),
+                                     "--vdev=" + server % (1, tmp, tag, "b"), "--",
+                                     "--delay", f"{NEAR_NS}ns", "--delay-alt", f"{FAR_NS}ns",
+                                     "--stats-interval", "0"],
+                                    stdout=open(log, "w"), stderr=subprocess.STDOUT)
+        w = start_wanem(wlog)
         gw, leaks, procs = {}, {}, {}
         prom = {s: gwlab.free_port() for s in "ab"}
         peer_port = gwlab.free_port()
@@ -137,7 +256,7 @@ def main():
             near = {s: tune(g) for s, g in gw.items()}
             changes0 = {s: gw[s].ctl("show", "peers")["peers"][f"site-{gwlab.other(s)}"]
                         ["measured"]["rtt_changes"] for s in "ab"}
-            loops = 40
+            loops = 100 if a.flap else 40  # the flap needs traffic before, during and after
             for s in "ab":
                 o = gwlab.other(s)
                 procs[s] = gwlab.pktio(build, f"{tag}-pk{s}",
@@ -146,6 +265,14 @@ def main():
                                        tx=tx[s], rx=f"{tmp}/site-{s}-rx.pcap", loop=loops,
                                        pps=1500, duration=14, expect=len(frames[o]) * loops)
             time.sleep(3.0)  # traffic running at 10 km
+            if a.flap:
+                w, flapped = flap(gw, w, lambda: start_wanem(wlog + ".2"), wlog + ".2")
+                for s in "ab":
+                    out, _ = procs[s].communicate(timeout=60)
+                    print(f"pktio {s}: {out.strip().splitlines()[-1]}")
+                stats = {s: (gw[s].ctl("show", "drops"), gw[s].ctl("show", "ports"))
+                         for s in "ab"}
+                raise Flapped()
             before = {s: intervals(prom[s]) for s in "ab"}
             w.send_signal(signal.SIGUSR1)
             t0 = time.time()
@@ -165,6 +292,8 @@ def main():
                 print(f"pktio {s}: {out.strip().splitlines()[-1]}")
             drops = {s: gw[s].ctl("show", "drops") for s in "ab"}
             peers = {s: gw[s].ctl("show", "peers") for s in "ab"}
+        except Flapped:
+            pass
         finally:
             for p in procs.values():
                 if p.poll() is None:
@@ -173,6 +302,13 @@ def main():
                 leaks[s] = g.stop()
             w.terminate()
             w.wait(timeout=15)
+        if a.flap:
+            problems += flapped["problems"]
+            problems += flap_frames(tmp, frames, loops, stats, leaks)
+            gwlab.finish(problems, "WAN link flap under traffic: every missing frame a counted "
+                         "drop or lost on the line, nothing duplicated or reordered, then all "
+                         "delivered")
+            return
         if a.pki:
             for s, (state, shown, own) in ka.items():
                 print(f"{s}: session {state}, the peer's measured RTT in its keepalives "
@@ -211,6 +347,10 @@ def main():
                 problems.append(f"{s}: the step of the distance republished nothing")
             got = rdpcap(f"{tmp}/site-{o}-rx.pcap")
             p = gwlab.compare(frames[s], got, o, loops=loops)
+            after = sum(1 for f in got if float(f.time) >= t0)
+            print(f"{s} -> {o}: {after} frames arrived after the step")
+            if after == 0:
+                problems.append(f"{s}->{o}: the traffic was over before the step")
             print(f"{s} -> {o}: {len(frames[s]) * loops} sent, {len(got)} received, "
                   f"{len(p)} problem(s)")
             problems += [f"{s}->{o}: {x}" for x in p[:10]]
