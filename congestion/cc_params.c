@@ -23,8 +23,8 @@
 #define PFC_QUANTA 0xffff
 #define PFC_QUANTUM_BITS 512
 #define CREDIT_UPDATES_PER_BUFFER 16
-#define CREDIT_UPDATE_MIN_NS UINT64_C(10000)
-#define CREDIT_UPDATES_PER_RTT 4
+#define CREDIT_REFRESH_MIN_NS UINT64_C(10000000) /* 10 ms */
+#define CREDIT_REFRESH_RTTS 2
 
 #define MAX_RATE_BPS (UINT64_C(1) << 44) /* 17.6 Tb/s */
 #define MAX_RTT_NS (10 * CC_NS_PER_SEC)
@@ -142,7 +142,7 @@ cc_params_resolve(const struct cc_link *link, const struct cc_overrides *ov,
 			d.credit_buffer_bytes / CREDIT_UPDATES_PER_BUFFER);
 	if (d.credit_update_bytes > d.credit_buffer_bytes)
 		d.credit_update_bytes = d.credit_buffer_bytes;
-	d.credit_update_ns = max_u64(CREDIT_UPDATE_MIN_NS, d.rtt_ns / CREDIT_UPDATES_PER_RTT);
+	d.credit_refresh_ns = max_u64(CREDIT_REFRESH_MIN_NS, CREDIT_REFRESH_RTTS * d.rtt_ns);
 
 	/* Cross-field checks, on the final values. */
 	/* An override may meet a derived value here (kmax set, kmin derived). */
@@ -272,7 +272,7 @@ cc_params_explain(const struct cc_derived *d, char *buf, size_t size)
 			"%.2f MB)\n", d->credit_buffer_bytes, d->credit_buffer_bytes / 1e6);
 	text_line(&t, "credit_update_bytes = %" PRIu64 "  (max(MTU, credit buffer / 16))\n",
 			d->credit_update_bytes);
-	text_line(&t, "credit_update_ns = %" PRIu64 "  (max(10 us, rtt / 4))\n",
-			d->credit_update_ns);
+	text_line(&t, "credit_refresh_ns = %" PRIu64 "  (max(10 ms, 2 x rtt))\n",
+			d->credit_refresh_ns);
 	return t.len;
 }

@@ -37,8 +37,8 @@
  *   XON        = XOFF - min(headroom, XOFF / 2)              [14.0 MB]
  *   pause      = 65535 quanta of 512 bit times at D          [336 us]
  *   credit buf = BDP + C x pause, in MTUs                    [16.7 MB]
- *   credit upd = max(MTU, credit buf / 16) or every
- *                max(10 us, RTT / 4)                         [1.05 MB; 250 us]
+ *   credit upd = max(MTU, credit buf / 16), refreshed every
+ *                max(10 ms, 2 x RTT)                         [1.05 MB; 10 ms]
  *
  * - Headroom: what still arrives after the gateway decides to pause: one
  *   DC round trip at the DC rate (the pause travels to the sender, the
@@ -57,8 +57,13 @@
  *   one RTT after the bytes it frees were sent), plus what the WAN keeps
  *   delivering while the DC port is paused for one full pause.
  * - Credit updates: often enough that the sender never waits for credit
- *   the receiver already has (16 per buffer), and on a timer so that a
- *   lost grant is repaired within a quarter RTT.
+ *   the receiver already has (16 per buffer; a waiting sender says so and
+ *   is answered at once), and otherwise only on a slow refresh that
+ *   repairs a lost update (the counters are cumulative). The refresh is
+ *   what an idle hop costs, one control packet each way: at 10 ms that is
+ *   200 frames/s, 1% of a 17 Mb/s link, where a quarter RTT at 10 km
+ *   (25 us) was 80,000/s. Two RTTs at least, so that a refresh never
+ *   overtakes the answer to the previous one.
  *
  * Why (numbers from docs/congestion-notes.md):
  * - Kmin: DCTCP's analysis gives full throughput when the marking threshold
@@ -162,7 +167,7 @@ struct cc_derived {
 	bool pfc_lossless; /* pfc_xoff_bytes + pfc_headroom_bytes <= buffer_bytes */
 	uint64_t credit_buffer_bytes; /* receiver buffer per peer and priority */
 	uint64_t credit_update_bytes;
-	uint64_t credit_update_ns;
+	uint64_t credit_refresh_ns; /* an update without news at most this often */
 };
 
 /* One-way fibre delay x 2 for distance_m metres of fibre. */

@@ -15,13 +15,13 @@ credit_after(uint64_t a, uint64_t b)
 int
 credit_config_init(struct credit_config *c, const struct credit_params *p)
 {
-	if (p->buffer_bytes == 0 || p->update_bytes == 0 || p->update_ticks == 0)
+	if (p->buffer_bytes == 0 || p->update_bytes == 0 || p->refresh_ticks == 0)
 		return -EINVAL;
 	if (p->update_bytes > p->buffer_bytes || p->buffer_bytes > (UINT64_C(1) << 62))
 		return -EINVAL;
 	c->buffer_bytes = p->buffer_bytes;
 	c->update_bytes = p->update_bytes;
-	c->update_ticks = p->update_ticks;
+	c->refresh_ticks = p->refresh_ticks;
 	return 0;
 }
 
@@ -42,7 +42,41 @@ uint64_t
 credit_tx_sent(struct credit_tx *t, uint32_t bytes)
 {
 	t->sent += bytes;
+	t->waiting = false;
+	t->wait_reported = false;
 	return t->sent;
+}
+
+void
+credit_tx_wait(struct credit_tx *t)
+{
+	t->waiting = true;
+}
+
+bool
+credit_tx_report_due(const struct credit_config *c, const struct credit_tx *t, uint64_t now)
+{
+	if (!t->ever_reported || (t->waiting && !t->wait_reported))
+		return true;
+	return cc_time_after_eq(now, credit_tx_report_at(c, t));
+}
+
+uint64_t
+credit_tx_report_at(const struct credit_config *c, const struct credit_tx *t)
+{
+	return t->reported_at + c->refresh_ticks;
+}
+
+bool
+credit_tx_report(struct credit_tx *t, uint64_t now, uint64_t report, bool charged)
+{
+	bool wait = t->waiting && report == t->sent && !charged;
+
+	t->ever_reported = true;
+	t->reported_at = now;
+	if (wait)
+		t->wait_reported = true;
+	return wait;
 }
 
 uint64_t
@@ -90,8 +124,17 @@ credit_rx_drain(struct credit_rx *r, uint32_t bytes)
 	r->occupancy_bytes = bytes < r->occupancy_bytes ? r->occupancy_bytes - bytes : 0;
 }
 
+/* The wait flag of a report that is the latest: every such report with it asks anew. */
+static void
+credit_rx_wait_flag(struct credit_rx *r, bool waiting)
+{
+	r->sender_waiting = waiting;
+	if (waiting)
+		r->wait_answered = false;
+}
+
 void
-credit_rx_report(struct credit_rx *r, uint32_t epoch, uint64_t total)
+credit_rx_report(struct credit_rx *r, uint32_t epoch, uint64_t total, bool waiting)
 {
 	uint64_t delta;
 
@@ -102,10 +145,16 @@ credit_rx_report(struct credit_rx *r, uint32_t epoch, uint64_t total)
 		r->sender_epoch = epoch;
 		r->reported = total;
 		r->arrived_since_report = 0;
+		credit_rx_wait_flag(r, waiting);
+		return;
+	}
+	if (total == r->reported) {
+		credit_rx_wait_flag(r, waiting); /* a repeat: only the flag is news */
 		return;
 	}
 	if (!credit_after(total, r->reported))
 		return;
+	credit_rx_wait_flag(r, waiting);
 	delta = total - r->reported;
 	if (delta > r->arrived_since_report)
 		r->lost_bytes += delta - r->arrived_since_report;
@@ -139,7 +188,18 @@ credit_rx_update_due(const struct credit_config *c, const struct credit_rx *r, u
 		return true;
 	if (credit_after(limit, r->advertised) && limit - r->advertised >= c->update_bytes)
 		return true;
-	return cc_time_after_eq(now, r->advertised_at + c->update_ticks);
+	/* limit - reported is the room left, at most buffer_bytes: no wrap. */
+	if (r->sender_waiting && !r->wait_answered && limit - r->reported >= c->update_bytes)
+		return true;
+	return cc_time_after_eq(now, r->advertised_at + c->refresh_ticks);
+}
+
+uint64_t
+credit_rx_update_at(const struct credit_config *c, const struct credit_rx *r)
+{
+	if (!r->ever_advertised)
+		return CC_TIME_NEVER;
+	return r->advertised_at + c->refresh_ticks;
 }
 
 bool
@@ -152,6 +212,7 @@ credit_rx_advertise(const struct credit_config *c, struct credit_rx *r, uint64_t
 	r->advertised_at = now;
 	r->advertised_epoch = *epoch;
 	r->ever_advertised = true;
+	r->wait_answered = true;
 	r->grants++;
 	return true;
 }

@@ -35,6 +35,25 @@
  * most one packet of excess; arrivals above buffer_bytes are counted as
  * overrun so a misbehaving or reordering path is visible.
  *
+ * When updates go (each one a small control packet when no packet toward
+ * the peer can carry it, so this is what an idle hop costs). An update is
+ * sent when it says something new, and on a slow refresh otherwise:
+ *
+ * - The receiver grants when the limit moved update_bytes since the last
+ *   grant, when the sender says it waits and the limit leaves it at least
+ *   update_bytes (>= one MTU: room for its head packet) beyond its report
+ *   (a waiting report is answered once, at once: this also repairs a lost
+ *   grant within one round trip), and refresh_ticks after the last grant.
+ * - The sender reports in every packet toward the peer; on its own (a
+ *   control packet) only for its first report, when its head packet starts
+ *   to wait for credit (once per wait, with the wait flag), and
+ *   refresh_ticks after the last report.
+ *
+ * An idle hop therefore costs one update per refresh_ticks each way, and a
+ * lost update is repaired by the next refresh at the latest (the counters
+ * are cumulative); only a sender that waits needs it sooner, and it says
+ * so. Neither side sends on a clock faster than the refresh.
+ *
  * Counters are 64-bit bytes (2^64 bytes is 580 years at 1 Tb/s) but compared
  * wrap-safely anyway. Each side has an epoch (random per start): a report
  * carries the sender's, a grant echoes it, so that a restarted sender,
@@ -52,13 +71,13 @@
 struct credit_params {
 	uint64_t buffer_bytes; /* receiver buffer per peer and priority, > 0 */
 	uint64_t update_bytes; /* grant again once the limit moved this much, 1..buffer */
-	uint64_t update_ticks; /* and at least this often (repairs a lost grant), > 0 */
+	uint64_t refresh_ticks; /* and once this long passed without one (repairs a loss), > 0 */
 };
 
 struct credit_config {
 	uint64_t buffer_bytes;
 	uint64_t update_bytes;
-	uint64_t update_ticks;
+	uint64_t refresh_ticks;
 };
 
 /* Sending side: what this gateway may put on the WAN for one peer and priority. */
@@ -67,6 +86,10 @@ struct credit_tx {
 	uint64_t limit; /* largest limit granted for this epoch */
 	uint32_t epoch; /* this sender's */
 	bool granted; /* a grant for this epoch arrived */
+	bool waiting; /* the head packet waits for credit (credit_tx_wait()) */
+	bool wait_reported; /* a report with the wait flag went out in this wait */
+	bool ever_reported;
+	uint64_t reported_at; /* when a report last went out */
 	uint64_t grants; /* grants applied */
 	uint64_t grants_stale; /* older than the limit in force, or for another epoch */
 };
@@ -82,6 +105,8 @@ struct credit_rx {
 	uint32_t sender_epoch; /* of the reports in .reported */
 	bool synced; /* a report arrived: limits can be computed */
 	bool ever_advertised;
+	bool sender_waiting; /* the latest report said the sender waits for credit */
+	bool wait_answered; /* a grant went out since that report */
 	uint64_t lost_bytes; /* reported as sent, never arrived */
 	uint64_t overrun_bytes; /* arrived above buffer_bytes */
 	uint64_t sender_restarts; /* reports with a new epoch */
@@ -97,8 +122,30 @@ void credit_tx_init(struct credit_tx *t, uint32_t epoch);
 /* True if BYTES may be sent now. */
 bool credit_tx_may_send(const struct credit_tx *t, uint32_t bytes);
 
-/* BYTES went on the WAN; returns the new report (sent). */
+/* BYTES went on the WAN (the wait, if any, is over); returns the new report (sent). */
 uint64_t credit_tx_sent(struct credit_tx *t, uint32_t bytes);
+
+/* The head packet does not fit the credit: the sender waits (until credit_tx_sent()). */
+void credit_tx_wait(struct credit_tx *t);
+
+/*
+ * True when the sender owes the peer a report of its own at NOW (a control
+ * packet, when nothing else goes to the peer): its first, the start of a
+ * wait, or refresh_ticks after the last report.
+ */
+bool credit_tx_report_due(const struct credit_config *c, const struct credit_tx *t, uint64_t now);
+
+/* When credit_tx_report_due() turns true with nothing else changing (the refresh). */
+uint64_t credit_tx_report_at(const struct credit_config *c, const struct credit_tx *t);
+
+/*
+ * A packet toward the peer carries the report REPORT (sent at its dequeue)
+ * at NOW; CHARGED when its own bytes are in it. Returns true when it is to
+ * carry the wait flag: the sender waits, REPORT is its current count and
+ * the packet is not charged (a charged packet was sent, so the sender did
+ * not wait at its report).
+ */
+bool credit_tx_report(struct credit_tx *t, uint64_t now, uint64_t report, bool charged);
 
 /* Credit left in bytes (0 when none). */
 uint64_t credit_tx_available(const struct credit_tx *t);
@@ -121,10 +168,10 @@ void credit_rx_drain(struct credit_rx *r, uint32_t bytes);
 
 /*
  * The sender reported TOTAL (its sent counter) under EPOCH, in a data packet
- * or a control packet. A new epoch restarts the count; an older report is
- * ignored.
+ * or a control packet, WAITING when it carried the wait flag. A new epoch
+ * restarts the count; an older report is ignored.
  */
-void credit_rx_report(struct credit_rx *r, uint32_t epoch, uint64_t total);
+void credit_rx_report(struct credit_rx *r, uint32_t epoch, uint64_t total, bool waiting);
 
 /*
  * The limit to grant now into *LIMIT and the epoch to echo into *EPOCH;
@@ -134,12 +181,19 @@ bool credit_rx_limit(const struct credit_config *c, const struct credit_rx *r,
 		uint64_t *limit, uint32_t *epoch);
 
 /*
- * True when a grant should be sent at NOW: the limit moved update_bytes
- * since the last one, or update_ticks passed (the refresh that repairs a
- * lost grant).
+ * True when a grant should be sent at NOW: the first for this epoch, the
+ * limit moved update_bytes since the last one, a waiting sender's report
+ * not yet answered and the limit at least update_bytes beyond it, or
+ * refresh_ticks passed (the refresh that repairs a lost grant).
  */
 bool credit_rx_update_due(const struct credit_config *c, const struct credit_rx *r,
 		uint64_t now);
+
+/*
+ * When credit_rx_update_due() turns true with nothing else changing (the
+ * refresh); CC_TIME_NEVER before the first grant, which a report makes due.
+ */
+uint64_t credit_rx_update_at(const struct credit_config *c, const struct credit_rx *r);
 
 /* A grant of *LIMIT for *EPOCH is being sent at NOW; false as credit_rx_limit(). */
 bool credit_rx_advertise(const struct credit_config *c, struct credit_rx *r, uint64_t now,

@@ -407,7 +407,7 @@ fmt_cc_derived(struct fmt *f, const struct cc_derived *d)
 	fmt_bool(f, "pfc_lossless", d->pfc_lossless);
 	fmt_u64(f, "credit_buffer_bytes", d->credit_buffer_bytes);
 	fmt_u64(f, "credit_update_bytes", d->credit_update_bytes);
-	fmt_u64(f, "credit_update_ns", d->credit_update_ns);
+	fmt_u64(f, "credit_refresh_ns", d->credit_refresh_ns);
 }
 
 static void

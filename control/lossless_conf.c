@@ -40,13 +40,13 @@ lossless_conf_build(const struct ls_config *cfg, const struct dp_conf *c,
 			/* [gateway] workers = 1 was checked with the file (config_check.c). */
 			out->credit[i].buffer_bytes = tm->derived.credit_buffer_bytes;
 			out->credit[i].update_bytes = tm->derived.credit_update_bytes;
-			out->credit[i].update_ticks = tm->derived.credit_update_ns;
+			out->credit[i].refresh_ticks = tm->derived.credit_refresh_ns;
 			if (credit_config_init(&cc, &out->credit[i]) != 0) {
 				fprintf(err, "%s:%u: [peer %s] lossless: credit parameters rejected "
 					"(buffer %" PRIu64 ", update %" PRIu64 " bytes, %" PRIu64
 					" ns)\n", cfg->path, pc->line, pc->name,
 					out->credit[i].buffer_bytes, out->credit[i].update_bytes,
-					out->credit[i].update_ticks);
+					out->credit[i].refresh_ticks);
 				return -EINVAL;
 			}
 			out->credit_any = true;

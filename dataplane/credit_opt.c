@@ -48,7 +48,8 @@ credit_opt_parse(const uint8_t *p, uint32_t len, struct credit_opt *o)
 	o->flags = (uint16_t)(d[2] << 8 | d[3]);
 	if ((o->flags & ~CREDIT_OPT_F_ALL) != 0 ||
 	    (o->flags & (CREDIT_OPT_F_GRANT | CREDIT_OPT_F_REPORT)) == 0 ||
-	    ((o->flags & CREDIT_OPT_F_CHARGED) && !(o->flags & CREDIT_OPT_F_REPORT)))
+	    ((o->flags & (CREDIT_OPT_F_CHARGED | CREDIT_OPT_F_WAIT)) &&
+	     !(o->flags & CREDIT_OPT_F_REPORT)))
 		return CREDIT_OPT_BAD_FLAGS;
 	if (credit_get32(d + 20) != 0)
 		return CREDIT_OPT_BAD_RESERVED;

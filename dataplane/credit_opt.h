@@ -22,7 +22,9 @@ static_assert(CREDIT_OPT_DATA_BYTES % 4 == 0, "a GENEVE option is whole 4-byte w
 #define CREDIT_OPT_F_GRANT 0x0001 /* grant epoch and limit valid */
 #define CREDIT_OPT_F_REPORT 0x0002 /* report epoch and report valid */
 #define CREDIT_OPT_F_CHARGED 0x0004 /* this packet's inner bytes are in the report */
-#define CREDIT_OPT_F_ALL (CREDIT_OPT_F_GRANT | CREDIT_OPT_F_REPORT | CREDIT_OPT_F_CHARGED)
+#define CREDIT_OPT_F_WAIT 0x0008 /* the sender waits for credit at this report */
+#define CREDIT_OPT_F_ALL \
+	(CREDIT_OPT_F_GRANT | CREDIT_OPT_F_REPORT | CREDIT_OPT_F_CHARGED | CREDIT_OPT_F_WAIT)
 
 struct credit_opt {
 	uint8_t priority; /* 0..7 */
@@ -38,7 +40,7 @@ enum credit_opt_result {
 	CREDIT_OPT_BAD_LENGTH, /* the option's length is not 8 words */
 	CREDIT_OPT_BAD_VERSION,
 	CREDIT_OPT_BAD_PRIORITY, /* above 7 */
-	CREDIT_OPT_BAD_FLAGS, /* unknown bits, charged without a report, or no field valid */
+	CREDIT_OPT_BAD_FLAGS, /* unknown bits, charged or wait without a report, no field valid */
 	CREDIT_OPT_BAD_RESERVED, /* reserved bytes not 0 */
 };
 

@@ -143,7 +143,7 @@ struct dp_lossless_conf {
 	 * The credit-based WAN hop (dataplane/wan_credit.h), per peer with
 	 * lossless = credit (dp_peer.credit): the buffer this gateway grants
 	 * that peer and the grant cadence, from cc_params of the peer's WAN
-	 * port; update_ticks are nanoseconds (the credit clock is dp_clock.ns).
+	 * port; refresh_ticks are nanoseconds (the credit clock is dp_clock.ns).
 	 */
 	bool credit_any;
 	struct credit_params credit[LS_MAX_PEERS];

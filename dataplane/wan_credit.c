@@ -17,6 +17,14 @@
 #include "neigh.h"
 #include "pipeline.h"
 
+/*
+ * A control packet that could not be built (no neighbour yet, no mbuf, a
+ * full transmit list) is tried again after this, not on every poll: the
+ * neighbour lookup is the cost, and a peer whose address does not resolve
+ * would otherwise be looked up in a busy loop.
+ */
+#define WAN_CREDIT_RETRY_NS UINT64_C(100000) /* 100 us */
+
 void
 wan_credit_init(struct wan_credit *cr, uint32_t epoch)
 {
@@ -84,7 +92,8 @@ wan_credit_rx(struct wan_credit *cr, struct dp_credit_counters *ctr, uint32_t pe
 		charged = true;
 	}
 	if (o->flags & CREDIT_OPT_F_REPORT) {
-		credit_rx_report(&cp->rx, o->report_epoch, o->report);
+		credit_rx_report(&cp->rx, o->report_epoch, o->report,
+				 (o->flags & CREDIT_OPT_F_WAIT) != 0);
 		ctr->reports_rx++;
 	}
 	return charged;
@@ -149,30 +158,27 @@ wan_credit_poll(struct wan_credit *cr, const struct dp_conf *c, struct dp_credit
 		return;
 	for (i = 0; i < c->n_peers && i < LS_MAX_PEERS; i++) {
 		struct wan_credit_peer *cp = &cr->p[i];
-		uint64_t t;
+		uint64_t t, u;
 
 		if (!cp->on)
 			continue;
-		/*
-		 * Due: a grant (moved enough, or the refresh), or the report a
-		 * sender owes after update_ticks of silence toward the peer.
-		 */
+		/* Due: a grant or a report that no packet toward the peer carried. */
 		if (cc_time_after_eq(now, cp->retry_ns) &&
 		    (credit_rx_update_due(&cp->cfg, &cp->rx, now) ||
-		     cc_time_after_eq(now, cp->last_tx_ns + cp->cfg.update_ticks) ||
-		     cp->last_tx_ns == 0)) {
+		     credit_tx_report_due(&cp->cfg, &cp->tx, now))) {
 			if (wan_credit_ctrl_send(cr, c, ctr, i, pool, tx)) {
 				ctr->ctrl_tx++;
 			} else {
-				/* No neighbour, mbuf or room: try again an interval later. */
+				/* No neighbour, mbuf or room: try again a little later. */
 				ctr->ctrl_failed++;
-				cp->retry_ns = now + cp->cfg.update_ticks;
+				cp->retry_ns = now + WAN_CREDIT_RETRY_NS;
 			}
 		}
-		t = cp->last_tx_ns + cp->cfg.update_ticks;
-		if (cp->rx.ever_advertised && cc_time_after(t, cp->rx.advertised_at +
-							       cp->cfg.update_ticks))
-			t = cp->rx.advertised_at + cp->cfg.update_ticks;
+		/* The refreshes; what else makes a packet due comes with a packet. */
+		t = credit_tx_report_at(&cp->cfg, &cp->tx);
+		u = credit_rx_update_at(&cp->cfg, &cp->rx);
+		if (u != CC_TIME_NEVER && cc_time_after(t, u))
+			t = u;
 		if (cc_time_after(cp->retry_ns, t))
 			t = cp->retry_ns;
 		if (next_ns == CC_TIME_NEVER || cc_time_after(next_ns, t))

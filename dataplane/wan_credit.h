@@ -24,13 +24,14 @@
  *   tagged DP_TM_F_CREDIT_RX with its peer and bytes).
  * - Control packets: once per poll, a GENEVE control packet (O = 1,
  *   protocol 0, the credit option only, outer DSCP of the CNP class) goes
- *   to a peer when a grant is due (credit_rx_update_due(): the limit moved
- *   update_bytes, or update_ticks passed without one, which repairs a lost
- *   grant), or when nothing was sent to it for update_ticks (the report a
- *   blocked or idle sender owes, so that the receiver can grant at all).
- *   They go straight onto the WAN port's transmit list after what the
- *   traffic manager sent in that poll (wire order), not through its
- *   shaper: one ~100-byte frame per update interval per peer.
+ *   to a peer when no packet toward it in that poll carried what is due:
+ *   a grant (credit_rx_update_due(): the limit moved update_bytes, a
+ *   waiting peer's report to answer, or the refresh) or a report
+ *   (credit_tx_report_due(): the first, the start of a wait, with the
+ *   wait flag, or the refresh). An idle peer costs one ~100-byte frame
+ *   each way per refresh_ticks (cc_params: max(10 ms, 2 RTT)). They go
+ *   straight onto the WAN port's transmit list after what the traffic
+ *   manager sent in that poll (wire order), not through its shaper.
  *
  * The credit clock is dp_clock.ns. Byte counts are the inner IP packet's
  * (what both ends see). The state is per worker: [gateway] workers = 1 is
@@ -61,7 +62,6 @@ struct wan_credit_peer {
 	bool on;
 	bool blocked; /* the head RoCE packet waits for credit */
 	uint64_t blocked_since_ns;
-	uint64_t last_tx_ns; /* a packet (data or control) last went to the peer */
 	uint64_t retry_ns; /* no control packet before (one could not be built) */
 };
 
@@ -108,6 +108,7 @@ wan_credit_tx_gate(struct wan_credit *cr, struct dp_credit_counters *ctr, struct
 	if (!wan_credit_tx_waits(cr, m))
 		return true;
 	ctr->blocked++;
+	credit_tx_wait(&cp->tx);
 	if (!cp->blocked) {
 		cp->blocked = true;
 		cp->blocked_since_ns = cr->now_ns;
@@ -152,6 +153,8 @@ wan_credit_opt(struct wan_credit *cr, struct dp_credit_counters *ctr, uint32_t p
 
 	o->priority = cr->priority;
 	o->flags = CREDIT_OPT_F_REPORT | (charged ? CREDIT_OPT_F_CHARGED : 0);
+	if (credit_tx_report(&cp->tx, cr->now_ns, report, charged))
+		o->flags |= CREDIT_OPT_F_WAIT;
 	o->report_epoch = cp->tx.epoch;
 	o->report = report;
 	o->grant_epoch = 0;
@@ -160,7 +163,6 @@ wan_credit_opt(struct wan_credit *cr, struct dp_credit_counters *ctr, uint32_t p
 		o->flags |= CREDIT_OPT_F_GRANT;
 		ctr->grants_tx++;
 	}
-	cp->last_tx_ns = cr->now_ns;
 }
 
 /*

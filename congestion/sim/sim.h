@@ -60,6 +60,7 @@ enum sim_ecn {
 #define SIM_PKTF_CREDIT 0x40	  /* DATA sent within WAN credit: on the WAN, then in the
 				   * receiving gateway's credit buffer (outside the MMU) */
 #define SIM_PKTF_GRANT 0x02	  /* CREDIT: a grant (else a sender report) */
+#define SIM_PKTF_WAIT 0x04	  /* CREDIT: a sender report with the wait flag */
 
 /*
  * A packet.  32 bytes, two to a cache line, allocated from a free list,

@@ -27,9 +27,11 @@
  * mechanism C's shaper, keeps it in the buffer and the credit from coming
  * back. Grants go back over the WAN as small control packets
  * (SIM_PKT_CREDIT, 60 bytes, strict priority) whenever
- * credit_rx_update_due() says so, and on a timer for what the byte
- * threshold leaves unsaid. The simulated WAN loses nothing, so the timer
- * runs only while the limit moved since the last grant.
+ * credit_rx_update_due() says so (the byte threshold, or a waiting
+ * sender's report: a priority that starts to be held sends one at once,
+ * credit_tx_report_due()), and at the refresh for what they leave unsaid.
+ * The simulated WAN loses nothing, so the refresh runs only while the
+ * limit moved since the last grant, and no sender refreshes its report.
  *
  * What a real gateway carries in the packet (the report in the GENEVE
  * option of each data packet, the 64-bit limit and the epoch in a grant)
@@ -89,9 +91,12 @@ sim_gw_b_report_pop(struct sim_gw_reports *r, uint64_t *v)
 	return true;
 }
 
-/* A grant or report toward the peer, on WAN port pi's strict-priority queue. */
+/*
+ * A grant or a report (flags SIM_PKTF_GRANT, SIM_PKTF_WAIT) toward the
+ * peer, on WAN port pi's strict-priority queue.
+ */
 static void
-sim_gw_b_ctrl_send(struct sim *s, uint32_t pi, uint8_t prio, bool grant, uint32_t epoch,
+sim_gw_b_ctrl_send(struct sim *s, uint32_t pi, uint8_t prio, uint8_t flags, uint32_t epoch,
 		   uint64_t value)
 {
 	uint32_t p = sim_pkt_alloc(s);
@@ -101,7 +106,7 @@ sim_gw_b_ctrl_send(struct sim *s, uint32_t pi, uint8_t prio, bool grant, uint32_
 	pkt->type = SIM_PKT_CREDIT;
 	pkt->size = SIM_CTRL_BYTES;
 	pkt->prio = prio;
-	pkt->flags = grant ? SIM_PKTF_GRANT : 0;
+	pkt->flags = flags;
 	pkt->flow = SIM_NONE;
 	pkt->dst = (uint32_t)(value >> 32);
 	pkt->seq = (uint32_t)value;
@@ -159,7 +164,7 @@ sim_gw_b_setup(struct sim *s, struct sim_gw *gw)
 	}
 	cp.buffer_bytes = gw->d.credit_buffer_bytes;
 	cp.update_bytes = gw->d.credit_update_bytes;
-	cp.update_ticks = gw->d.credit_update_ns;
+	cp.refresh_ticks = gw->d.credit_refresh_ns;
 	if (credit_config_init(&gw->credit_cfg, &cp) < 0) {
 		fprintf(stderr, "longspan-sim: gateway %u: credit parameters rejected\n",
 			gw->node);
@@ -210,9 +215,22 @@ sim_gw_b_free(struct sim *s, struct sim_gw *gw)
 
 /* ---------------------------------------------------------- sending side */
 
+/* The sender's own report on WAN port pi for priority q, with the wait flag when it waits. */
+static void
+sim_gw_b_report(struct sim *s, uint32_t pi, uint32_t q)
+{
+	struct sim_gw_b_link *b = s->ports[pi].gwp->b;
+	struct credit_tx *t = &b->tx[q];
+	bool wait = credit_tx_report(t, s->now_ns, t->sent, false);
+
+	sim_gw_b_ctrl_send(s, pi, (uint8_t)q, wait ? SIM_PKTF_WAIT : 0, t->epoch, t->sent);
+	b->reports_sent++;
+}
+
 /*
  * Hold or release priority q of WAN port pi by the credit for its head
  * packet; a release kicks the transmitter unless the caller is about to.
+ * A new hold is a wait the peer hears of at once (credit_tx_report_due()).
  */
 static void
 sim_gw_b_gate(struct sim *s, uint32_t pi, uint32_t q, bool kick)
@@ -229,6 +247,14 @@ sim_gw_b_gate(struct sim *s, uint32_t pi, uint32_t q, bool kick)
 		port->held |= bit;
 		b->held_since_ns[q] = s->now_ns;
 		b->holds++;
+		/*
+		 * The wait's report, as an event at this instant: when the hold
+		 * comes from a dequeue, the packet that was dequeued must be on the
+		 * wire first, or the report (which counts it) overtakes it.
+		 */
+		credit_tx_wait(&b->tx[q]);
+		sim_schedule(s, s->now_ns, SIM_EV_GW_CREDIT,
+			     SIM_GW_B_REPORT_EV | (pi * SIM_GW_PRIOS + q));
 	} else if (!hold && (port->held & bit)) {
 		port->held &= (uint8_t)~bit;
 		b->held_ns += s->now_ns - b->held_since_ns[q];
@@ -342,14 +368,14 @@ sim_gw_b_grant(struct sim *s, uint32_t pi, uint32_t q)
 
 	if (credit_rx_update_due(&gw->credit_cfg, r, s->now_ns) &&
 	    credit_rx_advertise(&gw->credit_cfg, r, s->now_ns, &limit, &epoch)) {
-		sim_gw_b_ctrl_send(s, pi, (uint8_t)q, true, epoch, limit);
+		sim_gw_b_ctrl_send(s, pi, (uint8_t)q, SIM_PKTF_GRANT, epoch, limit);
 		b->grants_sent++;
 		return;
 	}
-	/* What moved by less than update_bytes goes out with the timer. */
+	/* What moved by less than update_bytes goes out with the refresh. */
 	if (b->grant_timer_ns[q] == SIM_NEVER &&
 	    credit_rx_limit(&gw->credit_cfg, r, &limit, &epoch) && limit != r->advertised) {
-		uint64_t t = r->advertised_at + gw->credit_cfg.update_ticks;
+		uint64_t t = credit_rx_update_at(&gw->credit_cfg, r);
 
 		if (t <= s->now_ns)
 			t = s->now_ns + 1;
@@ -374,7 +400,7 @@ sim_gw_b_wan_arrive(struct sim *s, uint32_t in_port, struct sim_pkt *pkt)
 		abort();
 	}
 	credit_rx_arrive(&port->gwp->gw->credit_cfg, &b->rx[q], pkt->size);
-	credit_rx_report(&b->rx[q], s->ports[port->peer].gwp->b->tx[q].epoch, report);
+	credit_rx_report(&b->rx[q], s->ports[port->peer].gwp->b->tx[q].epoch, report, false);
 	if (b->rx[q].occupancy_bytes > b->occupancy_max_bytes[q])
 		b->occupancy_max_bytes[q] = b->rx[q].occupancy_bytes;
 	sim_gw_b_grant(s, in_port, q);
@@ -407,7 +433,7 @@ sim_gw_b_ctrl_rx(struct sim *s, uint32_t pi, const struct sim_pkt *pkt)
 			sim_gw_b_gate(s, pi, q, true);
 		return;
 	}
-	credit_rx_report(&b->rx[q], pkt->in_local, value);
+	credit_rx_report(&b->rx[q], pkt->in_local, value, (pkt->flags & SIM_PKTF_WAIT) != 0);
 	sim_gw_b_grant(s, pi, q);
 }
 
@@ -419,9 +445,9 @@ sim_gw_b_credit_event(struct sim *s, uint32_t idx)
 	struct sim_gw_b_link *b = s->ports[pi].gwp->b;
 
 	if (idx & SIM_GW_B_REPORT_EV) {
-		/* The sender's count, so that the peer can grant before any data. */
-		sim_gw_b_ctrl_send(s, pi, (uint8_t)q, false, b->tx[q].epoch, b->tx[q].sent);
-		b->reports_sent++;
+		/* The first (so that the peer can grant before any data), or a wait's. */
+		if (credit_tx_report_due(&s->ports[pi].gwp->gw->credit_cfg, &b->tx[q], s->now_ns))
+			sim_gw_b_report(s, pi, q);
 		return;
 	}
 	if (b->grant_timer_ns[q] != s->now_ns)

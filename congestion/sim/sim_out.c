@@ -449,14 +449,14 @@ sim_json_gw_b(const struct sim *s, FILE *j, const struct sim_gw *gw)
 		(unsigned long long)resumes, (unsigned long long)gw->pfc_frames_sent,
 		(unsigned long long)gw->pfc_resume_frames_sent, (unsigned long long)paused_ns);
 	fprintf(j, "      \"credit_buffer_bytes\": %llu, \"credit_update_bytes\": %llu, "
-		"\"credit_update_ns\": %llu, \"credit_sent_bytes\": %llu, \"grants_sent\": %llu, "
+		"\"credit_refresh_ns\": %llu, \"credit_sent_bytes\": %llu, \"grants_sent\": %llu, "
 		"\"reports_sent\": %llu, \"grants_applied\": %llu, \"grants_stale\": %llu, "
 		"\"credit_holds\": %llu, \"credit_held_ns\": %llu, \"credit_overdraft\": %llu, "
 		"\"credit_occupancy_max_bytes\": %llu, \"credit_overrun_bytes\": %llu, "
 		"\"credit_lost_bytes\": %llu},\n",
 		(unsigned long long)gw->credit_cfg.buffer_bytes,
 		(unsigned long long)gw->credit_cfg.update_bytes,
-		(unsigned long long)gw->credit_cfg.update_ticks, (unsigned long long)sent,
+		(unsigned long long)gw->credit_cfg.refresh_ticks, (unsigned long long)sent,
 		(unsigned long long)grants_sent, (unsigned long long)reports_sent,
 		(unsigned long long)grants, (unsigned long long)stale, (unsigned long long)holds,
 		(unsigned long long)held_ns, (unsigned long long)overdraft,

@@ -66,7 +66,7 @@ def check_one(i, frame, got, errors):
     c = credit_fields(data)
     if c["version"] != 1 or c["priority"] != 3 or c["reserved"] != 0:
         errors.append("frame %d: scapy: option fields %r" % (i, c))
-    if c["flags"] & ~0x7 or not c["flags"] & 0x2:
+    if c["flags"] & ~0xf or not c["flags"] & 0x2:
         errors.append("frame %d: scapy: flags %#x" % (i, c["flags"]))
     if control:
         if g.proto != 0 or len(bytes(g.payload)) != 0 or g.optionlen != 9:
@@ -82,6 +82,8 @@ def check_one(i, frame, got, errors):
                           (i, list(opts), g.optionlen, g.proto))
         if not c["flags"] & 0x4:
             errors.append("frame %d: data packet not charged" % i)
+        if c["flags"] & 0x8:
+            errors.append("frame %d: charged data packet with the wait flag" % i)
     # tshark's view of the same header.
     oam = got["geneve.flags.oam"]
     if (oam in ("1", "True")) != control:

@@ -29,7 +29,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct credit_params p = { .buffer_bytes = FUZZ_BUFFER, .update_bytes = 1000,
-		.update_ticks = 10 };
+		.refresh_ticks = 10 };
 	struct credit_config c;
 	struct credit_tx tx;
 	struct credit_rx rx;
@@ -88,7 +88,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if ((o.flags & CREDIT_OPT_F_CHARGED) && inner != 0)
 				credit_rx_arrive(&c, &rx, inner);
 			if (o.flags & CREDIT_OPT_F_REPORT)
-				credit_rx_report(&rx, o.report_epoch, o.report);
+				credit_rx_report(&rx, o.report_epoch, o.report,
+						 (o.flags & CREDIT_OPT_F_WAIT) != 0);
 		}
 		/* Some of the buffer leaves toward the DC. */
 		credit_rx_drain(&rx, inner / 2);

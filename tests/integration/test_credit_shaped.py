@@ -33,9 +33,9 @@ Two runs of the same scenario:
 
 The credit window is the bytes in flight between the gateways, so the
 scenario holds while window + the control packets a stalled process lets
-pile up stay below wanem's queue: the 10 ms RTT keeps the credit refresh
-(rtt / 4) at 400 control packets a second each way, and the window at a
-quarter of the queue, so that a shared 2-vCPU machine pausing wanem for a
+pile up stay below wanem's queue: control packets go only with news or on
+the refresh (max(10 ms, 2 RTT): 50 a second each way at the 10 ms RTT),
+and the window is a quarter of the queue, so that a shared 2-vCPU machine pausing wanem for a
 few hundred ms does not overflow it.
 
     test_credit_shaped.py --build BUILDDIR [--pkts N] [--pps N] [--payload B]
@@ -71,7 +71,7 @@ WAN_LINK_RATE = "100M"  # what the gateways shape to: well above wanem's rate
 DC_LINK_RATE = "100G"  # the PFC pause time, hence the credit buffer, derive from it
 # Packets wanem's line holds (queue, fibre, ready to send): more than the
 # control packets one gateway sends toward the other before that one is up
-# (a report every credit_update_ns), so that they wait instead of being
+# (a report every credit_refresh_ns), so that they wait instead of being
 # dropped; the bottleneck's limit is --queue-bytes.
 WANEM_SLOTS = 16384
 
@@ -189,7 +189,7 @@ def settled(g, tries=5):
     """
     show stats and show tm of gateway g. The control thread sums the
     worker's counters while it runs, and credit control packets keep coming
-    (one every credit_update_ns each way): a read in the middle of a burst
+    (one every credit_refresh_ns each way, and one per wait): a read in the middle of a burst
     can see its rx but not yet its verdict. Such a read is taken again; an
     error in the accounting persists (the counters only grow), so it still
     shows in the last read.

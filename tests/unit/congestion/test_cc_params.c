@@ -241,7 +241,12 @@ test_mechanism_b(void **state)
 	/* BDP 12.5 MB + 100 Gb/s x 335.54 us = 4.19 MB, in 4 KB units. */
 	assert_int_equal(d.credit_buffer_bytes, (12500000 + 4194250 + 4095) / 4096 * 4096);
 	assert_int_equal(d.credit_update_bytes, d.credit_buffer_bytes / 16);
-	assert_int_equal(d.credit_update_ns, 250 * US);
+	/* The refresh: 10 ms, or two RTTs when they are longer. */
+	assert_int_equal(d.credit_refresh_ns, 10 * MS);
+	l.rtt_ns = 8 * MS;
+	assert_int_equal(cc_params_derive(&l, &d), 0);
+	assert_int_equal(d.credit_refresh_ns, 16 * MS);
+	l.rtt_ns = 1 * MS;
 
 	/* A slower DC port: the pause is longer, the headroom smaller. */
 	l.dc_rate_bps = 25 * G;

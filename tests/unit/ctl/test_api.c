@@ -686,10 +686,10 @@ ctl_derived_expr(const char *path, const struct cc_derived *d, unsigned int memb
 		 " and %1$s['pfc_lossless'] == %8$s"
 		 " and %1$s['credit_buffer_bytes'] == %9$" PRIu64
 		 " and %1$s['credit_update_bytes'] == %10$" PRIu64
-		 " and %1$s['credit_update_ns'] == %11$" PRIu64,
+		 " and %1$s['credit_refresh_ns'] == %11$" PRIu64,
 		 path, d->dc_rate_bps, d->pfc_headroom_bytes, d->pfc_xoff_bytes, d->pfc_xon_bytes,
 		 (unsigned int)d->pfc_quanta, d->pfc_pause_ns, d->pfc_lossless ? "True" : "False",
-		 d->credit_buffer_bytes, d->credit_update_bytes, d->credit_update_ns);
+		 d->credit_buffer_bytes, d->credit_update_bytes, d->credit_refresh_ns);
 }
 
 #define CTL_DERIVED_MEMBERS 28 /* fmt_cc_derived() */

@@ -6,17 +6,20 @@
  * writes the peer's GENEVE frames (credit option by hand, from
  * docs/wire-format.md) and reads the gateway's off the WAN tx ring.
  *
- * - Idle control packets: the gateway reports (sent = 0) at once and again
- *   every credit_update_ns of silence; once the peer reported, it grants
- *   the peer its whole buffer.
+ * - Idle control packets: the gateway reports (sent = 0) at once, grants
+ *   the peer its whole buffer at once when the peer reported, and then
+ *   sends one control packet (report and grant) per credit_refresh_ns of
+ *   silence, no more.
  * - Sending: RoCE data toward the peer waits until a grant and then leaves
- *   up to exactly the limit (the next packet would pass it); a stale or
+ *   up to exactly the limit (the next packet would pass it); a head that
+ *   starts to wait sends one report with the wait flag at once; a stale or
  *   wrong-epoch grant changes nothing; a lost grant is repaired by the next
  *   one, which carries the whole limit.
  * - Receiving: charged packets held in the DC pause FIFO take buffer; the
  *   grant after they left is report + buffer; a grant the test drops is
  *   repeated on the timer with the same cumulative limit; bytes lost on
- *   the WAN come back with the next report. No credit leaks.
+ *   the WAN come back with the next report. No credit leaks. A peer that
+ *   says it waits is answered at once, though the limit did not move.
  * - Bad input: every malformed option or control packet is a counted drop
  *   with its own reason and changes no credit state.
  * - Every packet is counted once (rx and tx sums, own_tx with ctrl_tx).
@@ -70,7 +73,7 @@ static struct dp_worker *w;
 static struct rte_ring *rx_ring[LS_MAX_PORTS], *tx_ring[LS_MAX_PORTS];
 static unsigned int dc_port, wan_port;
 static FILE *dump;
-static uint64_t buf_bytes, upd_ns; /* the peer's credit buffer and grant interval */
+static uint64_t buf_bytes, refresh_ns; /* the peer's credit buffer and refresh interval */
 
 /* ---- accounting ---- */
 
@@ -193,6 +196,7 @@ tx_wan_all(struct wan_seen *s)
 			s->data_bytes += f.inner_bytes;
 			s->last_data = f.o;
 			assert_true(f.o.flags & CREDIT_OPT_F_CHARGED);
+			assert_false(f.o.flags & CREDIT_OPT_F_WAIT);
 		}
 	}
 }
@@ -337,17 +341,18 @@ peer_b(void)
 static uint64_t now_ns = T0;
 
 static void
-test_idle_control_on_timer(void **state)
+test_idle_control_on_refresh(void **state)
 {
 	struct wan_seen s;
-	uint64_t t0 = now_ns;
+	uint64_t t0 = now_ns, t, last, end;
+	unsigned int ctrl = 0;
 
 	(void)state;
 	assert_true(rt.dp->peers[0].credit);
 	assert_false(rt.dp->peers[1].credit);
 	buf_bytes = rt.dp->lossless.credit[0].buffer_bytes;
-	upd_ns = rt.dp->lossless.credit[0].update_ticks;
-	assert_int_equal(upd_ns, 250000); /* rtt 1 ms / 4 (cc_params) */
+	refresh_ns = rt.dp->lossless.credit[0].refresh_ticks;
+	assert_int_equal(refresh_ns, 10000000); /* max(10 ms, 2 x rtt 1 ms) (cc_params) */
 	assert_true(buf_bytes > 1250000); /* at least the WAN BDP */
 
 	/* First poll: nothing was ever sent to the peer, so it gets a report now. */
@@ -360,19 +365,22 @@ test_idle_control_on_timer(void **state)
 	assert_int_equal(s.last_control.report_epoch, w->credit.epoch);
 	assert_int_equal(w->counters.credit.ctrl_tx, 1);
 
-	/* Silence: the next one exactly an update interval later. */
-	poll_at(t0 + upd_ns - 1);
+	/* Silence: nothing until exactly a refresh interval later. */
+	poll_at(t0 + refresh_ns / 2);
 	tx_wan_all(&s);
 	assert_int_equal(s.control, 0);
-	poll_at(t0 + upd_ns);
+	poll_at(t0 + refresh_ns - 1);
+	tx_wan_all(&s);
+	assert_int_equal(s.control, 0);
+	poll_at(t0 + refresh_ns);
 	tx_wan_all(&s);
 	assert_int_equal(s.control, 1);
 	assert_int_equal(w->counters.credit.ctrl_tx, 2);
-	assert_true(w->next_due_tsc <= t0 + 2 * upd_ns);
+	assert_true(w->next_due_tsc <= t0 + 2 * refresh_ns);
 
 	/* The peer reports: the gateway grants it its whole buffer at once. */
 	rx_peer_ctrl(CREDIT_OPT_F_REPORT, 0, 0, 0);
-	poll_at(t0 + upd_ns + 10);
+	poll_at(t0 + refresh_ns + 10);
 	tx_wan_all(&s);
 	assert_int_equal(s.control, 1);
 	assert_int_equal(s.last_control.flags, CREDIT_OPT_F_REPORT | CREDIT_OPT_F_GRANT);
@@ -381,7 +389,30 @@ test_idle_control_on_timer(void **state)
 	assert_int_equal(w->counters.drops[LS_DROP_CREDIT_CONTROL], 1); /* consumed */
 	assert_int_equal(w->counters.credit.reports_rx, 1);
 	check_sums();
-	now_ns = t0 + upd_ns + 10;
+
+	/*
+	 * Idle from here, polled every 100 us for five refresh intervals: one
+	 * control packet per interval (report and grant refresh together), the
+	 * worker told to wake for each.
+	 */
+	last = t0 + refresh_ns + 10;
+	end = last + 5 * refresh_ns;
+	for (t = last + 100000; t <= end; t += 100000) {
+		poll_at(t);
+		tx_wan_all(&s);
+		ctrl += s.control;
+		if (s.control != 0) {
+			assert_int_equal(t - last, refresh_ns);
+			assert_true(s.last_control.flags & CREDIT_OPT_F_GRANT);
+			assert_int_equal(s.last_control.grant_limit, buf_bytes);
+			last = t;
+		}
+		assert_true(w->next_due_tsc <= last + refresh_ns);
+	}
+	assert_int_equal(ctrl, 5);
+	assert_int_equal(w->counters.credit.ctrl_tx, 3 + 5);
+	check_sums();
+	now_ns = last;
 }
 
 static void
@@ -403,13 +434,21 @@ test_sender_stops_at_limit(void **state)
 	assert_int_equal(tm_fifo_count(&w->tm[wan_port].q[DP_TM_CLASS_ROCE]), 5);
 	assert_true(cc->blocked >= 1);
 	assert_true(peer_b()->blocked);
+	/* The wait is news: one report with the wait flag goes at once, not at the refresh. */
+	assert_int_equal(s.control, 1);
+	assert_int_equal(s.last_control.flags & (CREDIT_OPT_F_REPORT | CREDIT_OPT_F_WAIT),
+			 CREDIT_OPT_F_REPORT | CREDIT_OPT_F_WAIT);
+	assert_int_equal(s.last_control.report, 0);
+	poll_at(t + 1);
+	tx_wan_all(&s);
+	assert_int_equal(s.control, 0); /* once per wait */
 	/*
 	 * A head that waits for credit is not due: the worker may sleep until
 	 * the next credit refresh (a grant, a packet, wakes it sooner), where
 	 * a due time of now would spin it for as long as the credit is out.
 	 */
-	assert_true(w->next_due_tsc > t);
-	assert_true(w->next_due_tsc <= t + upd_ns);
+	assert_true(w->next_due_tsc > t + 1);
+	assert_true(w->next_due_tsc <= t + refresh_ns);
 	blocked_from = t;
 	check_sums();
 
@@ -421,6 +460,10 @@ test_sender_stops_at_limit(void **state)
 	tx_wan_all(&s);
 	assert_int_equal(s.data, 3);
 	assert_int_equal(s.data_bytes, 3 * (uint64_t)s_bytes);
+	/* The fourth waits: a new wait, reported after the three (wire order). */
+	assert_int_equal(s.control, 1);
+	assert_true(s.last_control.flags & CREDIT_OPT_F_WAIT);
+	assert_int_equal(s.last_control.report, 3 * (uint64_t)s_bytes);
 	assert_int_equal(s.last_data.report, 3 * (uint64_t)s_bytes);
 	assert_int_equal(s.last_data.report_epoch, epoch);
 	/* The reverse grant rides on the data (the peer reported before). */
@@ -490,7 +533,7 @@ test_receiver_grants_survive_loss(void **state)
 	check_sums();
 
 	/* Held bytes are not granted again: the refresh still says the buffer from 0. */
-	refresh = b->rx.advertised_at + upd_ns;
+	refresh = b->rx.advertised_at + refresh_ns;
 	poll_at(refresh);
 	tx_wan_all(&s);
 	assert_int_equal(s.control, 1);
@@ -505,31 +548,47 @@ test_receiver_grants_survive_loss(void **state)
 	assert_int_equal(rte_ring_count(tx_ring[dc_port]), 3);
 	assert_int_equal(b->rx.occupancy_bytes, 0);
 	tx_wan_all(&s);
-	assert_int_equal(s.control, 0); /* moved less than update_bytes: waits for the timer */
+	assert_int_equal(s.control, 0); /* moved less than update_bytes: waits for the refresh */
 
 	/* That refresh is lost on the WAN (dropped here); the next one says the same. */
-	refresh = b->rx.advertised_at + upd_ns;
+	refresh = b->rx.advertised_at + refresh_ns;
 	poll_at(refresh);
 	tx_wan_all(&s);
 	assert_int_equal(s.control, 1);
 	assert_int_equal(s.last_control.grant_limit, peer_sent + buf_bytes);
-	poll_at(refresh + upd_ns - 1);
+	poll_at(refresh + refresh_ns - 1);
 	tx_wan_all(&s);
 	assert_int_equal(s.control, 0);
-	poll_at(refresh + upd_ns);
+	poll_at(refresh + refresh_ns);
 	tx_wan_all(&s);
 	assert_int_equal(s.control, 1);
 	assert_int_equal(s.last_control.grant_limit, peer_sent + buf_bytes);
 	assert_int_equal(s.last_control.grant_epoch, PEER_EPOCH);
+	refresh += refresh_ns;
+
+	/*
+	 * The peer says it waits at its report: the grant that would have let it
+	 * go may have been lost. Answered in the next poll with the whole limit,
+	 * though the limit did not move; once.
+	 */
+	rx_peer_ctrl(CREDIT_OPT_F_REPORT | CREDIT_OPT_F_WAIT, 0, 0, peer_sent);
+	poll_at(refresh + 1000);
+	tx_wan_all(&s);
+	assert_int_equal(s.control, 1);
+	assert_true(s.last_control.flags & CREDIT_OPT_F_GRANT);
+	assert_int_equal(s.last_control.grant_limit, peer_sent + buf_bytes);
+	poll_at(refresh + 2000);
+	tx_wan_all(&s);
+	assert_int_equal(s.control, 0);
 
 	/* A data packet lost on the WAN: the next report brings its credit back. */
 	rx_peer_data(3, true);
 	rx_peer_data(4, false);
-	t = refresh + upd_ns + 1000;
+	t = refresh + 3000;
 	poll_at(t);
 	assert_int_equal(b->rx.lost_bytes, s_bytes);
 	assert_int_equal(b->rx.occupancy_bytes, 0);
-	poll_at(b->rx.advertised_at + upd_ns);
+	poll_at(b->rx.advertised_at + refresh_ns);
 	tx_wan_all(&s);
 	assert_int_equal(s.control, 1);
 	assert_int_equal(s.last_control.grant_limit - peer_sent, buf_bytes); /* no leak */
@@ -576,7 +635,10 @@ test_bad_input(void **state)
 	bad_frame(f, peer_frame(f, 2, 100, o, 32, 8, true, NULL), LS_DROP_CREDIT_OPT_BAD);
 	/* Cut short: the GENEVE header promises 9 words of options, the datagram has 6. */
 	bad_frame(f, peer_frame(f, 2, 100, good, 24, 9, true, NULL), LS_DROP_GENEVE_TRUNC);
-	/* Version 2, priority 8, unknown flags, no field valid, charged without report, reserved. */
+	/*
+	 * Version 2, priority 8, unknown flags, no field valid, charged or wait
+	 * without report, reserved.
+	 */
 	memcpy(o, good, sizeof(good));
 	o[4] = 2;
 	bad_frame(f, peer_frame(f, 2, 100, o, 36, 9, true, NULL), LS_DROP_CREDIT_OPT_BAD);
@@ -591,6 +653,9 @@ test_bad_input(void **state)
 	bad_frame(f, peer_frame(f, 2, 100, o, 36, 9, true, NULL), LS_DROP_CREDIT_OPT_BAD);
 	memcpy(o, good, sizeof(good));
 	ut_put16(o + 6, CREDIT_OPT_F_GRANT | CREDIT_OPT_F_CHARGED);
+	bad_frame(f, peer_frame(f, 2, 100, o, 36, 9, true, NULL), LS_DROP_CREDIT_OPT_BAD);
+	memcpy(o, good, sizeof(good));
+	ut_put16(o + 6, CREDIT_OPT_F_GRANT | CREDIT_OPT_F_WAIT);
 	bad_frame(f, peer_frame(f, 2, 100, o, 36, 9, true, NULL), LS_DROP_CREDIT_OPT_BAD);
 	memcpy(o, good, sizeof(good));
 	o[27] = 1;
@@ -644,7 +709,7 @@ int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_idle_control_on_timer),
+		cmocka_unit_test(test_idle_control_on_refresh),
 		cmocka_unit_test(test_sender_stops_at_limit),
 		cmocka_unit_test(test_receiver_grants_survive_loss),
 		cmocka_unit_test(test_bad_input),
