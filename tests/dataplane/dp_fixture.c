@@ -18,7 +18,8 @@
  * N` and `own_tx_failed N` (packets the gateway built), `punted N`,
  * `resolve_requests N`,
  * `injected N`, traffic manager and mechanism counters (`tm ...`, `mech
- * ...`, `learn ...`), `queued N` (packets waiting in WAN queues or hold
+ * ...`, `learn ...`, `pfc ...`: PFC frames obeyed at the DC port, and per
+ * priority paused the pauses received and the paused time in ns), `queued N` (packets waiting in WAN queues or hold
  * queues) and `mbuf_leak N` (mbufs neither back in the pool nor queued). A
  * trailing `+` makes the line a further step of the previous case: no
  * reset, counters keep adding up, so multi-step scenarios (data, then the
@@ -311,6 +312,14 @@ fx_write_mech(FILE *f, const struct dp_worker *w)
 		mc->cnp_tx_full, mc->ce_cleared,
 		mc->trp_cnps, mc->trp_no_flow, mc->trp_activations, mc->trp_delayed,
 		mc->trp_released);
+	/* Mechanism B at the DC port: what the fabric's PFC did to us, per priority that moved. */
+	fprintf(f, "pfc rx_frames %" PRIu64 " held %" PRIu64 " released %" PRIu64,
+		w->counters.pfc.rx_frames, w->counters.pfc.held, w->counters.pfc.released);
+	for (q = 0; q < PFC_PRIORITIES; q++)
+		if (w->counters.pfc.rx_pauses[q] != 0)
+			fprintf(f, " rx_pauses%u %" PRIu64 " rx_paused_ns%u %" PRIu64, q,
+				w->counters.pfc.rx_pauses[q], q, w->counters.pfc.rx_paused_ns[q]);
+	fprintf(f, "\n");
 	for (r = 0; r < QPN_LEARN_RESULT_MAX; r++)
 		if (mc->learn[r] != 0 || mc->learn_dst[r] != 0)
 			fprintf(f, "learn %s src %" PRIu64 " dst %" PRIu64 "\n",

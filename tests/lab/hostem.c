@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <rte_cycles.h>
@@ -127,6 +128,17 @@ hostem_tor_slots(const struct hostem_conf *c)
 			64);
 }
 
+/*
+ * Packet slots of the down queue (dc_rate): dc_buffer in frames of 512
+ * bytes, so that full-size data fills it by bytes first (smaller frames
+ * may fill the slots first; either drop is counted).
+ */
+static uint32_t
+hostem_down_slots(const struct hostem_conf *c)
+{
+	return lab_pow2(c->dc_buffer_bytes / 512 + 64);
+}
+
 uint32_t
 hostem_mbufs_needed(const struct hostem_conf *c, uint32_t port_desc)
 {
@@ -137,6 +149,8 @@ hostem_mbufs_needed(const struct hostem_conf *c, uint32_t port_desc)
 	n = HOSTEM_DC_SLOTS + HOSTEM_TX_RING + 2 * port_desc + 4 * HOSTEM_BURST + 512;
 	if (c->tor_rate_bps != 0)
 		n += hostem_tor_slots(c);
+	if (c->dc_rate_bps != 0)
+		n += hostem_down_slots(c);
 	return (uint32_t)RTE_MIN(n, (uint64_t)1 << 24);
 }
 
@@ -724,6 +738,137 @@ hostem_receiver_data(struct hostem *h, struct hostem_receiver *r, const struct h
 	}
 }
 
+/* -------- the DC side toward the hosts (dc_rate) -------- */
+
+/*
+ * Is m RoCE data toward a receiver (BTH opcode up to WRITE ONLY with
+ * immediate), by its headers alone? What the down queue holds; ACKs, NAKs
+ * and CNPs pass it (a strict-priority class), and what is malformed is left
+ * to hostem_pkt_parse() to count.
+ */
+static bool
+hostem_frame_is_data(const struct rte_mbuf *m)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m), l4;
+	uint16_t et;
+
+	if (len < RTE_ETHER_HDR_LEN + 20)
+		return false;
+	et = (uint16_t)(p[12] << 8 | p[13]);
+	if (et == RTE_ETHER_TYPE_IPV4 && p[23] == IPPROTO_UDP)
+		l4 = RTE_ETHER_HDR_LEN + (uint32_t)(p[14] & 0xf) * 4;
+	else if (et == RTE_ETHER_TYPE_IPV6 && p[20] == IPPROTO_UDP)
+		l4 = RTE_ETHER_HDR_LEN + 40;
+	else
+		return false;
+	return len >= l4 + 8 + HOSTEM_BTH_SIZE &&
+	       (uint16_t)(p[l4 + 2] << 8 | p[l4 + 3]) == HOSTEM_ROCE_PORT &&
+	       p[l4 + 8] <= HOSTEM_OP_WRITE_ONLY_IMM;
+}
+
+/* Data toward a local receiver enters the down queue; a drop frees it (the line counts it). */
+static void
+hostem_down_enqueue(struct hostem *h, struct rte_mbuf *m, uint64_t now_tsc)
+{
+	struct hostem_down *d = &h->down;
+	uint8_t prio = hostem_frame_prio(m);
+
+	m->hash.usr = prio;
+	if (wanem_line_enqueue(&d->line, m, m->pkt_len, now_tsc) != WANEM_LINE_QUEUED) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	d->prio_bytes[prio] += m->pkt_len;
+	if (d->prio_bytes[prio] > d->max_prio_bytes[prio])
+		d->max_prio_bytes[prio] = d->prio_bytes[prio];
+}
+
+/* One PFC frame toward the gateway: PAUSE (pause_quanta) or RESUME (0) for prio. */
+static bool
+hostem_down_pfc_send(struct hostem *h, unsigned int prio, bool pause)
+{
+	uint16_t quanta[PFC_PRIORITIES] = { 0 };
+	struct rte_mbuf *m = rte_pktmbuf_alloc(h->pool);
+	uint8_t *p;
+
+	if (m == NULL)
+		return false;
+	p = (uint8_t *)rte_pktmbuf_append(m, PFC_FRAME_BYTES);
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	quanta[prio] = pause ? h->pfc_cfg.pause_quanta : 0;
+	pfc_frame_write(p, h->conf->mac.addr_bytes, (uint8_t)(1u << prio), quanta);
+	/* MAC control goes ahead of the queued data, as a NIC sends it. */
+	if (rte_eth_tx_burst(h->port, 0, &m, 1) != 1) {
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	h->st.tx_pkts++;
+	h->st.tx_bytes += PFC_FRAME_BYTES;
+	return true;
+}
+
+/* congestion/pfc.h's verdict for every priority on what the down queue holds. */
+static void
+hostem_down_pfc(struct hostem *h, uint64_t now_tsc)
+{
+	for (unsigned int prio = 0; prio < PFC_PRIORITIES; prio++) {
+		enum pfc_tx_verdict v =
+			pfc_tx_decide(&h->pfc_cfg, &h->pfc, prio, h->down.prio_bytes[prio], now_tsc);
+
+		if (v == PFC_TX_NONE)
+			continue;
+		if (!hostem_down_pfc_send(h, prio, v == PFC_TX_PAUSE)) {
+			pfc_tx_unsent(&h->pfc, prio);
+			h->down.pfc_tx_failed++;
+		}
+	}
+}
+
+/* When the down queue next needs the loop (TSC): a packet's serialization end, a PFC refresh. */
+static uint64_t
+hostem_down_due(const struct hostem *h)
+{
+	uint64_t due = wanem_line_next_due(&h->down.line);
+
+	for (unsigned int prio = 0; prio < PFC_PRIORITIES; prio++)
+		if (h->pfc.tx[prio].xoff)
+			due = hostem_min(due, h->pfc.tx[prio].last_sent + h->pfc_cfg.refresh_ticks);
+	return due;
+}
+
+static void hostem_input(struct hostem *h, struct rte_mbuf *m, uint64_t now_tsc, uint64_t now_ns);
+
+/* What finished its serialization toward the hosts goes to the receivers; then PFC. */
+static unsigned int
+hostem_down_out(struct hostem *h, uint64_t now_tsc, uint64_t now_ns)
+{
+	struct hostem_down *d = &h->down;
+	void *ready[HOSTEM_BURST];
+	unsigned int n = 0;
+	uint32_t k;
+
+	if (!d->on)
+		return 0;
+	wanem_line_release(&d->line, now_tsc);
+	while ((k = wanem_line_ready(&d->line, ready, HOSTEM_BURST)) > 0) {
+		wanem_line_sent(&d->line, k, now_tsc);
+		for (uint32_t i = 0; i < k; i++) {
+			struct rte_mbuf *m = ready[i];
+
+			d->prio_bytes[m->hash.usr % PFC_PRIORITIES] -= m->pkt_len;
+			hostem_input(h, m, now_tsc, now_ns);
+			rte_pktmbuf_free(m);
+		}
+		n += k;
+	}
+	hostem_down_pfc(h, now_tsc);
+	return n;
+}
+
 /* -------- input -------- */
 
 /* A MAC control frame: PFC or PAUSE obeyed (true), other opcodes counted. */
@@ -809,6 +954,10 @@ hostem_poll_input(struct hostem *h, uint64_t now_tsc, uint64_t now_ns)
 		now_ns = lab_clock_ns(&h->clk, now_tsc);
 	}
 	for (i = 0; i < n; i++) {
+		if (h->down.on && hostem_frame_is_data(pkts[i])) {
+			hostem_down_enqueue(h, pkts[i], now_tsc);
+			continue;
+		}
 		hostem_input(h, pkts[i], now_tsc, now_ns);
 		rte_pktmbuf_free(pkts[i]);
 	}
@@ -817,8 +966,14 @@ hostem_poll_input(struct hostem *h, uint64_t now_tsc, uint64_t now_ns)
 	wanem_line_sent(&h->dc, k, now_tsc);
 	h->st.dc_pkts += k;
 	for (i = 0; i < k; i++) {
-		hostem_input(h, ready[i], now_tsc, now_ns);
-		rte_pktmbuf_free(ready[i]);
+		struct rte_mbuf *m = ready[i];
+
+		if (h->down.on && hostem_frame_is_data(m)) {
+			hostem_down_enqueue(h, m, now_tsc);
+			continue;
+		}
+		hostem_input(h, m, now_tsc, now_ns);
+		rte_pktmbuf_free(m);
 	}
 	return n + k;
 }
@@ -967,12 +1122,16 @@ hostem_init(struct hostem *h, const struct hostem_conf *c, uint16_t port, struct
 			goto fail;
 	}
 	{
-		/* Only the receive side is used: xoff/xon are placeholders. */
+		/*
+		 * The transmit side runs with a limited DC side only (dc_xoff and
+		 * dc_xon, validated with the file); otherwise xoff/xon are
+		 * placeholders. Quanta are counted at the port's rate both ways.
+		 */
 		struct pfc_params pp = {
 			.port_rate_bps = c->tor_rate_bps != 0 ? c->tor_rate_bps : c->line_rate_bps,
 			.hz = h->clk.hz,
-			.xoff_bytes = 2,
-			.xon_bytes = 1,
+			.xoff_bytes = c->dc_rate_bps != 0 ? c->dc_xoff_bytes : 2,
+			.xon_bytes = c->dc_rate_bps != 0 ? c->dc_xon_bytes : 1,
 			.pause_quanta = PFC_QUANTA_MAX,
 			.priority_mask = 0xff,
 		};
@@ -1008,6 +1167,23 @@ hostem_init(struct hostem *h, const struct hostem_conf *c, uint16_t port, struct
 		    (rc = wanem_line_init(&h->tor.line, &lc, h->tor.slots, slots, now)) != 0)
 			goto fail;
 		ecn_red_init(&h->tor.red, c->seed);
+	}
+	if (c->dc_rate_bps != 0) {
+		uint32_t slots = hostem_down_slots(c);
+
+		h->down.on = true;
+		h->down.slots = calloc(slots, sizeof(*h->down.slots));
+		if (h->down.slots == NULL) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		memset(&lp, 0, sizeof(lp));
+		lp.hz = h->clk.hz;
+		lp.rate_bps = c->dc_rate_bps;
+		lp.queue_bytes = c->dc_buffer_bytes;
+		if ((rc = wanem_line_config_init(&lc, &lp)) != 0 ||
+		    (rc = wanem_line_init(&h->down.line, &lc, h->down.slots, slots, now)) != 0)
+			goto fail;
 	}
 	h->end_ns = c->duration_ns ? c->duration_ns : HOSTEM_NEVER;
 	h->linger_end_ns = HOSTEM_NEVER;
@@ -1054,6 +1230,7 @@ hostem_poll(struct hostem *h, uint64_t now)
 		return 0;
 	}
 	work += hostem_poll_input(h, now, now_ns);
+	work += hostem_down_out(h, now, now_ns);
 	for (uint16_t i = 0; i < h->n_senders; i++) {
 		struct hostem_sender *s = &h->senders[(h->rr + i) % h->n_senders];
 
@@ -1092,6 +1269,8 @@ hostem_due(const struct hostem *h, uint64_t now)
 	due = hostem_min(due, wanem_line_next_due(&h->dc));
 	if (h->tor.on)
 		due = hostem_min(due, wanem_line_next_due(&h->tor.line));
+	if (h->down.on)
+		due = hostem_min(due, hostem_down_due(h));
 	if (h->tx_head != h->tx_tail) {
 		/* The uplink queue's head waits for its priority's pause to end. */
 		due = hostem_min(due, hostem_pfc_until(
@@ -1150,6 +1329,9 @@ hostem_drain(struct hostem *h)
 	if (h->dc_slots != NULL)
 		while ((n = wanem_line_drain(&h->dc, p, HOSTEM_BURST)) > 0)
 			rte_pktmbuf_free_bulk((struct rte_mbuf **)p, n);
+	if (h->down.slots != NULL)
+		while ((n = wanem_line_drain(&h->down.line, p, HOSTEM_BURST)) > 0)
+			rte_pktmbuf_free_bulk((struct rte_mbuf **)p, n);
 	while (h->tx_head != h->tx_tail)
 		rte_pktmbuf_free(h->tx[h->tx_head++ % HOSTEM_TX_RING]);
 }
@@ -1160,6 +1342,8 @@ hostem_fini(struct hostem *h)
 	hostem_drain(h);
 	free(h->tor.slots);
 	free(h->dc_slots);
+	free(h->down.slots);
+	h->down.slots = NULL;
 	h->tor.slots = NULL;
 	h->dc_slots = NULL;
 	for (uint16_t i = 0; h->receivers != NULL && i < h->n_receivers; i++) {

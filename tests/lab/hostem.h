@@ -15,12 +15,19 @@
  * would); then intra-DC packets (remote in this site) go through an
  * internal delay line (dc_delay) to the local receivers, and inter-DC
  * packets leave through the port toward gateway_mac. ACKs and CNPs bypass
- * the ToR (a strict-priority class in a real switch).
+ * the ToR (a strict-priority class in a real switch). With a limited DC
+ * side (dc_rate > 0) every data packet toward a local receiver, from the
+ * port or the DC line, first crosses one more shared queue, the ToR's port
+ * toward the hosts, serialized at dc_rate; its bytes per priority drive
+ * congestion/pfc.h's transmit side, whose PAUSE and RESUME frames go to the
+ * gateway (near-destination congestion).
  *
  *   senders --> [ToR: RED, tor_rate] --+--> port (inter-DC)
- *                                      +--> DC line (dc_delay) --> receivers
- *   port / DC line --> data -> receivers -> ACK/NAK/CNP -> port or DC line
- *                  --> ACK/NAK/CNP -> senders (RP, window)
+ *                                      +--> DC line (dc_delay) --+
+ *   port --------------------------------------------------------+
+ *        --> data -> [down: dc_rate, PFC to the gateway] -> receivers
+ *   receivers -> ACK/NAK/CNP -> port or DC line
+ *   port / DC line --> ACK/NAK/CNP -> senders (RP, window)
  *
  * Everything runs on one thread (the caller's): no locks, state written
  * by that thread only. Reports are written between polls (hostem_report.c).
@@ -144,6 +151,21 @@ struct hostem_tor {
 	uint64_t snap_csv[2], snap_stats[2]; /* tx_bytes, marks at the last row */
 };
 
+/*
+ * The site's DC side toward its hosts when it is the bottleneck (dc_rate):
+ * a FIFO serialized at dc_rate (delay 0, queue_bytes = dc_buffer) holding
+ * data toward local receivers, and the bytes it holds per priority, which
+ * pfc_tx_decide() turns into PFC toward the gateway (struct hostem's pfc).
+ */
+struct hostem_down {
+	bool on;
+	struct wanem_line line;
+	struct wanem_line_slot *slots;
+	uint64_t prio_bytes[PFC_PRIORITIES]; /* queued now, per priority */
+	uint64_t max_prio_bytes[PFC_PRIORITIES];
+	uint64_t pfc_tx_failed; /* a pause or resume not sent (no mbuf, port full) */
+};
+
 #define HOSTEM_TX_RING 1024u
 #define HOSTEM_QP_TABLE 1024u
 
@@ -192,7 +214,8 @@ struct hostem {
 	 * default map the gateway uses too.
 	 */
 	struct pfc_config pfc_cfg;
-	struct pfc pfc;
+	struct pfc pfc; /* rx: the gateway pauses us; tx: the down queue pauses the gateway */
+	struct hostem_down down;
 	uint64_t pfc_frames, pfc_bad; /* PFC/PAUSE frames obeyed; other MAC control */
 	uint64_t tx_pfc_held; /* flushes the uplink queue's paused head held up */
 };

@@ -123,6 +123,16 @@ static const struct conf_key hostem_host_keys[] = {
 	  .help = "ToR RED: marking probability at kmax" },
 	{ .name = "tor_xoff", U(SIZE), .min = 0, .max = GIB, HF(tor_xoff_bytes),
 	  .help = "ToR queue at which senders pause, as PFC would (default 2 x tor_kmax)" },
+	{ .name = "dc_rate", U(RATE), .min = 0, .max = 400 * SEC, .def = "0", HF(dc_rate_bps),
+	  .help = "the site's DC side toward its hosts limited to this rate, as a congested ToR "
+		  "port: data from the gateway and intra-DC data queue there, and PFC pauses the "
+		  "gateway at dc_xoff; 0 = no limit" },
+	{ .name = "dc_buffer", U(SIZE), .min = 1, .max = GIB, .def = "1MB", HF(dc_buffer_bytes),
+	  .help = "room of that queue: arrivals beyond it are dropped (and counted)" },
+	{ .name = "dc_xoff", U(SIZE), .min = 1, .max = GIB, .def = "64kB", HF(dc_xoff_bytes),
+	  .help = "that queue's bytes of a priority at which the gateway is paused (PFC)" },
+	{ .name = "dc_xon", U(SIZE), .min = 0, .max = GIB, HF(dc_xon_bytes),
+	  .help = "... and resumed at or below (default dc_xoff / 2)" },
 	{ .name = "dc_delay", U(TIME), .min = 0, .max = SEC, .def = "5us", HF(dc_delay_ns),
 	  .help = "one-way delay of intra-DC packets looped back inside hostem" },
 	{ .name = "icrc_check", .type = CONF_T_BOOL, .def = "yes", HF(icrc_check),
@@ -515,6 +525,7 @@ hostem_resolve(struct hostem_conf *c)
 {
 	int i_cnp = hostem_key_index(hostem_host_keys, N_HOST_KEYS, "cnp_interval");
 	int i_xoff = hostem_key_index(hostem_host_keys, N_HOST_KEYS, "tor_xoff");
+	int i_dc_xon = hostem_key_index(hostem_host_keys, N_HOST_KEYS, "dc_xon");
 	int i_sport = hostem_key_index(hostem_qp_keys, N_QP_KEYS, "sport");
 
 	if (!(c->set & (UINT64_C(1) << i_cnp))) {
@@ -525,6 +536,8 @@ hostem_resolve(struct hostem_conf *c)
 	}
 	if (!(c->set & (UINT64_C(1) << i_xoff)))
 		c->tor_xoff_bytes = 2 * c->tor_kmax_bytes;
+	if (!(c->set & (UINT64_C(1) << i_dc_xon)))
+		c->dc_xon_bytes = c->dc_xoff_bytes / 2;
 	for (uint32_t q = 0; q < c->n_qp; q++) {
 		struct hostem_qp_conf *qp = &c->qp[q];
 
@@ -595,6 +608,12 @@ hostem_validate(struct hostem_parse *p)
 	if (c->tor_rate_bps != 0 && c->tor_xoff_bytes == 0)
 		hostem_error(p, hostem_host_line(p, "tor_xoff"), "host", "tor_xoff",
 			     "must be above 0");
+	if (c->dc_rate_bps != 0 && c->dc_xon_bytes >= c->dc_xoff_bytes)
+		hostem_error(p, hostem_host_line(p, "dc_xon"), "host", "dc_xon",
+			     "must be below dc_xoff");
+	if (c->dc_rate_bps != 0 && c->dc_xoff_bytes > c->dc_buffer_bytes)
+		hostem_error(p, hostem_host_line(p, "dc_xoff"), "host", "dc_xoff",
+			     "must be at most dc_buffer");
 	if (c->pacing_grid_ns != 0 && 2 * c->pacing_grid_ns >= c->pacing_burst_ns)
 		hostem_error(p, hostem_host_line(p, "pacing_grid"), "host", "pacing_grid",
 			     "must be below pacing_burst / 2 (a later wake-up must not cost credit)");

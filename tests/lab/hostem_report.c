@@ -328,6 +328,40 @@ hostem_json_qp_common(FILE *f, const struct hostem_qp_conf *q)
 		q->sport);
 }
 
+/*
+ * The DC side toward the hosts (dc_rate): its queue and the PFC it sent the
+ * gateway, per priority (pauses include the refreshes); null without it.
+ */
+static void
+hostem_report_down(const struct hostem *h, FILE *f)
+{
+	const struct hostem_down *d = &h->down;
+	const struct wanem_line_stats *st = &d->line.st;
+	uint64_t now = rte_rdtsc();
+
+	if (!d->on) {
+		fprintf(f, "\"downlink\": null,\n");
+		return;
+	}
+	fprintf(f,
+		"\"downlink\": {\"rate_bps\": %" PRIu64 ", \"buffer_bytes\": %" PRIu64
+		", \"xoff_bytes\": %" PRIu64 ", \"xon_bytes\": %" PRIu64 ", \"pkts\": %" PRIu64
+		", \"bytes\": %" PRIu64 ", \"delivered_pkts\": %" PRIu64 ", \"drops\": %" PRIu64
+		", \"max_queue_bytes\": %" PRIu64 ", \"pfc_tx_failed\": %" PRIu64
+		", \"priorities\": [",
+		h->conf->dc_rate_bps, h->conf->dc_buffer_bytes, h->conf->dc_xoff_bytes,
+		h->conf->dc_xon_bytes, st->rx_pkts, st->rx_bytes, st->tx_pkts,
+		st->drop_queue + st->drop_slots, st->max_held_bytes, d->pfc_tx_failed);
+	for (unsigned int p = 0; p < PFC_PRIORITIES; p++)
+		fprintf(f, "%s{\"pauses\": %" PRIu64 ", \"resumes\": %" PRIu64
+			   ", \"paused_ns\": %" PRIu64 ", \"max_bytes\": %" PRIu64 "}",
+			p ? ", " : "", h->pfc.tx[p].pauses, h->pfc.tx[p].resumes,
+			lab_clock_ns(&h->clk, h->clk.tsc0 + pfc_tx_paused_ticks(&h->pfc_cfg, &h->pfc,
+										 p, now)),
+			d->max_prio_bytes[p]);
+	fprintf(f, "]},\n");
+}
+
 int
 hostem_report_json(const struct hostem *h, const char *path, unsigned int mbufs_in_use)
 {
@@ -389,6 +423,7 @@ hostem_report_json(const struct hostem *h, const char *path, unsigned int mbufs_
 			h->tor.max_backlog_bytes, h->tor.xoff_polls);
 	else
 		fprintf(f, "\"tor\": null,\n");
+	hostem_report_down(h, f);
 	hostem_feedback(h, &cnp_ns, &cut_ns);
 	fprintf(f, "\"feedback\": {");
 	hostem_json_u64_or_null(f, "first_cnp_ns", cnp_ns, ", ");

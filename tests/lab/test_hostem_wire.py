@@ -23,6 +23,13 @@ net_null port (no peer, so no feedback). The intra receiver must see CE and
 send CNPs that reach its sender (when is printed, not asserted), which cuts its rate;
 the inter-DC sender, whose feedback would take a WAN RTT, keeps its rate.
 
+pfc: PFC frames from the gateway pause the senders of their priority for
+the quanta given.
+
+dcrate: the site's DC side limited to dc_rate: hostem pauses the gateway
+with PFC frames that tshark dissects, and that pause the gateway's DC port
+(dp_fixture) for as long.
+
 config: bad files are rejected with FILE:LINE: [section] key messages,
 --dump-config output loads back to itself, and the example configs in
 tests/lab/examples/ load.
@@ -31,6 +38,7 @@ tests/lab/examples/ load.
 import argparse
 import json
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -470,6 +478,10 @@ BAD = [
      ["[qp o4] local: not in this site's prefixes"]),
     ("tor thresholds", GOOD.replace("[qp w4]", "tor_rate = 1G\ntor_kmin = 500kB\n[qp w4]"),
      ["[host] tor_kmin: must be below tor_kmax"]),
+    ("dc thresholds", GOOD.replace("[qp w4]", "dc_rate = 1G\ndc_xoff = 64kB\ndc_xon = 64kB\n"
+                                   "[qp w4]"), ["[host] dc_xon: must be below dc_xoff"]),
+    ("dc xoff", GOOD.replace("[qp w4]", "dc_rate = 1G\ndc_buffer = 32kB\n[qp w4]"),
+     ["[host] dc_xoff: must be at most dc_buffer"]),
     ("section", GOOD + "\n[gateway]\nx = 1\n", ["[gateway]: unknown section"]),
     ("bare time", GOOD.replace("[qp w4]", "wait_link = 10\n[qp w4]"),
      ["[host] wait_link: bad value '10': needs a unit (ns, us, ms or s)"]),
@@ -701,10 +713,182 @@ def run_pfc(args):
               (gap * 1e3, want / 1e6))
 
 
+DCRATE_CONFIG = """
+[host]
+name = dcrate
+mac = {mac}
+gateway_mac = {gw}
+local = 10.1.0.0/16
+duration = 400ms
+stats_interval = 0
+csv_interval = 0
+json = {dir}/hostem.json
+dc_rate = {rate}
+dc_xoff = 32kB
+dc_xon = 16kB
+dc_buffer = 1MB
+
+[qp r4]
+role = recv
+local = 10.1.0.2
+remote = 10.2.0.2
+local_qpn = 0x300
+remote_qpn = 0x400
+sport = 50004
+ack_every = 16
+"""
+DCRATE_BPS = 20_000_000
+DCRATE_PKTS = 200  # 1 kB of payload each: 200 kB, 90 ms at 20 Mb/s
+
+# The gateway's DC side for the frames hostem sent (dp_fixture, lossless = pfc).
+GATEWAY_CONFIG = """
+[gateway]
+name = dcrate
+socket = {dir}/gw.sock
+workers = 1
+probe_interval = 0
+burst = 32
+[eal]
+no_pci = yes
+in_memory = yes
+[port dc]
+role = dc
+dev = net_ring_dc
+mac = {gw}
+ipv4 = 10.1.0.254/16
+link_rate = 10G
+neighbor = 10.1.0.2 {mac}
+[port wan]
+role = wan
+dev = net_ring_wan
+mac = 02:00:00:00:0a:02
+ipv4 = 192.0.2.1/24
+link_rate = 10G
+neighbor = 192.0.2.2 02:00:00:00:0b:02
+[peer site-b]
+port = wan
+remote = 192.0.2.2
+vni = 100
+rtt = 1ms
+prefix = 10.2.0.0/16
+lossless = pfc
+"""
+
+
+def tshark_pfc(path):
+    """(time, enable vector, quanta of priority 3) of every MAC control frame, by tshark."""
+    r = subprocess.run(["tshark", "-r", path, "-Y", "eth.type == 0x8808", "-T", "fields",
+                        "-e", "frame.time_epoch", "-e", "macc.opcode", "-e", "macc.cbfc.enbv",
+                        "-e", "macc.cbfc.pause_time.c3", "-e", "_ws.expert",
+                        "-e", "_ws.malformed"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    check(r.returncode == 0, "tshark failed: %s" % r.stderr)
+    out = []
+    for line in r.stdout.splitlines():
+        t, op, enbv, q3, expert, malformed = (line.split("\t") + [""] * 6)[:6]
+        check(int(op, 0) == 0x0101, "MAC control opcode %s, not PFC" % op)
+        check(not expert and not malformed, "tshark: expert %r malformed %r" % (expert, malformed))
+        out.append((float(t), int(enbv, 0), int(q3, 0)))
+    return out
+
+
+def run_dcrate(args):
+    """
+    Near-destination congestion: data from the gateway arrives faster than
+    the site's DC side (dc_rate) takes it. hostem queues it toward its
+    receiver and pauses the gateway with PFC at dc_xoff (refreshing the
+    pause), resumes it at dc_xon, and loses nothing. tshark dissects the
+    frames as PFC for priority 3; fed to the gateway's DC port (dp_fixture,
+    lossless = pfc) at the times they were sent, they pause its priority 3
+    for as long as hostem held it paused.
+    """
+    d = args.workdir
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    conf = os.path.join(d, "dcrate.ini")
+    with open(conf, "w") as f:
+        f.write(DCRATE_CONFIG.format(mac=MAC, gw=GW_MAC, dir=d, rate=DCRATE_BPS))
+    frames = [data("10.2.0.2", "10.1.0.2", 0x300, psn, OP_ONLY, 1024, ackreq=psn % 16 == 15)
+              for psn in range(DCRATE_PKTS)]
+    wrpcap(os.path.join(d, "rx.pcap"), [Ether(f) for f in frames])
+    r = hostem_run(args, "dcrate", "net_pcap0,rx_pcap=%s/rx.pcap,tx_pcap=%s/tx.pcap" % (d, d),
+                   conf)
+    check(r.returncode == 0 and "mbufs in use at exit: 0" in r.stdout, "hostem failed")
+    j = json.load(open(os.path.join(d, "hostem.json")))
+    down = j["downlink"]
+    p3 = down["priorities"][3]
+    rcv = j["receivers"][0]
+    check(down["pkts"] == DCRATE_PKTS and down["delivered_pkts"] == DCRATE_PKTS and
+          down["drops"] == 0, "downlink: %s" % down)
+    check(rcv["pkts"] == DCRATE_PKTS and rcv["gaps"] == 0, "receiver: %d pkts, %d gaps" %
+          (rcv["pkts"], rcv["gaps"]))
+    check(p3["pauses"] >= 2 and p3["resumes"] >= 1, "priority 3: %s" % p3)
+    check(all(p["pauses"] == 0 for i, p in enumerate(down["priorities"]) if i != 3),
+          "pauses of other priorities: %s" % down["priorities"])
+    check(down["xoff_bytes"] <= p3["max_bytes"] <= down["buffer_bytes"],
+          "queue peaked at %d B" % p3["max_bytes"])
+    # Paused from XOFF to XON: at least what drains between them at dc_rate.
+    check(p3["paused_ns"] >= (32_000 - 16_000) * 8e9 / DCRATE_BPS,
+          "paused %d ns" % p3["paused_ns"])
+
+    pfc = tshark_pfc(os.path.join(d, "tx.pcap"))
+    check(len(pfc) == p3["pauses"] + p3["resumes"], "tshark saw %d PFC frames, hostem sent %d" %
+          (len(pfc), p3["pauses"] + p3["resumes"]))
+    check(all(e == 1 << 3 for _, e, _ in pfc), "enable vectors %s" % [e for _, e, _ in pfc])
+    check(pfc and pfc[0][2] == 0xFFFF and pfc[-1][2] == 0,
+          "first quanta %s, last %s" % (pfc[0][2] if pfc else None, pfc[-1][2] if pfc else None))
+
+    # The same frames into the gateway's DC port, each at its time after the first.
+    gw = os.path.join(d, "gateway")
+    os.makedirs(gw)
+    gconf = os.path.join(gw, "gw.conf")
+    with open(gconf, "w") as f:
+        f.write(GATEWAY_CONFIG.format(mac=MAC, gw=GW_MAC, dir=gw))
+    macc = [p for p in rdpcap(os.path.join(d, "tx.pcap")) if p.haslayer(Ether) and
+            p[Ether].type == 0x8808]
+    t0, clock0 = float(macc[0].time), 10**9
+    with open(os.path.join(gw, "manifest.txt"), "w") as mf:
+        for i, p in enumerate(macc):
+            sdir = os.path.join(gw, "step%d" % i)
+            os.makedirs(sdir)
+            wrpcap(os.path.join(sdir, "in.pcap"), [p])
+            clock = clock0 + int(round((float(p.time) - t0) * 1e9))
+            mf.write("dcrate dc %s/in.pcap %s %d%s\n" % (sdir, sdir, clock, " +" if i else ""))
+    g = subprocess.run([args.dp_fixture, "--config", gconf, "--manifest",
+                        os.path.join(gw, "manifest.txt"), "--clock-ns", str(clock0)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    check(g.returncode == 0, "dp_fixture failed: %s" % g.stdout[-2000:])
+    res = {}
+    last = os.path.join(gw, "step%d" % (len(macc) - 1), "result.txt")
+    for line in open(last):
+        t = line.split()
+        if t and t[0] == "pfc":
+            res.update({k: int(v) for k, v in zip(t[1::2], t[2::2])})
+    check(res.get("rx_frames") == len(macc), "gateway obeyed %s of %d PFC frames" %
+          (res.get("rx_frames"), len(macc)))
+    check(res.get("rx_pauses3") == p3["pauses"], "gateway pauses of priority 3: %s, sent %d" %
+          (res.get("rx_pauses3"), p3["pauses"]))
+    # Paused from each first pause to its resume, by the frames' times.
+    want, since = 0.0, None
+    for (t, _, q3) in pfc:
+        if q3 and since is None:
+            since = t
+        elif not q3 and since is not None:
+            want, since = want + (t - since) * 1e9, None
+    got = res.get("rx_paused_ns3", 0)
+    check(abs(got - want) <= 0.01 * want + 1000, "gateway paused %d ns, hostem's frames span %.0f"
+          % (got, want))
+    print("dcrate: %d pauses (refreshes included), %d resumes, hostem paused the gateway %.1f ms, "
+          "queue peak %d B; the gateway counted %d frames, %.1f ms paused" %
+          (p3["pauses"], p3["resumes"], p3["paused_ns"] / 1e6, p3["max_bytes"],
+           res.get("rx_frames", 0), got / 1e6))
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["wire", "config", "intra", "pfc"])
+    ap.add_argument("mode", choices=["wire", "config", "intra", "pfc", "dcrate"])
     ap.add_argument("--hostem", required=True)
+    ap.add_argument("--dp-fixture", help="tests/dataplane/dp_fixture (mode dcrate)")
     ap.add_argument("--workdir", required=True)
     args = ap.parse_args()
     if args.mode == "wire":
@@ -713,6 +897,8 @@ def main():
         run_intra(args)
     elif args.mode == "pfc":
         run_pfc(args)
+    elif args.mode == "dcrate":
+        run_dcrate(args)
     else:
         run_config(args)
 
