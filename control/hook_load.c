@@ -518,6 +518,165 @@ out:
 	return rc;
 }
 
+/*
+ * Where the context pointer may be, per instruction: registers that may
+ * hold it (or a pointer computed from it), registers that may point into
+ * the stack, and 8-byte stack slots that may hold either.
+ */
+struct hook_ptrs {
+	uint16_t ctx, fp; /* bit r: register r */
+	uint64_t ctx_slots, fp_slots; /* bit s: the stack's bytes [8s - 512, 8s - 504) */
+};
+
+#define HOOK_STACK_BYTES 512 /* rte_bpf's MAX_BPF_STACK_SIZE */
+
+/* Bytes a load or store of size code sz (BPF_SIZE()) moves. */
+static uint32_t
+hook_bpf_size(uint8_t sz)
+{
+	return sz == EBPF_DW ? 8 : sz == BPF_W ? 4 : sz == BPF_H ? 2 : 1;
+}
+
+/* The slots that bytes [off, off + size) below the frame pointer cover, 0 outside the stack. */
+static uint64_t
+hook_stack_slots(int32_t off, uint32_t size)
+{
+	int32_t lo = off + HOOK_STACK_BYTES, hi = lo + (int32_t)size - 1;
+	uint64_t m = 0;
+	int32_t s;
+
+	if (lo < 0 || hi >= HOOK_STACK_BYTES)
+		return 0;
+	for (s = lo / 8; s <= hi / 8; s++)
+		m |= 1ull << s;
+	return m;
+}
+
+/*
+ * The context is read-only to hooks (hook ABI version 3): the gateway
+ * writes its per-worker fields once and hands one context to every hook of
+ * a point, and rte_bpf 22.11's verifier lets a program store through its
+ * RTE_BPF_ARG_PTR argument (it protects only some mbuf fields). So follow
+ * the context pointer from r1 through moves, arithmetic and stack spills
+ * (loads from other memory give the verifier a scalar, never a pointer)
+ * and refuse any store whose base may be it. The control flow graph has
+ * no cycles here (hook_check_loops()), so the walk ends.
+ */
+static int
+hook_check_ctx_stores(const struct hook_chk *k, const struct ebpf_insn *ins, uint32_t n)
+{
+	struct hook_ptrs *in = calloc(n, sizeof(*in));
+	uint8_t *seen = calloc(n, 1);
+	bool changed = true;
+	uint32_t i;
+	int rc = 0;
+
+	if (in == NULL || seen == NULL) {
+		rc = hook_refuse(k, -ENOMEM, "out of memory");
+		goto out;
+	}
+	in[0].ctx = 1u << EBPF_REG_1;
+	in[0].fp = 1u << EBPF_REG_10;
+	seen[0] = 1;
+	while (changed && rc == 0) {
+		changed = false;
+		for (i = 0; i < n && rc == 0; i++) {
+			const struct ebpf_insn *x = &ins[i];
+			uint8_t cls = BPF_CLASS(x->code), op = BPF_OP(x->code);
+			uint16_t d = (uint16_t)(1u << x->dst_reg), sr = (uint16_t)(1u << x->src_reg);
+			struct hook_ptrs st;
+			uint32_t succ[2], ns, j;
+
+			if (!seen[i])
+				continue;
+			st = in[i];
+			if (x->code == (BPF_LD | BPF_IMM | EBPF_DW)) {
+				st.ctx &= (uint16_t)~d; /* an external variable's address */
+				st.fp &= (uint16_t)~d;
+			} else if (cls == BPF_ALU || cls == EBPF_ALU64) {
+				bool x_src = BPF_SRC(x->code) == BPF_X;
+
+				if (op == EBPF_MOV) {
+					st.ctx = (uint16_t)((st.ctx & ~d) | (x_src && (st.ctx & sr) ? d : 0));
+					st.fp = (uint16_t)((st.fp & ~d) | (x_src && (st.fp & sr) ? d : 0));
+				} else if (x_src && op != BPF_NEG && op != EBPF_END) {
+					st.ctx |= (st.ctx & sr) ? d : 0;
+					st.fp |= (st.fp & sr) ? d : 0;
+				}
+			} else if (cls == BPF_LDX) {
+				uint64_t sl = x->src_reg == EBPF_REG_10 ?
+						      hook_stack_slots(x->off, hook_bpf_size(BPF_SIZE(x->code))) :
+						      (st.fp & sr) ? UINT64_MAX : 0;
+
+				st.ctx = (uint16_t)((st.ctx & ~d) | ((st.ctx_slots & sl) ? d : 0));
+				st.fp = (uint16_t)((st.fp & ~d) | ((st.fp_slots & sl) ? d : 0));
+			} else if (cls == BPF_ST || cls == BPF_STX) {
+				uint32_t size = hook_bpf_size(BPF_SIZE(x->code));
+				bool whole = size == 8 && BPF_MODE(x->code) == BPF_MEM;
+				uint64_t sl;
+
+				if (st.ctx & d) {
+					rc = hook_refuse(k, -EACCES,
+							 "store to the hook context at instruction %u "
+							 "(through r%u%s): the context is read-only to "
+							 "hooks since hook ABI version 3; keep state in "
+							 LS_HOOK_XSYM_FLOWS " or " LS_HOOK_XSYM_COUNTERS,
+							 i, x->dst_reg,
+							 x->dst_reg == EBPF_REG_1 ? "" : ", a copy of it");
+					break;
+				}
+				if (x->dst_reg == EBPF_REG_10) {
+					sl = hook_stack_slots(x->off, size);
+				} else if (st.fp & d) {
+					sl = UINT64_MAX; /* somewhere in the stack */
+					whole = false;
+				} else {
+					sl = 0;
+				}
+				if (whole && sl != 0 && (sl & (sl - 1)) == 0) {
+					st.ctx_slots &= ~sl;
+					st.fp_slots &= ~sl;
+				}
+				if (cls == BPF_STX && (st.ctx & sr))
+					st.ctx_slots |= sl;
+				if (cls == BPF_STX && (st.fp & sr))
+					st.fp_slots |= sl;
+			} else if (cls == BPF_JMP && op == EBPF_CALL) {
+				/* r0 is the result, r1-r5 are undefined after a call. */
+				st.ctx &= (uint16_t)~0x3fu;
+				st.fp &= (uint16_t)~0x3fu;
+			} else if (cls == BPF_LD) {
+				/* Packet loads (BPF_ABS, BPF_IND): r0 and r1-r5 as after a call. */
+				st.ctx &= (uint16_t)~0x3fu;
+				st.fp &= (uint16_t)~0x3fu;
+			}
+			ns = hook_insn_succ(ins, i, succ);
+			for (j = 0; j < ns; j++) {
+				struct hook_ptrs *t;
+
+				if (succ[j] >= n)
+					continue; /* refused by hook_check_loops() already */
+				t = &in[succ[j]];
+				if (seen[succ[j]] && (t->ctx | st.ctx) == t->ctx &&
+				    (t->fp | st.fp) == t->fp &&
+				    (t->ctx_slots | st.ctx_slots) == t->ctx_slots &&
+				    (t->fp_slots | st.fp_slots) == t->fp_slots)
+					continue;
+				t->ctx |= st.ctx;
+				t->fp |= st.fp;
+				t->ctx_slots |= st.ctx_slots;
+				t->fp_slots |= st.fp_slots;
+				seen[succ[j]] = 1;
+				changed = true;
+			}
+		}
+	}
+out:
+	free(seen);
+	free(in);
+	return rc;
+}
+
 int
 hook_object_check(const uint8_t *image, size_t size, const char *name, const char *section,
 		  const struct hook_load_limits *lim, struct hook_object *info, char *err,
@@ -585,6 +744,9 @@ hook_object_check(const uint8_t *image, size_t size, const char *name, const cha
 	if (rc < 0)
 		goto out_mem;
 	rc = hook_check_loops(&k, ins, n);
+	if (rc < 0)
+		goto out_mem;
+	rc = hook_check_ctx_stores(&k, ins, n);
 	if (rc < 0)
 		goto out_mem;
 	snprintf(info->section, sizeof(info->section), "%s", section);

@@ -809,6 +809,8 @@ runtime_worker_state_alloc(const struct ls_config *cfg, struct dp_worker *w, FIL
 	if (mem == NULL)
 		goto nomem;
 	dc_pfc_init(&w->dc_pfc, mem);
+	/* The hook contexts' per-worker fields, once (dataplane/hook.h). */
+	dp_hook_io_init(&w->hook, (uint16_t)w->lcore);
 	/* The sender epoch of the credit hop: new on every start (congestion/credit.h). */
 	wan_credit_init(&w->credit, (uint32_t)rte_rand());
 	for (p = 0; p < cfg->n_ports; p++) {

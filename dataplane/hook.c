@@ -76,7 +76,6 @@ hook_ctx_ip(struct ls_hook_ctx *c, const uint8_t *ip, uint32_t len, uint32_t has
 	c->ip_bytes = (uint16_t)(tot < len ? tot : len);
 	c->dscp = tos >> 2;
 	c->ecn = tos & 3;
-	c->key_pad = 0;
 	c->sport = c->dport = 0;
 	c->dest_qp = c->psn = c->aeth_msn = 0;
 	c->bth_opcode = c->aeth_syndrome = 0;
@@ -110,11 +109,13 @@ hook_ctx_ip_or_zero(struct ls_hook_ctx *c, const uint8_t *ip, uint32_t len, uint
 {
 	bool roce = hook_ctx_ip(c, ip, len, hash);
 
-	/* Not an IP packet: every inner field 0, as if never written. */
+	/* Not an IP packet: every inner field 0, as if never written (direction kept). */
 	if (unlikely(c->family == 0)) {
 		c->ip_bytes = 0;
-		memset(&c->hash, 0, offsetof(struct ls_hook_ctx, verdict) -
+		memset(&c->hash, 0, offsetof(struct ls_hook_ctx, direction) -
 					    offsetof(struct ls_hook_ctx, hash));
+		memset(c->src, 0, offsetof(struct ls_hook_ctx, verdict) -
+					  offsetof(struct ls_hook_ctx, src));
 	}
 	return roce;
 }
@@ -125,45 +126,45 @@ dp_hook_ctx_ip(struct ls_hook_ctx *c, const uint8_t *ip, uint32_t len, uint32_t 
 	return hook_ctx_ip_or_zero(c, ip, len, hash);
 }
 
+void
+dp_hook_io_init(struct dp_hook_io *io, uint16_t lcore)
+{
+	unsigned int p, j;
+
+	memset(io, 0, sizeof(*io));
+	for (p = 0; p < LS_HOOK_POINT_MAX; p++)
+		for (j = 0; j < DP_HOOK_BATCH; j++)
+			dp_hook_ctx_init(&io->ctx[p][j], (enum ls_hook_point)p, lcore, 0, 0);
+}
+
 /*
- * Every byte of the context written once, field by field: no memset of the
- * whole context first (a libc call per packet, measured with dp_cycles and
- * an empty hook as the largest part of a point's cost), and no field
- * written twice (the tx point's verdict, drop, sojourn and slot are
- * arguments, not stores over the rx defaults).
+ * The per-packet fields of a context, each written once, field by field:
+ * the per-worker ones were written by dp_hook_io_init() and the clock is
+ * written by dp_hook_flush(); no memset of the whole context (a libc call
+ * per packet, measured with dp_cycles and an empty hook as the largest part
+ * of a point's cost). At an rx point verdict, drop and sojourn stay the 0
+ * dp_hook_io_init() wrote.
  */
 static __rte_always_inline void
-dp_hook_fill(struct ls_hook_ctx *c, enum ls_hook_point p, const struct dp_hook_at *at,
-	     const uint8_t *ip, uint32_t len, uint32_t hash, uint32_t slot, uint8_t verdict,
-	     uint16_t drop, uint64_t sojourn_ns)
+dp_hook_fill(struct ls_hook_ctx *c, const struct dp_hook_at *at, const uint8_t *ip, uint32_t len,
+	     uint32_t hash, uint32_t slot)
 {
-	c->abi_version = LS_HOOK_ABI_VERSION;
-	c->ctx_size = sizeof(*c);
-	c->hook_point = (uint8_t)p;
-	c->lcore = at->lcore;
 	c->port = at->port;
 	c->peer = at->peer;
 	c->frame_bytes = (uint16_t)(at->frame_bytes > UINT16_MAX ? UINT16_MAX : at->frame_bytes);
-	c->tsc = at->tsc;
-	c->now_ns = at->now_ns;
 	hook_ctx_ip_or_zero(c, ip, len, hash); /* flags through aeth_msn */
-	c->direction = p == LS_HOOK_DC_RX || p == LS_HOOK_WAN_TX ? LS_HOOK_DIR_DC_TO_WAN
-								  : LS_HOOK_DIR_WAN_TO_DC;
-	c->verdict = verdict;
-	c->verdict_pad = 0;
-	c->drop_reason = drop;
 	c->flow_slot = slot;
-	c->ctx_pad = 0;
-	c->sojourn_ns = sojourn_ns;
-	c->reserved[0] = c->reserved[1] = 0;
 }
 
-void
+const struct ls_hook_ctx *
 dp_hook_rx(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point p,
 	   const struct dp_hook_at *at, const uint8_t *ip, uint32_t len, uint32_t hash,
 	   uint32_t slot)
 {
-	dp_hook_fill(dp_hook_next(io, h, p), p, at, ip, len, hash, slot, 0, 0, 0);
+	struct ls_hook_ctx *c = dp_hook_next(io, h, p);
+
+	dp_hook_fill(c, at, ip, len, hash, slot);
+	return c;
 }
 
 void
@@ -171,6 +172,10 @@ dp_hook_tx(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point p
 	   const struct dp_hook_at *at, const uint8_t *ip, uint32_t len, uint8_t verdict,
 	   uint16_t drop, uint64_t sojourn_ns, uint32_t hash, uint32_t slot)
 {
-	dp_hook_fill(dp_hook_next(io, h, p), p, at, ip, len, hash,
-		     hash != 0 ? slot : LS_HOOK_NO_SLOT, verdict, drop, sojourn_ns);
+	struct ls_hook_ctx *c = dp_hook_next(io, h, p);
+
+	dp_hook_fill(c, at, ip, len, hash, hash != 0 ? slot : LS_HOOK_NO_SLOT);
+	c->verdict = verdict;
+	c->drop_reason = drop;
+	c->sojourn_ns = sojourn_ns;
 }

@@ -123,8 +123,9 @@ dp_hooks_run(const struct dp_hooks *h, enum ls_hook_point p, struct ls_hook_ctx 
 }
 
 /*
- * The header of a context: ABI version and size, point, lcore, the burst's
- * clock; everything else zeroed (no peer, no flow slot, no verdict).
+ * A context before its first packet: the per-worker fields (ABI version and
+ * size, point, lcore, direction) set, everything else zeroed (no peer, no
+ * flow slot, no verdict), tsc and now_ns from the arguments.
  */
 static inline void
 dp_hook_ctx_init(struct ls_hook_ctx *c, enum ls_hook_point p, uint16_t lcore, uint64_t tsc,
@@ -139,6 +140,8 @@ dp_hook_ctx_init(struct ls_hook_ctx *c, enum ls_hook_point p, uint16_t lcore, ui
 	c->now_ns = now_ns;
 	c->peer = LS_HOOK_NO_PEER;
 	c->flow_slot = LS_HOOK_NO_SLOT;
+	c->direction = p == LS_HOOK_DC_RX || p == LS_HOOK_WAN_TX ? LS_HOOK_DIR_DC_TO_WAN
+								  : LS_HOOK_DIR_WAN_TO_DC;
 }
 
 /*
@@ -173,17 +176,37 @@ uint32_t dp_hook_ctx_hash(const struct ls_hook_ctx *c);
 
 struct dp_hook_io {
 	uint16_t n[LS_HOOK_POINT_MAX];
+	uint64_t tsc, now_ns; /* the poll's clock (dp_worker_poll() sets it) */
 	struct dp_hook_stats stats[DP_HOOKS_MAX];
 	struct ls_hook_ctx ctx[LS_HOOK_POINT_MAX][DP_HOOK_BATCH];
 };
 
-/* Run point p's hooks over what was collected for it. */
+/*
+ * Every context of io as dp_hook_ctx_init() leaves it, for the worker on
+ * lcore: the fields no packet changes are written here once, never per
+ * packet (hooks cannot write them: the loader refuses stores to the
+ * context). Call before the worker's first poll.
+ */
+void dp_hook_io_init(struct dp_hook_io *io, uint16_t lcore);
+
+/*
+ * Run point p's hooks over what was collected for it, after writing the
+ * poll's clock into those contexts: the only per-burst fields, stored in one
+ * pass here instead of in each packet's fill.
+ */
 static inline void
 dp_hook_flush(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point p)
 {
-	if (io->n[p] == 0)
+	struct ls_hook_ctx *c = io->ctx[p];
+	unsigned int j, n = io->n[p];
+
+	if (n == 0)
 		return;
-	dp_hooks_run(h, p, io->ctx[p], io->n[p], io->stats);
+	for (j = 0; j < n; j++) {
+		c[j].tsc = io->tsc;
+		c[j].now_ns = io->now_ns;
+	}
+	dp_hooks_run(h, p, c, n, io->stats);
 	io->n[p] = 0;
 }
 
@@ -196,60 +219,50 @@ dp_hook_next(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point
 	return &io->ctx[p][io->n[p]++];
 }
 
-/* Where a packet is: the arguments common to both kinds of point. */
+/* Where a packet is: the per-packet arguments common to both kinds of point. */
 struct dp_hook_at {
-	uint16_t lcore;
 	uint16_t port; /* config port index: received on (rx), leaving by (tx) */
 	uint16_t peer; /* config peer index, LS_HOOK_NO_PEER */
 	uint32_t frame_bytes; /* the Ethernet frame at this point */
-	uint64_t tsc, now_ns; /* the burst's clock */
 };
 
 /*
  * A packet at rx point p (dc_rx, wan_rx): its inner IP packet at ip (len
  * bytes), the flow table hash the lookup used (0: computed) and its flow
  * table slot (LS_HOOK_NO_SLOT when none). Called only when p has hooks.
+ * Returns its context, for dp_hook_tx_from_rx() (valid until p's next
+ * batch starts: after the flush, through the rest of the burst).
  */
-void dp_hook_rx(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point p,
-		const struct dp_hook_at *at, const uint8_t *ip, uint32_t len, uint32_t hash,
-		uint32_t slot);
+const struct ls_hook_ctx *dp_hook_rx(struct dp_hook_io *io, const struct dp_hooks *h,
+				     enum ls_hook_point p, const struct dp_hook_at *at,
+				     const uint8_t *ip, uint32_t len, uint32_t hash, uint32_t slot);
 
 /*
- * The context of a RoCE packet at rx point p from what the parser and the
- * flow lookup already found: meta (inner headers, bth_off set), the
- * packet's BTH at bth (an ACK's AETH follows it: parse_ip() checked its
- * length), flow key k with its flow_table_hash() and the flow table slot.
- * The same context dp_hook_rx() builds from the bytes (tests/unit/hook
- * compares the two), without a second parse and a second hash: with the
- * context's stores written field by field instead of a memset, this is
- * what makes the rx point cheaper (docs/performance.md, "With the roce_flow hook").
+ * The per-packet fields of the context of a RoCE packet at an rx point,
+ * from what the parser and the flow lookup already found: meta (inner
+ * headers, bth_off set), the packet's BTH at bth (an ACK's AETH follows
+ * it: parse_ip() checked its length), flow key k with its
+ * flow_table_hash() and the flow table slot. On a context of an rx point
+ * (dp_hook_ctx_init()), the same context dp_hook_rx() builds from the bytes
+ * (tests/unit/hook compares the two), without a second parse and hash.
  */
 static inline void
-dp_hook_ctx_roce(struct ls_hook_ctx *c, enum ls_hook_point p, const struct dp_hook_at *at,
-		 const struct pkt_meta *meta, const uint8_t *bth, const struct flow_key *k,
-		 uint32_t hash, uint32_t slot)
+dp_hook_ctx_roce(struct ls_hook_ctx *c, const struct dp_hook_at *at, const struct pkt_meta *meta,
+		 const uint8_t *bth, const struct flow_key *k, uint32_t hash, uint32_t slot)
 {
 	bool ack = meta->opcode == LS_HOOK_OP_RC_ACK || meta->opcode == LS_HOOK_OP_RC_ATOMIC_ACK;
 
-	c->abi_version = LS_HOOK_ABI_VERSION;
-	c->ctx_size = sizeof(*c);
-	c->hook_point = (uint8_t)p;
 	c->flags = (uint8_t)(LS_HOOK_F_ROCE | (ack ? LS_HOOK_F_AETH : 0));
-	c->lcore = at->lcore;
 	c->port = at->port;
 	c->peer = at->peer;
 	c->frame_bytes = (uint16_t)(at->frame_bytes > UINT16_MAX ? UINT16_MAX : at->frame_bytes);
 	c->ip_bytes = meta->ip_len;
-	c->tsc = at->tsc;
-	c->now_ns = at->now_ns;
 	c->hash = hash;
 	c->dest_qp = meta->dqpn;
 	c->sport = meta->sport;
 	c->dport = meta->dport;
 	c->family = k->family == AF_INET6 ? LS_HOOK_FAMILY_IP6 : LS_HOOK_FAMILY_IP4;
 	c->proto = IPPROTO_UDP;
-	c->direction = p == LS_HOOK_DC_RX ? LS_HOOK_DIR_DC_TO_WAN : LS_HOOK_DIR_WAN_TO_DC;
-	c->key_pad = 0;
 	memcpy(c->src, k->src, sizeof(c->src) + sizeof(c->dst));
 	c->dscp = meta->tos >> 2;
 	c->ecn = meta->tos & 3;
@@ -257,25 +270,22 @@ dp_hook_ctx_roce(struct ls_hook_ctx *c, enum ls_hook_point p, const struct dp_ho
 	c->aeth_syndrome = ack ? bth[sizeof(struct roce_bth)] : 0;
 	c->psn = meta->psn;
 	c->aeth_msn = ack ? roce_u24(bth + sizeof(struct roce_bth) + 1) : 0;
-	c->verdict = 0;
-	c->verdict_pad = 0;
-	c->drop_reason = 0;
 	c->flow_slot = slot;
-	c->ctx_pad = 0;
-	c->sojourn_ns = 0;
-	c->reserved[0] = c->reserved[1] = 0;
 }
 static_assert(offsetof(struct flow_key, dst) == offsetof(struct flow_key, src) + 16 &&
 		      offsetof(struct ls_hook_ctx, dst) == offsetof(struct ls_hook_ctx, src) + 16,
 	      "dp_hook_ctx_roce() copies both addresses at once");
 
-/* dp_hook_ctx_roce() into the next context of point p. */
-static inline void
+/* dp_hook_ctx_roce() into the next context of point p; returns it (as dp_hook_rx()). */
+static inline const struct ls_hook_ctx *
 dp_hook_rx_roce(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point p,
 		const struct dp_hook_at *at, const struct pkt_meta *meta, const uint8_t *bth,
 		const struct flow_key *k, uint32_t hash, uint32_t slot)
 {
-	dp_hook_ctx_roce(dp_hook_next(io, h, p), p, at, meta, bth, k, hash, slot);
+	struct ls_hook_ctx *c = dp_hook_next(io, h, p);
+
+	dp_hook_ctx_roce(c, at, meta, bth, k, hash, slot);
+	return c;
 }
 
 /*
@@ -284,10 +294,56 @@ dp_hook_rx_roce(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_po
  * with the time it waited in the gateway. hash and slot: the flow table
  * hash and slot its rx point had (carried in the mbuf:
  * dp_hook_carry() in hook_pipe.h), hash 0 when it had none (then computed from the packet).
- * Called only when p has hooks.
+ * Parses the packet: for one whose rx context is at hand,
+ * dp_hook_tx_from_rx() is cheaper. Called only when p has hooks.
  */
 void dp_hook_tx(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point p,
 		const struct dp_hook_at *at, const uint8_t *ip, uint32_t len, uint8_t verdict,
 		uint16_t drop, uint64_t sojourn_ns, uint32_t hash, uint32_t slot);
+
+/* The inner ECN of the IP packet at ip, as a context of family holds it. */
+static inline uint8_t
+dp_hook_ecn(const uint8_t *ip, uint8_t family)
+{
+	if (family == LS_HOOK_FAMILY_IP4)
+		return ip[1] & 3;
+	if (family == LS_HOOK_FAMILY_IP6)
+		return (ip[1] >> 4) & 3;
+	return 0;
+}
+
+/*
+ * dp_hook_tx() of a packet whose context at the rx point of its direction
+ * is rx, in the same burst: the inner headers, flow key, hash and slot are
+ * copied from it (hooks cannot have changed them: the context is read-only
+ * to them), not parsed again; only the ECN is read from the packet at ip,
+ * which the gateway may have marked. The same context dp_hook_tx() builds
+ * (tests/unit/hook compares the two).
+ */
+static inline void
+dp_hook_tx_from_rx(struct dp_hook_io *io, const struct dp_hooks *h, enum ls_hook_point p,
+		   const struct ls_hook_ctx *rx, const struct dp_hook_at *at, const uint8_t *ip,
+		   uint8_t verdict, uint16_t drop, uint64_t sojourn_ns)
+{
+	struct ls_hook_ctx *c = dp_hook_next(io, h, p);
+
+	/* hash through drop_reason: the key, inner headers and (0) verdict, one copy. */
+	memcpy(&c->hash, &rx->hash, offsetof(struct ls_hook_ctx, flow_slot) -
+					    offsetof(struct ls_hook_ctx, hash));
+	c->ecn = dp_hook_ecn(ip, rx->family);
+	c->verdict = verdict;
+	c->drop_reason = drop;
+	c->flags = rx->flags;
+	c->port = at->port;
+	c->peer = at->peer;
+	c->frame_bytes = (uint16_t)(at->frame_bytes > UINT16_MAX ? UINT16_MAX : at->frame_bytes);
+	c->ip_bytes = rx->ip_bytes;
+	c->flow_slot = rx->flow_slot;
+	c->sojourn_ns = sojourn_ns;
+}
+static_assert(offsetof(struct ls_hook_ctx, flow_slot) - offsetof(struct ls_hook_ctx, hash) == 64 &&
+		      offsetof(struct ls_hook_ctx, ecn) > offsetof(struct ls_hook_ctx, hash) &&
+		      offsetof(struct ls_hook_ctx, drop_reason) < offsetof(struct ls_hook_ctx, flow_slot),
+	      "dp_hook_tx_from_rx() copies 64 bytes, then sets ECN, verdict and drop");
 
 #endif /* LONGSPAN_HOOK_H */

@@ -30,12 +30,17 @@
  * bumps LS_HOOK_ABI_VERSION; context fields are only ever appended. Version
  * 2 reordered the flow record (same fields, hot ones first) and passes the
  * flow table slot at tx points too, where the hook may index by it.
+ * Version 3 (same layout) makes the context read-only to hooks: the loader
+ * refuses an object that stores through its context pointer or a copy of
+ * it, because the gateway writes a context's per-worker fields once, its
+ * per-burst fields once per burst, and a tx context from the rx one, and
+ * every hook of a point is handed the same context.
  */
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define LS_HOOK_ABI_VERSION 2 /* 2: flow record laid out by use (docs/telemetry.md) */
+#define LS_HOOK_ABI_VERSION 3 /* 3: the context is read-only to hooks (docs/telemetry.md) */
 #define LS_HOOK_ABI_MAGIC 0x4b48534cu /* "LSHK" in a little-endian word */
 #define LS_HOOK_ABI_SECTION "longspan_abi"
 
@@ -124,7 +129,11 @@ struct ls_hook_flow_key {
 /*
  * What the gateway hands a hook for each packet at each point. 128 bytes,
  * 8-byte aligned, every field at a fixed offset (asserted below). Ports and
- * QPs are host order; addresses are network order bytes.
+ * QPs are host order; addresses are network order bytes. Read-only to the
+ * hook (ABI version 3). Who writes what: abi_version, ctx_size, hook_point,
+ * lcore, direction and the pads and reserved words are written once, when
+ * the worker starts; tsc and now_ns once per burst; at the rx points
+ * verdict, drop_reason and sojourn_ns are always 0; the rest per packet.
  */
 struct ls_hook_ctx {
 	uint16_t abi_version; /* LS_HOOK_ABI_VERSION */

@@ -26,16 +26,12 @@ dp_hook_set(const struct dp_worker *w, const struct dp_conf *c)
 }
 
 static inline struct dp_hook_at
-dp_hook_here(const struct dp_worker *w, const struct dp_clock *clk, uint16_t port,
-	     uint32_t peer, uint32_t frame_bytes)
+dp_hook_here(uint16_t port, uint32_t peer, uint32_t frame_bytes)
 {
 	struct dp_hook_at at = {
-		.lcore = (uint16_t)w->lcore,
 		.port = port,
 		.peer = peer < LS_HOOK_NO_PEER ? (uint16_t)peer : LS_HOOK_NO_PEER,
 		.frame_bytes = frame_bytes,
-		.tsc = clk->tsc,
-		.now_ns = clk->ns,
 	};
 
 	return at;
@@ -69,17 +65,18 @@ dp_hook_carry(struct rte_mbuf *m, uint32_t hash, uint32_t slot)
 
 /*
  * A RoCE packet at rx point p: what the parser found (meta, its BTH at
- * bth) and the flow lookup's key k, hash and entry fe.
+ * bth) and the flow lookup's key k, hash and entry fe. Returns its context
+ * for the packet's tx point in the same burst (dp_hook_pipe_tx_rx()).
  */
-static __rte_noinline __rte_unused void
+static __rte_noinline __rte_unused const struct ls_hook_ctx *
 dp_hook_pipe_rx_roce(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_point p,
-		     const struct dp_clock *clk, uint16_t port, uint32_t peer, uint32_t frame_bytes,
+		     uint16_t port, uint32_t peer, uint32_t frame_bytes,
 		     const struct pkt_meta *meta, const uint8_t *bth, const struct flow_key *k,
 		     uint32_t hash, const struct flow_entry *fe)
 {
-	struct dp_hook_at at = dp_hook_here(w, clk, port, peer, frame_bytes);
+	struct dp_hook_at at = dp_hook_here(port, peer, frame_bytes);
 
-	dp_hook_rx_roce(&w->hook, h, p, &at, meta, bth, k, hash, dp_hook_slot(w, fe));
+	return dp_hook_rx_roce(&w->hook, h, p, &at, meta, bth, k, hash, dp_hook_slot(w, fe));
 }
 
 /*
@@ -87,14 +84,14 @@ dp_hook_pipe_rx_roce(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook
  * fe. Inline: dp_hook_rx() is the out-of-line call (hook.c), so the stage
  * makes one call, not two with the arguments marshalled twice.
  */
-static inline __rte_unused void
+static inline __rte_unused const struct ls_hook_ctx *
 dp_hook_pipe_rx(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_point p,
-		const struct dp_clock *clk, uint16_t port, uint32_t peer, uint32_t frame_bytes,
-		const uint8_t *ip, uint32_t len, uint32_t hash, const struct flow_entry *fe)
+		uint16_t port, uint32_t peer, uint32_t frame_bytes, const uint8_t *ip, uint32_t len,
+		uint32_t hash, const struct flow_entry *fe)
 {
-	struct dp_hook_at at = dp_hook_here(w, clk, port, peer, frame_bytes);
+	struct dp_hook_at at = dp_hook_here(port, peer, frame_bytes);
 
-	dp_hook_rx(&w->hook, h, p, &at, ip, len, hash, dp_hook_slot(w, fe));
+	return dp_hook_rx(&w->hook, h, p, &at, ip, len, hash, dp_hook_slot(w, fe));
 }
 
 /*
@@ -105,11 +102,11 @@ dp_hook_pipe_rx(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_poin
  */
 static inline __rte_unused void
 dp_hook_pipe_tx(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_point p,
-		const struct dp_clock *clk, uint16_t port, uint32_t peer, uint32_t frame_bytes,
-		struct rte_mbuf *m, uint32_t ip_off, uint8_t verdict, uint16_t drop,
-		uint64_t sojourn_ns, uint32_t hash, uint32_t slot)
+		uint16_t port, uint32_t peer, uint32_t frame_bytes, struct rte_mbuf *m,
+		uint32_t ip_off, uint8_t verdict, uint16_t drop, uint64_t sojourn_ns, uint32_t hash,
+		uint32_t slot)
 {
-	struct dp_hook_at at = dp_hook_here(w, clk, port, peer, frame_bytes);
+	struct dp_hook_at at = dp_hook_here(port, peer, frame_bytes);
 	uint32_t len = rte_pktmbuf_data_len(m) > ip_off ? rte_pktmbuf_data_len(m) - ip_off : 0;
 
 	dp_hook_tx(&w->hook, h, p, &at, rte_pktmbuf_mtod_offset(m, const uint8_t *, ip_off), len,
@@ -117,14 +114,36 @@ dp_hook_pipe_tx(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_poin
 }
 
 /* dp_hook_pipe_tx() of a packet whose rx point's flow is in its metadata. */
-static inline void
+static inline __rte_unused void
 dp_hook_pipe_tx_carried(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_point p,
-			const struct dp_clock *clk, uint16_t port, uint32_t peer,
-			uint32_t frame_bytes, struct rte_mbuf *m, uint32_t ip_off, uint8_t verdict,
-			uint16_t drop, uint64_t sojourn_ns)
+			uint16_t port, uint32_t peer, uint32_t frame_bytes, struct rte_mbuf *m,
+			uint32_t ip_off, uint8_t verdict, uint16_t drop, uint64_t sojourn_ns)
 {
-	dp_hook_pipe_tx(w, h, p, clk, port, peer, frame_bytes, m, ip_off, verdict, drop,
-			sojourn_ns, m->hash.fdir.lo, m->hash.fdir.hi);
+	dp_hook_pipe_tx(w, h, p, port, peer, frame_bytes, m, ip_off, verdict, drop, sojourn_ns,
+			m->hash.fdir.lo, m->hash.fdir.hi);
+}
+
+/*
+ * Packet m at tx point p in the burst in which its rx point filled rx (not
+ * NULL): dp_hook_tx_from_rx(), no parse. Otherwise (it waited in a queue
+ * past its burst, or its rx point has no hooks) dp_hook_pipe_tx_carried().
+ */
+static inline __rte_unused void
+dp_hook_pipe_tx_rx(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_point p,
+		   const struct ls_hook_ctx *rx, uint16_t port, uint32_t peer, uint32_t frame_bytes,
+		   struct rte_mbuf *m, uint32_t ip_off, uint8_t verdict, uint16_t drop,
+		   uint64_t sojourn_ns)
+{
+	struct dp_hook_at at = dp_hook_here(port, peer, frame_bytes);
+
+	if (rx == NULL) {
+		dp_hook_pipe_tx_carried(w, h, p, port, peer, frame_bytes, m, ip_off, verdict, drop,
+					sojourn_ns);
+		return;
+	}
+	dp_hook_tx_from_rx(&w->hook, h, p, rx, &at,
+			   rte_pktmbuf_mtod_offset(m, const uint8_t *, ip_off), verdict, drop,
+			   sojourn_ns);
 }
 
 /* The wan_tx verdict of a packet leaving a traffic manager (flags of its metadata). */

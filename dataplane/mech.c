@@ -284,7 +284,7 @@ dp_hold_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock 
 				continue;
 			if (unlikely(dp_hooks_at(dp_hook_set(w, c), LS_HOOK_DC_TX)))
 				dp_hook_pipe_tx_carried(
-					w, dp_hook_set(w, c), LS_HOOK_DC_TX, clk, c->dc_port,
+					w, dp_hook_set(w, c), LS_HOOK_DC_TX, c->dc_port,
 					LS_HOOK_NO_PEER, m->pkt_len, m, m->l2_len,
 					LS_HOOK_V_FORWARDED | LS_HOOK_V_HELD, 0,
 					(clk->tsc - dp_mbuf_meta(m)->tm.enq_tsc) * 1000000000u /

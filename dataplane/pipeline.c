@@ -346,6 +346,7 @@ dp_dc_egress(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct
 	hrx = dp_hooks_at(hk, LS_HOOK_DC_RX);
 	for (j = 0; j < nst; j++) {
 		struct dp_dc_pkt *s = &st[j];
+		const struct ls_hook_ctx *hc = NULL; /* its dc_rx context */
 		struct flow_entry *fe = NULL;
 		uint32_t hash = 0; /* flow_table_hash() of a RoCE packet, for its hook points */
 		enum ls_drop_reason r;
@@ -356,25 +357,27 @@ dp_dc_egress(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct
 					s->learn_hash);
 			hash = s->hash;
 			if (unlikely(hrx))
-				dp_hook_pipe_rx_roce(w, hk, LS_HOOK_DC_RX, clk, port, s->peer,
-						     s->m->pkt_len, &s->meta,
-						     rte_pktmbuf_mtod_offset(s->m, const uint8_t *,
-									     s->meta.bth_off),
-						     &s->key, hash, fe);
+				hc = dp_hook_pipe_rx_roce(w, hk, LS_HOOK_DC_RX, port, s->peer,
+							  s->m->pkt_len, &s->meta,
+							  rte_pktmbuf_mtod_offset(s->m, const uint8_t *,
+										  s->meta.bth_off),
+							  &s->key, hash, fe);
 		} else if (unlikely(hrx)) {
-			dp_hook_pipe_rx(w, hk, LS_HOOK_DC_RX, clk, port, s->peer, s->m->pkt_len,
-					rte_pktmbuf_mtod_offset(s->m, const uint8_t *, s->meta.l3_off),
-					s->meta.ip_len, 0, NULL);
+			hc = dp_hook_pipe_rx(w, hk, LS_HOOK_DC_RX, port, s->peer, s->m->pkt_len,
+					     rte_pktmbuf_mtod_offset(s->m, const uint8_t *,
+								     s->meta.l3_off),
+					     s->meta.ip_len, 0, NULL);
 		}
 		ready[nready].fe = s->meta.cls == DP_CLASS_ROCE_DATA ? fe : NULL;
+		ready[nready].hook_rx = hc;
 
 		/* Traffic manager, enqueue side: size, headroom, encapsulation plan. */
 		r = dp_tm_prepare(c, s->peer, s->m, &s->meta, &s->dmac, &ready[nready]);
 		if (unlikely(r != LS_DROP_NONE)) {
 			if (unlikely(dp_hooks_at(hk, LS_HOOK_WAN_TX)))
-				dp_hook_pipe_tx(w, hk, LS_HOOK_WAN_TX, clk, c->peers[s->peer].port,
-						s->peer, s->m->pkt_len, s->m, s->meta.l3_off, 0,
-						(uint16_t)r, 0, hash, dp_hook_slot(w, fe));
+				dp_hook_pipe_tx_rx(w, hk, LS_HOOK_WAN_TX, hc,
+						   c->peers[s->peer].port, s->peer, s->m->pkt_len,
+						   s->m, s->meta.l3_off, 0, (uint16_t)r, 0);
 			dp_drop(w, s->m, r);
 			continue;
 		}
@@ -440,6 +443,7 @@ dp_wan_deliver(struct dp_worker *w, const struct dp_conf *c, uint16_t port, stru
 	struct pkt_meta imeta = *imeta_in;
 	struct rte_ether_addr dmac;
 	struct hold_entry *he = NULL;
+	const struct ls_hook_ctx *hc = NULL; /* its wan_rx context */
 	struct dp_roce_flow rf;
 	const uint8_t *nh;
 	uint32_t slot;
@@ -489,13 +493,13 @@ dp_wan_deliver(struct dp_worker *w, const struct dp_conf *c, uint16_t port, stru
 	if (imeta.bth_off != 0) {
 		he = dp_roce_wan(w, c, m, &imeta, peer, clk, &rf);
 		if (unlikely(hrx))
-			dp_hook_pipe_rx_roce(w, hk, LS_HOOK_WAN_RX, clk, port, peer, frame, &imeta,
-					     rte_pktmbuf_mtod_offset(m, const uint8_t *,
-								     imeta.bth_off),
-					     &rf.key, rf.hash, rf.fe);
+			hc = dp_hook_pipe_rx_roce(w, hk, LS_HOOK_WAN_RX, port, peer, frame, &imeta,
+						  rte_pktmbuf_mtod_offset(m, const uint8_t *,
+									  imeta.bth_off),
+						  &rf.key, rf.hash, rf.fe);
 	} else if (unlikely(hrx)) {
-		dp_hook_pipe_rx(w, hk, LS_HOOK_WAN_RX, clk, port, peer, frame,
-				rte_pktmbuf_mtod(m, const uint8_t *), imeta.ip_len, 0, NULL);
+		hc = dp_hook_pipe_rx(w, hk, LS_HOOK_WAN_RX, port, peer, frame,
+				     rte_pktmbuf_mtod(m, const uint8_t *), imeta.ip_len, 0, NULL);
 	}
 	slot = dp_hook_slot(w, rf.fe);
 
@@ -503,8 +507,8 @@ dp_wan_deliver(struct dp_worker *w, const struct dp_conf *c, uint16_t port, stru
 	r = dp_dc_rewrite(dc, m, imeta.l3, &dmac);
 	if (unlikely(r != LS_DROP_NONE)) {
 		if (unlikely(htx))
-			dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer, m->pkt_len,
-					m, 0, 0, (uint16_t)r, 0, rf.hash, slot);
+			dp_hook_pipe_tx_rx(w, hk, LS_HOOK_DC_TX, hc, c->dc_port, peer, m->pkt_len,
+					   m, 0, 0, (uint16_t)r, 0);
 		dp_drop(w, m, r);
 		return false;
 	}
@@ -518,9 +522,9 @@ dp_wan_deliver(struct dp_worker *w, const struct dp_conf *c, uint16_t port, stru
 		dp_hook_carry(m, rf.hash, slot);
 		if (!hold_push(he, m)) {
 			if (unlikely(htx))
-				dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer,
-						m->pkt_len, m, m->l2_len, 0,
-						LS_DROP_TRP_QUEUE_FULL, 0, rf.hash, slot);
+				dp_hook_pipe_tx_rx(w, hk, LS_HOOK_DC_TX, hc, c->dc_port, peer,
+						   m->pkt_len, m, m->l2_len, 0,
+						   LS_DROP_TRP_QUEUE_FULL, 0);
 			dp_drop(w, m, LS_DROP_TRP_QUEUE_FULL);
 			return false;
 		}
@@ -537,15 +541,14 @@ dp_wan_deliver(struct dp_worker *w, const struct dp_conf *c, uint16_t port, stru
 		return true;
 	if (unlikely(r != LS_DROP_NONE)) {
 		if (unlikely(htx))
-			dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer,
-					m->pkt_len, m, m->l2_len, 0, (uint16_t)r, 0, rf.hash,
-					slot);
+			dp_hook_pipe_tx_rx(w, hk, LS_HOOK_DC_TX, hc, c->dc_port, peer,
+					   m->pkt_len, m, m->l2_len, 0, (uint16_t)r, 0);
 		dp_drop(w, m, r);
 		return false;
 	}
 	if (unlikely(htx))
-		dp_hook_pipe_tx(w, hk, LS_HOOK_DC_TX, clk, c->dc_port, peer, m->pkt_len, m,
-				m->l2_len, LS_HOOK_V_FORWARDED, 0, 0, rf.hash, slot);
+		dp_hook_pipe_tx_rx(w, hk, LS_HOOK_DC_TX, hc, c->dc_port, peer, m->pkt_len, m,
+				   m->l2_len, LS_HOOK_V_FORWARDED, 0, 0);
 	dp_tx_add(tx, c->dc_port, m);
 	return false;
 }

@@ -189,11 +189,11 @@ dp_tm_queue(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready 
 
 		dp_signal(w, c, r->m, false, true, r->fe, tmc, clk, tx);
 		if (unlikely(dp_hooks_at(hk, LS_HOOK_WAN_TX)))
-			dp_hook_pipe_tx_carried(w, hk, LS_HOOK_WAN_TX, clk, r->port,
-						dp_mbuf_meta(r->m)->tm.peer, r->frame, r->m, 0,
-						(dp_mbuf_meta(r->m)->tm.flags & DP_TM_F_CNP) ?
-							LS_HOOK_V_CNP_GENERATED : 0,
-						LS_DROP_TM_QUEUE_FULL, 0);
+			dp_hook_pipe_tx_rx(w, hk, LS_HOOK_WAN_TX, r->hook_rx, r->port,
+					   dp_mbuf_meta(r->m)->tm.peer, r->frame, r->m, 0,
+					   (dp_mbuf_meta(r->m)->tm.flags & DP_TM_F_CNP) ?
+						   LS_HOOK_V_CNP_GENERATED : 0,
+					   LS_DROP_TM_QUEUE_FULL, 0);
 		dp_drop(w, r->m, LS_DROP_TM_QUEUE_FULL);
 		return;
 	}
@@ -255,9 +255,9 @@ dp_tm_pass(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready *
 			dp_signal(w, c, r->m, mark, false, r->fe, cc, clk, tx);
 	}
 	if (unlikely(dp_hooks_at(dp_hook_set(w, c), LS_HOOK_WAN_TX)))
-		dp_hook_pipe_tx_carried(w, dp_hook_set(w, c), LS_HOOK_WAN_TX, clk, r->port,
-					dp_mbuf_meta(r->m)->tm.peer, r->frame, r->m, 0,
-					dp_hook_tm_verdict(dp_mbuf_meta(r->m)->tm.flags), 0, 0);
+		dp_hook_pipe_tx_rx(w, dp_hook_set(w, c), LS_HOOK_WAN_TX, r->hook_rx, r->port,
+				   dp_mbuf_meta(r->m)->tm.peer, r->frame, r->m, 0,
+				   dp_hook_tm_verdict(dp_mbuf_meta(r->m)->tm.flags), 0, 0);
 	dp_encap(w, c, r->m, clk);
 	dp_tx_add(tx, r->port, r->m);
 }
@@ -370,7 +370,7 @@ dp_tm_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *c
 				dp_signal(w, c, m, mark, false, fe, &w->counters.tm[p][cls[i]], clk, tx);
 			}
 			if (unlikely(htx))
-				dp_hook_pipe_tx_carried(w, hk, LS_HOOK_WAN_TX, clk, p,
+				dp_hook_pipe_tx_carried(w, hk, LS_HOOK_WAN_TX, p,
 							dp_mbuf_meta(m)->tm.peer,
 							dp_mbuf_meta(m)->tm.frame_bytes, m, 0,
 							dp_hook_tm_verdict(dp_mbuf_meta(m)->tm.flags),

@@ -126,12 +126,16 @@ struct dp_tx;
 struct flow_entry;
 
 /* A packet that passed ingress, on its way into a WAN traffic manager. */
+struct ls_hook_ctx;
+
 struct dp_ready {
 	struct rte_mbuf *m;
 	struct flow_entry *fe; /* RoCE data: its flow entry (mechanism A) */
 	uint32_t frame; /* Ethernet frame bytes once encapsulated */
 	uint8_t cls; /* enum dp_tm_class */
 	uint8_t port; /* the peer's WAN port */
+	/* Its dc_rx hook context in this burst, NULL without: its wan_tx context's source. */
+	const struct ls_hook_ctx *hook_rx;
 };
 
 static inline enum dp_tm_class

@@ -125,6 +125,8 @@ dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk)
 		dp_worker_sync(w, c, clk);
 	w->dc_pfc.now_tsc = clk->tsc;
 	w->credit.now_ns = clk->ns;
+	w->hook.tsc = clk->tsc; /* the hook contexts' clock: written at each point's flush */
+	w->hook.now_ns = clk->ns;
 	memset(tx.n, 0, sizeof(tx.n));
 	memset(tx.own, 0, sizeof(tx.own));
 	w->next_due_tsc = UINT64_MAX;

@@ -977,11 +977,11 @@ cy_components(uint64_t target, struct cy_item *items, unsigned int *n_items)
 	}
 	if (c->hooks[w->id] != NULL) {
 		const struct dp_hooks *h = c->hooks[w->id];
-		struct dp_hook_at at = { .lcore = (uint16_t)w->lcore, .port = 0, .peer = 0 };
+		struct dp_hook_at at = { .port = 0, .peer = 0 };
 		uint32_t hashes[CY_BURST];
 		unsigned int j;
 
-		memset(&cy_hook_io, 0, sizeof(cy_hook_io));
+		dp_hook_io_init(&cy_hook_io, (uint16_t)w->lcore);
 		items[n++] = (struct cy_item){
 			"hook: dc_rx point, RoCE context + the point's programs (pipeline)",
 			"dp_hook_rx_roce() for each packet (the flow key and hash precomputed "

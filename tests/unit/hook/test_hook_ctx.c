@@ -44,43 +44,88 @@ pipeline_hash(const uint8_t *ip, bool v4, uint16_t sport, uint32_t dqpn)
 
 static struct dp_hook_io io; /* large: not on the stack */
 
+/* io as a worker on lcore 3 holds it at the start of a poll at TSC 1000, 2000 ns. */
+static void
+io_start(void)
+{
+	dp_hook_io_init(&io, 3);
+	io.tsc = 1000;
+	io.now_ns = 2000;
+}
+
+/* The context of point p once flushed (the clock written), without hooks to run. */
+static const struct ls_hook_ctx *
+flushed(enum ls_hook_point p)
+{
+	static const struct dp_hooks none; /* no hooks at any point */
+
+	assert_int_equal(io.n[p], 1);
+	dp_hook_flush(&io, &none, p);
+	assert_int_equal(io.n[p], 0);
+	return &io.ctx[p][0];
+}
+
 /*
  * The context the pipeline fills from the parser's metadata and the flow
  * key (dp_hook_ctx_roce()) is the one dp_hook_rx() builds from the bytes,
- * byte for byte, at both rx points.
+ * byte for byte, at both rx points; at the tx point of the same direction,
+ * the context copied from the rx one (dp_hook_tx_from_rx()) is the one
+ * dp_hook_tx() parses from the packet, as sent and when the gateway marked
+ * it CE.
  */
 static void
 check_roce_fill(const struct ut_pkt *p, const struct pkt_meta *m, bool v4)
 {
-	static const enum ls_hook_point points[] = { LS_HOOK_DC_RX, LS_HOOK_WAN_RX };
-	struct dp_hook_at at = { .lcore = 3, .port = 1, .peer = 2, .frame_bytes = 70000,
-				 .tsc = 1000, .now_ns = 2000 };
-	const uint8_t *ip = p->b + p->l3_off;
-	struct ls_hook_ctx c;
+	static const enum ls_hook_point rx[] = { LS_HOOK_DC_RX, LS_HOOK_WAN_RX };
+	static const enum ls_hook_point tx[] = { LS_HOOK_WAN_TX, LS_HOOK_DC_TX };
+	struct dp_hook_at at = { .port = 1, .peer = 2, .frame_bytes = 70000 };
+	struct dp_hook_at at_tx = { .port = 0, .peer = 2, .frame_bytes = 90 };
+	uint8_t ip[256];
+	struct ls_hook_ctx c, parsed;
+	const struct ls_hook_ctx *rc;
 	struct flow_key k;
-	unsigned int i;
+	unsigned int i, mark;
 	uint32_t h;
 
+	assert_true(m->ip_len <= sizeof(ip));
+	memcpy(ip, p->b + p->l3_off, m->ip_len);
 	pipeline_key(ip, v4, m->sport, m->dqpn, &k);
 	h = flow_table_hash(&k);
 	for (i = 0; i < 2; i++) {
-		memset(&io, 0xa5, sizeof(io)); /* every byte of the context written */
-		memset(io.n, 0, sizeof(io.n));
-		dp_hook_rx(&io, NULL, points[i], &at, ip, m->ip_len, h, 17);
-		assert_int_equal(io.n[points[i]], 1);
-		memset(&c, 0xa5, sizeof(c)); /* every byte written */
-		dp_hook_ctx_roce(&c, points[i], &at, m, p->b + m->bth_off, &k, h, 17);
-		assert_memory_equal(&c, &io.ctx[points[i]][0], sizeof(c));
+		io_start();
+		dp_hook_rx(&io, NULL, rx[i], &at, ip, m->ip_len, h, 17);
+		memcpy(&c, flushed(rx[i]), sizeof(c));
+		io_start();
+		rc = dp_hook_rx_roce(&io, NULL, rx[i], &at, m, p->b + m->bth_off, &k, h, 17);
+		assert_ptr_equal(rc, &io.ctx[rx[i]][0]);
+		assert_memory_equal(&c, flushed(rx[i]), sizeof(c));
+		assert_int_equal(c.abi_version, LS_HOOK_ABI_VERSION);
+		assert_int_equal(c.hook_point, rx[i]);
+		assert_int_equal(c.lcore, 3);
+		assert_int_equal(c.tsc, 1000);
+		assert_int_equal(c.now_ns, 2000);
+		assert_int_equal(c.direction, i == 0 ? LS_HOOK_DIR_DC_TO_WAN : LS_HOOK_DIR_WAN_TO_DC);
+		assert_int_equal(c.flow_slot, 17);
+
+		for (mark = 0; mark < 2; mark++) {
+			if (mark) /* CE written by the gateway between the points */
+				ip[1] = v4 ? (uint8_t)(ip[1] | 3) : (uint8_t)(ip[1] | 0x30);
+			io_start();
+			dp_hook_tx(&io, NULL, tx[i], &at_tx, ip, m->ip_len, LS_HOOK_V_FORWARDED, 9,
+				   5, h, 17);
+			memcpy(&parsed, flushed(tx[i]), sizeof(parsed));
+			assert_int_equal(parsed.ecn, mark ? 3 : m->tos & 3);
+			assert_int_equal(parsed.hook_point, tx[i]);
+			assert_int_equal(parsed.sojourn_ns, 5);
+			/* The rx context of the same burst, then the tx one from it. */
+			io_start();
+			rc = dp_hook_rx_roce(&io, NULL, rx[i], &at, m, p->b + m->bth_off, &k, h, 17);
+			dp_hook_tx_from_rx(&io, NULL, tx[i], rc, &at_tx, ip, LS_HOOK_V_FORWARDED, 9,
+					   5);
+			assert_memory_equal(&parsed, flushed(tx[i]), sizeof(parsed));
+		}
+		memcpy(ip, p->b + p->l3_off, m->ip_len);
 	}
-	/* The same packet leaving toward the WAN with its rx point's hash and slot. */
-	memset(&io, 0xa5, sizeof(io));
-	memset(io.n, 0, sizeof(io.n));
-	dp_hook_tx(&io, NULL, LS_HOOK_WAN_TX, &at, ip, m->ip_len, LS_HOOK_V_FORWARDED, 0, 5, h, 17);
-	dp_hook_ctx_roce(&c, LS_HOOK_DC_RX, &at, m, p->b + m->bth_off, &k, h, 17);
-	c.hook_point = LS_HOOK_WAN_TX;
-	c.verdict = LS_HOOK_V_FORWARDED;
-	c.sojourn_ns = 5;
-	assert_memory_equal(&c, &io.ctx[LS_HOOK_WAN_TX][0], sizeof(c));
 }
 
 static void

@@ -345,12 +345,13 @@ test_refuse_bad_objects(void **state)
 		{ "helper_call", "call to kernel helper 5 at instruction" },
 		{ "loop", "loop: the jump at instruction" },
 		{ "unknown_extern", "external symbol 'ls_hook_secret' at instruction" },
-		{ "abi_version", "built for hook ABI version 100, the gateway runs version 2" },
+		{ "abi_version", "built for hook ABI version 101, the gateway runs version 3" },
 		{ "ctx_size", "built with a 64-byte hook context, the gateway's is 128 bytes" },
 		{ "no_abi", "no longspan_abi section" },
 		{ "bpf_call", "call to function '.text' at instruction 1 (a BPF-to-BPF call" },
 		{ "global_data", "refers to data in section '.bss'" },
 		{ "v3", "32-bit jump at instruction" },
+		{ "ctx_store", "store to the hook context at instruction " },
 		{ "oob", "rte_bpf refused it (rte_errno 22: Invalid argument): "
 			 "evaluate: memory boundary violation at pc" },
 	};
@@ -359,6 +360,11 @@ test_refuse_bad_objects(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		expect_refused(hook_ut_obj(cases[i].obj), "hook", NULL, cases[i].want);
+	/* The same through the context register itself; the copy above went through another. */
+	expect_refused(hook_ut_obj("ctx_store"), "hook", NULL, ", a copy of it): the context is "
+							      "read-only to hooks");
+	expect_refused(hook_ut_obj("ctx_store"), "direct", NULL,
+		       "store to the hook context at instruction 1 (through r1): ");
 }
 
 static void
