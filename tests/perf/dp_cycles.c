@@ -87,6 +87,7 @@ static struct rte_ring *cy_rx[LS_MAX_PORTS], *cy_tx[LS_MAX_PORTS];
  * and prepends headers at the front), to undo the rewrite between passes.
  */
 struct cy_stash {
+	const struct rte_mbuf *self; /* the mbuf it was loaded into: a pcap frame */
 	uint16_t len;
 	uint8_t head[CY_RESTORE_BYTES];
 };
@@ -102,6 +103,8 @@ static uint16_t cy_in, cy_out;
  */
 static uint64_t cy_preempt_cycles;
 static uint64_t cy_preempted;
+/* Frames the pipeline built itself (path probes, CNPs) and the loop freed. */
+static uint64_t cy_generated;
 static uint64_t cy_last_ns; /* the pipeline's clock when it stopped */
 /* The first frame the pipeline sent to the WAN, as sent (part 2 checks its encap copy). */
 static struct rte_mbuf *cy_wan_m;
@@ -262,12 +265,23 @@ cy_load(const char *path, unsigned int max)
 		}
 		memcpy(rte_pktmbuf_append(m, (uint16_t)h->caplen), data, h->caplen);
 		st = cy_stash_of(m);
+		st->self = m;
 		st->len = (uint16_t)h->caplen;
 		memcpy(st->head, data, RTE_MIN(h->caplen, (uint32_t)CY_RESTORE_BYTES));
 		cy_mbufs[cy_n++] = m;
 	}
 	pcap_close(pc);
 	return cy_n > 0 ? 0 : -EINVAL;
+}
+
+/*
+ * Is m one of the pcap's frames? The others out of the pipeline are its own
+ * (path probes, CNPs, from the same pool): they cannot be replayed.
+ */
+static inline bool
+cy_is_frame(struct rte_mbuf *m)
+{
+	return cy_stash_of(m)->self == m;
 }
 
 /* Put an mbuf the pipeline rewrote back the way the pcap had it. */
@@ -342,15 +356,24 @@ cy_pipeline(uint64_t target, unsigned int rounds, double *round_cyc, uint64_t *p
 		if (idle > 1000000)
 			break;
 		while ((n = rte_ring_dequeue_burst(cy_tx[wan], (void **)out, RTE_DIM(out), NULL)) > 0) {
-			if (cy_wan_m == NULL && wan != rt.dp->dc_port) {
+			if (cy_wan_m == NULL && wan != rt.dp->dc_port && cy_is_frame(out[0])) {
 				cy_wan_m = out[0];
 				cy_wan_len = out[0]->data_len;
 				memcpy(cy_wan_hdr, rte_pktmbuf_mtod(out[0], const void *),
 				       RTE_MIN(cy_wan_len, sizeof(cy_wan_hdr)));
 			}
-			for (i = 0; i < n; i++)
+			unsigned int k = 0;
+
+			for (i = 0; i < n; i++) {
+				if (!cy_is_frame(out[i])) {
+					rte_pktmbuf_free(out[i]);
+					cy_generated++;
+					continue;
+				}
 				cy_restore(out[i]);
-			rte_ring_enqueue_burst(cy_rx[dc], (void **)out, n, NULL);
+				out[k++] = out[i];
+			}
+			rte_ring_enqueue_burst(cy_rx[dc], (void **)out, k, NULL);
 		}
 	}
 	cy_last_ns = clk.ns;
@@ -416,6 +439,12 @@ cy_turn_around(bool outer_udp_csum)
 			bool v4 = peer->family == AF_INET;
 			unsigned int oh = v4 ? 20 : 40, alen = v4 ? 4 : 16;
 			struct cy_stash *st;
+
+			if (!cy_is_frame(m)) {
+				rte_pktmbuf_free(m);
+				cy_generated++;
+				continue;
+			}
 
 			/* Back to the start of the data room, where cy_restore() puts frames. */
 			memmove((uint8_t *)m->buf_addr + RTE_PKTMBUF_HEADROOM, f, len);
@@ -1172,7 +1201,8 @@ main(int argc, char **argv)
 	}
 	cy_hook_stats();
 	printf("\nTSC %.0f MHz; %" PRIu64 " timed bursts left out as preempted (> %" PRIu64
-	       " cycles)\n", (double)rte_get_tsc_hz() / 1e6, cy_preempted, cy_preempt_cycles);
+	       " cycles); %" PRIu64 " frames the pipeline built (probes, CNPs) freed\n",
+	       (double)rte_get_tsc_hz() / 1e6, cy_preempted, cy_preempt_cycles, cy_generated);
 	hook_set_free(rt.hooks, 0); /* its pins */
 	rt.hooks = NULL;
 	return 0;
