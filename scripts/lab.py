@@ -19,6 +19,12 @@ Scenarios:
       reports WAN queue, utilisation, per-QP goodput and fairness, and the
       feedback loop from gateway A's first signal for a QP to the sender's
       first rate cut.
+  dest: near-destination congestion: the same four inter-DC streams, now
+      below gateway A's WAN rate, and an intra-DC stream inside site B meet at
+      site B's DC side toward its hosts (hostem's dc_rate, --dc-rate), which
+      pauses gateway B with PFC as a congested ToR port would. Reports, besides
+      the near-source numbers, the drops on every hop, the intra-DC stream's
+      share of its fair share, and the pauses on both sides.
   mix: the traffic mix check: RoCE writes, ACK/NAK, CNPs, UDP, ICMP and TCP
       over IPv4 and IPv6 both ways; every inner packet must arrive intact
       but for TTL.
@@ -164,9 +170,62 @@ def ini_del(text, section, key):
     return "\n".join(out) + "\n"
 
 
+def ini_drop_sections(text, prefix):
+    """text without the sections whose name starts with prefix."""
+    out, drop = [], False
+    for ln in text.splitlines():
+        s = ln.strip()
+        if s.startswith("["):
+            drop = s[1:-1].startswith(prefix)
+        if not drop:
+            out.append(ln)
+    return "\n".join(out) + "\n"
+
+
+# The dest scenario's intra-DC stream inside site B (hostem-b), toward a local
+# receiver through the same DC side as the inter-DC streams.
+DEST_INTRA_B = """
+[qp intra-b0]
+role = send
+local = 10.2.0.5
+remote = 10.2.1.5
+local_qpn = 0x120
+remote_qpn = 0x220
+
+[qp intra-b0-rx]
+role = recv
+local = 10.2.1.5
+remote = 10.2.0.5
+local_qpn = 0x220
+remote_qpn = 0x120
+"""
+# Gateway B's DC port link_rate (config/site-b.conf): hostem counts the
+# quanta of the PFC frames it sends at this rate.
+DEST_DC_PORT_RATE = "10G"
+
+
+def max_min_share(capacity, demands):
+    """Max-min fair share of capacity for each demand (water filling)."""
+    share = [0.0] * len(demands)
+    left, todo = capacity, sorted(range(len(demands)), key=lambda i: demands[i])
+    while todo:
+        each = left / len(todo)
+        i = todo[0]
+        if demands[i] <= each:
+            share[i] = demands[i]
+            left -= demands[i]
+            todo.pop(0)
+        else:
+            for j in todo:
+                share[j] = each
+            break
+    return share
+
+
 class Lab:
-    def __init__(self, a, run_dir, mechanisms):
+    def __init__(self, a, run_dir, mechanisms, inter=True):
         self.a, self.dir, self.mech = a, run_dir, mechanisms
+        self.inter = inter  # False: site A's inter-DC senders left out (the intra-DC reference)
         self.build = os.path.abspath(a.build)
         self.procs = []
         os.makedirs(run_dir, exist_ok=True)
@@ -271,6 +330,14 @@ class Lab:
     def hostem_configs(self):
         for s in "ab":
             t = open(os.path.join(ROOT, "tests", "lab", "examples", f"site-{s}.ini")).read()
+            if s == "a" and not self.inter:
+                t = ini_drop_sections(t, "qp inter")
+            if s == "b" and self.a.scenario == "dest":
+                t = ini_set(t, "host", "duration", f"{self.a.seconds}s")
+                t = ini_set(t, "host", "line_rate", self.a.host_rate)
+                t = ini_set(t, "host", "tor_rate", DEST_DC_PORT_RATE)
+                t = ini_set(t, "host", "dc_rate", self.a.dc_rate)
+                t += DEST_INTRA_B
             if s == "a":
                 t = ini_set(t, "host", "duration", f"{self.a.seconds}s")
                 t = ini_set(t, "host", "line_rate", self.a.host_rate)
@@ -363,8 +430,8 @@ def jain(xs):
     return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
 
 
-def run_near_source(a, run_dir, mech):
-    lab = Lab(a, run_dir, mech)
+def run_near_source(a, run_dir, mech, inter=True):
+    lab = Lab(a, run_dir, mech, inter)
     lab.gateway_configs()
     lab.hostem_configs()
     series = []
@@ -413,13 +480,15 @@ def run_near_source(a, run_dir, mech):
         ha.wait(timeout=60)
         time.sleep(1.0)
         tm = lab.ctl("a", "show", "tm")
+        tm_b = lab.ctl("b", "show", "tm")
         stats = {s: lab.ctl(s, "show", "stats") for s in "ab"}
         drops = {s: lab.ctl(s, "show", "drops", "--nonzero") for s in "ab"}
         if a.tools != "one":
             lab.stop("hostem-b", signal.SIGINT)
     finally:
         lab.stop_all()
-    json.dump({"tm": tm, "flows": flows, "stats": stats, "drops": drops, "series": series},
+    json.dump({"tm": tm, "tm_b": tm_b, "flows": flows, "stats": stats, "drops": drops,
+               "series": series},
               open(os.path.join(run_dir, "gateway-a.json"), "w"), indent=1)
     sched = {}
     for n, (w1, r1, q1, k1, t1) in sched1.items():
@@ -434,7 +503,8 @@ def run_near_source(a, run_dir, mech):
                         "wait_per_switch_ns": (q1 - q0) / (k1 - k0) if k1 > k0 else None,
                         "threads": {c: round((v - t0.get(c, 0)) / (w1 - w0), 3)
                                     for c, v in sorted(t1.items())}}
-    return summarize_near_source(a, run_dir, mech, tm, flows, series, sched, stats["a"])
+    return summarize_near_source(a, run_dir, mech, tm, flows, series, sched, stats["a"], drops,
+                                 tm_b)
 
 
 def tm_port(tm, name):
@@ -516,7 +586,8 @@ def clock_to_tsc(stats_a, ha):
             ghz)
 
 
-def summarize_near_source(a, run_dir, mech, tm, flows, series, sched, stats_a=None):
+def summarize_near_source(a, run_dir, mech, tm, flows, series, sched, stats_a=None, drops=None,
+                          tm_b=None):
     ha = json.load(open(os.path.join(run_dir, "hostem-a.json")))
     hb = json.load(open(os.path.join(run_dir, "hostem-b.json")))
     try:
@@ -529,8 +600,8 @@ def summarize_near_source(a, run_dir, mech, tm, flows, series, sched, stats_a=No
     roce = wan_class(wan, 1)
     # Per QP: goodput at the receivers (site B for inter, site A for intra).
     inter = {r["qp"]: r for r in hb.get("receivers", [])}
-    intra = {r["qp"]: r for r in ha.get("receivers", [])}
-    senders = {s["qp"]: s for s in ha.get("senders", [])}
+    intra = {r["qp"]: r for h in (ha, hb) for r in h.get("receivers", []) if r.get("intra")}
+    senders = {s["qp"]: s for h in (ha, hb) for s in h.get("senders", [])}
     # Gateway A's signal time per inter-DC QP: first gateway CNP (A) or first mark.
     sig = {}
     frows = flows.get("flows", {})
@@ -588,11 +659,74 @@ def summarize_near_source(a, run_dir, mech, tm, flows, series, sched, stats_a=No
         "feedback_loop_ns_median": sorted(loops)[len(loops) // 2] if loops else None,
         "qps": qps,
     }
+    summ.update(loss_and_pauses(hb, wanem, drops or {}, tm, tm_b or {}, run_s))
+    summ["intra_goodput_bps"] = sum(r.get("goodput_bps", 0) for r in intra.values())
+    if a.scenario == "dest":
+        summ.update(dest_share(a, senders, intra))
     summ["health"] = health_check(ha, wanem, sched)
     summ["starved"] = summ["health"]["starved"]
     json.dump(summ, open(os.path.join(run_dir, "summary.json"), "w"), indent=1)
     plot_run(run_dir, mech, series)
     return summ
+
+
+# Gateway drop reasons that are not a packet lost: a probe, a credit update or a
+# PFC frame the gateway consumed as meant.
+CONSUMED = ("probe_consumed", "credit_control", "pfc_consumed")
+
+
+def gateway_drops(d):
+    """{reason: count} of a `show drops --nonzero` answer, consumed reasons left out."""
+    rows = d.get("drops", {}) if isinstance(d, dict) else {}
+    return {k: v["count"] for k, v in rows.items() if v.get("count") and k not in CONSUMED}
+
+
+def pfc_sent(tm, run_s):
+    """(PFC pauses a gateway sent per second, the largest fraction of the run a
+    priority was paused, packets it held for a paused priority), from `show tm`'s
+    mechanism B; Nones without it."""
+    mb = tm.get("mechanism_b") or {}
+    prios = [mb.get(f"priority_{p}", {}) for p in range(8)]
+    if not mb.get("enabled") or not run_s:
+        return None, None, None
+    return (sum(p.get("tx_pauses", 0) for p in prios) / run_s,
+            max(p.get("tx_paused_ns", 0) for p in prios) / (run_s * 1e9), mb.get("held"))
+
+
+def loss_and_pauses(hb, wanem, drops, tm_a, tm_b, run_s):
+    """Drops on every hop and the PFC each side sent, for the lossless claim."""
+    gw = {s: gateway_drops(drops.get(s, {})) for s in "ab"}
+    # The line's own drops (a full queue or out of slots); drop_loss is loss asked for.
+    line = sum(d.get("drop_queue", 0) + d.get("drop_slots", 0)
+               for d in wanem.get("directions", []))
+    down = (hb.get("downlink") or {}).get("drops", 0)
+    out = {"gateway_drops": gw, "wanem_drops": line, "dc_side_drops": down,
+           "drops_total": sum(sum(v.values()) for v in gw.values()) + line + down}
+    # PFC from gateway A toward site A's senders (mechanism B holding them).
+    out["pfc_to_site_a_per_s"], out["site_a_paused_fraction"], _ = pfc_sent(tm_a, run_s)
+    # What gateway B held for its paused DC port (dest).
+    out["gateway_b_held_pkts"] = pfc_sent(tm_b, run_s)[2]
+    # PFC from site B's congested DC side toward gateway B (dc_rate).
+    dl = hb.get("downlink")
+    if dl:
+        dp = dl.get("priorities") or []
+        out["pfc_to_gateway_b_per_s"] = sum(p.get("pauses", 0) for p in dp) / run_s
+        out["gateway_b_paused_fraction"] = (max((p.get("paused_ns", 0) for p in dp), default=0)
+                                            / (run_s * 1e9))
+        out["dc_side_delivered_bps"] = dl.get("delivered_bytes", 0) * 8 / run_s
+    return out
+
+
+def dest_share(a, senders, intra):
+    """The intra-DC stream at site B against its max-min fair share of the DC side."""
+    rate = parse_rate(a.dc_rate)
+    flows = [q for q, s in senders.items() if q.startswith("inter") or q.endswith("-b0")]
+    demands = [senders[q].get("rate_avg_bps") or parse_rate(a.host_rate) for q in flows]
+    share = dict(zip(flows, max_min_share(rate, demands)))
+    good = intra.get("intra-b0-rx", {}).get("goodput_bps", 0)
+    fair = share.get("intra-b0")
+    return {"dc_rate_bps": rate, "intra_b_goodput_bps": good, "intra_b_fair_bps": fair,
+            "intra_b_of_fair": good / fair if fair else None}
 
 
 def parse_rate(s):
@@ -632,18 +766,34 @@ def plot_run(run_dir, mech, series):
 
 def print_table(results):
     print()
-    print("| run | mechanisms | WAN queue p99 | WAN drops | WAN util | inter goodput | Jain | "
-          "feedback loop (median) | self-check |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| run | mechanisms | WAN queue p99 | WAN drops | drops, all hops | WAN util | "
+          "inter goodput | Jain | intra goodput | PFC to site A /s | feedback loop (median) | "
+          "self-check |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for s in results:
         fl = s["feedback_loop_ns_median"]
         why = s["health"]["why"]
         check = ("starved: " + "; ".join(why[:2]) + (f" (+{len(why) - 2} more)" if len(why) > 2
                                                     else "")) if s["starved"] else "ok"
         print(f"| {s.get('repeat', 1)} | {s['mechanisms']} | {fmt_b(s['wan_queue_p99_bytes'])} | "
-              f"{s['wan_drops']} | {(s['wan_utilization'] or 0) * 100:.0f}% | "
+              f"{s['wan_drops']} | {s['drops_total']} | {(s['wan_utilization'] or 0) * 100:.0f}% | "
               f"{s['inter_goodput_bps'] / 1e6:.0f} Mb/s | {s['inter_jain']:.3f} | "
+              f"{s['intra_goodput_bps'] / 1e6:.0f} Mb/s | "
+              f"{s['pfc_to_site_a_per_s'] or 0:.0f} | "
               f"{fl / 1e3 if fl else float('nan'):.0f} us | {check} |")
+    dest = [s for s in results if s.get("intra_b_of_fair") is not None]
+    if dest:
+        print(f"dest: site B's DC side at {dest[0]['dc_rate_bps'] / 1e6:.0f} Mb/s")
+        print("| run | mechanisms | intra-DC at B | its fair share | of fair | DC side drops | "
+              "PFC to gateway B /s | gateway B paused | gateway B held (packets) |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for s in dest:
+            print(f"| {s.get('repeat', 1)} | {s['mechanisms']} | "
+                  f"{s['intra_b_goodput_bps'] / 1e6:.1f} Mb/s | {s['intra_b_fair_bps'] / 1e6:.1f} Mb/s | "
+                  f"{s['intra_b_of_fair']:.2f} | {s['dc_side_drops']} | "
+                  f"{s.get('pfc_to_gateway_b_per_s', 0):.0f} | "
+                  f"{s.get('gateway_b_paused_fraction', 0) * 100:.0f}% | "
+                  f"{s.get('gateway_b_held_pkts')} |")
     print()
 
 
@@ -697,14 +847,20 @@ def run_mix(a, run_dir):
 def run_repeats(a):
     results = []
     # Repeats interleave the mechanisms, so a disturbance hits them alike.
+    mechs = (["intra-alone"] if a.intra_alone else []) + a.mechanisms
     for rep in range(1, a.repeat + 1):
-        for mech in a.mechanisms:
-            log(f"run {rep}/{a.repeat}: near-source, {a.distance_km} km, mechanisms {mech}, "
+        for mech in mechs:
+            log(f"run {rep}/{a.repeat}: {a.scenario}, {a.distance_km} km, mechanisms {mech}, "
                 f"marker {a.marker}, {a.variant} DCQCN, {a.link} links, tools: {a.tools}, "
                 f"{a.seconds} s, "
                 f"load average {os.getloadavg()[0]:.1f}")
             d = f"mech-{mech.replace(',', '')}" + (f"-{rep}" if a.repeat > 1 else "")
-            r = run_near_source(a, os.path.join(a.out, d), mech)
+            if mech == "intra-alone":
+                r = run_near_source(a, os.path.join(a.out, d), "none", inter=False)
+                r["mechanisms"] = mech
+            else:
+                r = run_near_source(a, os.path.join(a.out, d), mech)
+            r["scenario"] = a.scenario
             r["repeat"] = rep
             r["link"] = a.link
             r["hog"] = a.hog
@@ -718,7 +874,13 @@ def run_repeats(a):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--scenario", choices=["near-source", "mix"], default="near-source")
+    ap.add_argument("--scenario", choices=["near-source", "dest", "mix"], default="near-source")
+    ap.add_argument("--dc-rate", default="300M",
+                    help="dest: site B's DC side toward its hosts (the bottleneck; the inter-DC "
+                         "senders offer 4 x --host-rate, the intra-DC one --host-rate)")
+    ap.add_argument("--intra-alone", action="store_true",
+                    help="in every repeat, also run the intra-DC streams without the inter-DC "
+                         "ones (mechanisms none): the reference for intra-DC goodput")
     ap.add_argument("--mechanisms", nargs="+", default=["none", "A"],
                     help="one run per value: none, A, B, C, A,B, A,C, A,B,C (B: lossless = "
                     "credit on both gateways, PFC toward the hostems; default: none A)")
@@ -729,9 +891,11 @@ def main():
                     help="runs per mechanism (interleaved); the table gives the median and "
                          "range of the runs that were not starved")
     ap.add_argument("--wan-rate", default="500M", help="gateway A's WAN link rate (the bottleneck)")
-    ap.add_argument("--host-rate", default="400M",
-                    help="each sender's line rate (400M keeps the senders within what two "
-                         "shared cores can send, so DCQCN, not the CPU, sets their rate)")
+    ap.add_argument("--host-rate", default=None,
+                    help="each sender's line rate (default 400M: the senders stay within what "
+                         "two shared cores can send, so DCQCN, not the CPU, sets their rate; "
+                         "dest: 100M, so the inter-DC senders offer less than the WAN and the "
+                         "intra-DC one less than the DC side)")
     ap.add_argument("--tor-rate", default="10G", help="site A ToR uplink (10G: not a bottleneck)")
     ap.add_argument("--variant", choices=["firmware", "paper", "hpcc"], default="firmware",
                     help="senders' DCQCN reaction point model")
@@ -756,6 +920,8 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--out", default=os.path.join(ROOT, "lab-out", time.strftime("%Y%m%d-%H%M%S")))
     a = ap.parse_args()
+    if a.host_rate is None:
+        a.host_rate = "100M" if a.scenario == "dest" else "400M"
     os.makedirs(RUN, exist_ok=True)
     os.makedirs(a.out, exist_ok=True)
     import lab_verdict

@@ -9,6 +9,7 @@
 #   scripts/lab.sh                       # near-source scenario, mechanisms none vs A
 #   scripts/lab.sh --mechanisms A,C      # one run with mechanisms A and C
 #   scripts/lab.sh --distance-km 640 --marker sojourn
+#   scripts/lab.sh --scenario dest --mechanisms A A,B   # site B's DC side the bottleneck
 #   scripts/lab.sh --scenario mix        # traffic mix, checks every packet arrives intact
 #   scripts/lab.sh --mechanisms none A A,C --repeat 5   # medians of 5 runs, the verdict
 #   scripts/lab.sh --hog 2               # two busy loops beside it: runs marked starved
