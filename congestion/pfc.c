@@ -121,6 +121,20 @@ pfc_tx_expiry(const struct pfc_config *c, const struct pfc_tx_prio *t, uint64_t 
 	return cc_time_before(now, expiry) ? now : expiry;
 }
 
+/* A frame of an episode goes out at NOW: the gap since the last one, and a lapse if it expired. */
+static void
+pfc_tx_gap(const struct pfc_config *c, struct pfc_tx_prio *t, uint64_t now)
+{
+	uint64_t gap = cc_time_elapsed(now, t->last_sent);
+
+	if (gap > t->max_gap)
+		t->max_gap = gap;
+	if (gap >= c->pause_ticks) {
+		t->lapses++;
+		t->lapsed_ticks += gap - c->pause_ticks;
+	}
+}
+
 enum pfc_tx_verdict
 pfc_tx_decide(const struct pfc_config *c, struct pfc *s, unsigned int prio, uint64_t queue_bytes,
 		uint64_t now)
@@ -142,6 +156,7 @@ pfc_tx_decide(const struct pfc_config *c, struct pfc *s, unsigned int prio, uint
 	if (queue_bytes <= c->xon_bytes) {
 		/* The fabric resumed at the earlier of this XON and its own expiry. */
 		s->tx_undo[prio % PFC_PRIORITIES] = *t;
+		pfc_tx_gap(c, t, now);
 		t->paused_ticks += cc_time_elapsed(pfc_tx_expiry(c, t, now), t->since);
 		t->xoff = false;
 		t->resumes++;
@@ -150,6 +165,7 @@ pfc_tx_decide(const struct pfc_config *c, struct pfc *s, unsigned int prio, uint
 	if (cc_time_before(now, t->last_sent + c->refresh_ticks))
 		return PFC_TX_NONE;
 	s->tx_undo[prio % PFC_PRIORITIES] = *t;
+	pfc_tx_gap(c, t, now);
 	/* A refresh after expiry starts a new episode: the fabric ran meanwhile. */
 	if (cc_time_after_eq(now, t->last_sent + c->pause_ticks)) {
 		t->paused_ticks += cc_time_elapsed(pfc_tx_expiry(c, t, now), t->since);

@@ -307,6 +307,8 @@ api_lossless_emit(struct fmt *f, const struct dp_lossless_conf *l, const struct 
 	fmt_u64(f, "released", c->released);
 	fmt_u64(f, "queued", c->queued);
 	fmt_u64(f, "tx_failed", c->tx_failed);
+	fmt_u64(f, "tx_lapses", c->tx_lapses);
+	fmt_u64(f, "tx_lapsed_ns", c->tx_lapsed_ns);
 	for (i = 0; i < PFC_PRIORITIES; i++) {
 		static const char *const names[PFC_PRIORITIES] = { "priority_0", "priority_1",
 			"priority_2", "priority_3", "priority_4", "priority_5", "priority_6",

@@ -161,6 +161,8 @@ dc_pfc_poll(struct dc_pfc *d, const struct dp_lossless_conf *lc, struct dp_pfc_c
 	}
 	ctr->tx_paused_ns[dp] = dc_pfc_ticks_to_ns(pfc_tx_paused_ticks(&d->cfg, &d->st, dp, tsc),
 						   d->cfg.hz);
+	ctr->tx_lapses = d->st.tx[dp].lapses;
+	ctr->tx_lapsed_ns = dc_pfc_ticks_to_ns(d->st.tx[dp].lapsed_ticks, d->cfg.hz);
 
 	next = pfc_next_event(&d->cfg, &d->st);
 	if (next != CC_TIME_NEVER && next < *next_due_tsc)

@@ -272,6 +272,8 @@ struct dp_pfc_counters {
 	uint64_t tx_resumes[PFC_PRIORITIES]; /* zero-quanta frames sent */
 	uint64_t tx_paused_ns[PFC_PRIORITIES]; /* gauge: time we paused the fabric, total */
 	uint64_t tx_failed; /* a pause or resume not built (no mbuf or transmit room) */
+	uint64_t tx_lapses; /* data priority: our pause expired before its refresh or resume */
+	uint64_t tx_lapsed_ns; /* gauge: time the fabric ran in those lapses */
 	uint64_t held; /* packets that waited for a paused priority */
 	uint64_t released; /* held packets sent on */
 	uint64_t queued; /* gauge: held now */

@@ -693,6 +693,15 @@ def pfc_sent(tm, run_s):
             max(p.get("tx_paused_ns", 0) for p in prios) / (run_s * 1e9), mb.get("held"))
 
 
+def pfc_lapses(tm):
+    """(pauses of a gateway's data priority that expired before their refresh or resume,
+    ms the fabric ran in them), from `show tm`'s mechanism B; Nones without it."""
+    mb = tm.get("mechanism_b") or {}
+    if not mb.get("enabled"):
+        return None, None
+    return mb.get("tx_lapses", 0), mb.get("tx_lapsed_ns", 0) / 1e6
+
+
 def loss_and_pauses(hb, wanem, drops, tm_a, tm_b, run_s):
     """Drops on every hop and the PFC each side sent, for the lossless claim."""
     gw = {s: gateway_drops(drops.get(s, {})) for s in "ab"}
@@ -704,6 +713,8 @@ def loss_and_pauses(hb, wanem, drops, tm_a, tm_b, run_s):
            "drops_total": sum(sum(v.values()) for v in gw.values()) + line + down}
     # PFC from gateway A toward site A's senders (mechanism B holding them).
     out["pfc_to_site_a_per_s"], out["site_a_paused_fraction"], _ = pfc_sent(tm_a, run_s)
+    # Pauses gateway A let lapse (its worker late): the fabric ran past XOFF.
+    out["site_a_pause_lapses"], out["site_a_lapsed_ms"] = pfc_lapses(tm_a)
     # What gateway B held for its paused DC port (dest).
     out["gateway_b_held_pkts"] = pfc_sent(tm_b, run_s)[2]
     # PFC from site B's congested DC side toward gateway B (dc_rate).
@@ -781,6 +792,17 @@ def print_table(results):
               f"{s['intra_goodput_bps'] / 1e6:.0f} Mb/s | "
               f"{s['pfc_to_site_a_per_s'] or 0:.0f} | "
               f"{fl / 1e3 if fl else float('nan'):.0f} us | {check} |")
+    held = [s for s in results if s.get("site_a_pause_lapses") is not None]
+    if held:
+        print("mechanism B at gateway A (a lapse: a pause expired before its refresh or resume)")
+        print("| run | mechanisms | WAN queue max | PFC to site A /s | site A paused | "
+              "pause lapses | fabric ran in lapses |")
+        print("|---|---|---|---|---|---|---|")
+        for s in held:
+            print(f"| {s.get('repeat', 1)} | {s['mechanisms']} | {fmt_b(s['wan_queue_max_bytes'])} | "
+                  f"{s['pfc_to_site_a_per_s'] or 0:.0f} | "
+                  f"{(s['site_a_paused_fraction'] or 0) * 100:.0f}% | "
+                  f"{s['site_a_pause_lapses']} | {s['site_a_lapsed_ms']:.1f} ms |")
     dest = [s for s in results if s.get("intra_b_of_fair") is not None]
     if dest:
         print(f"dest: site B's DC side at {dest[0]['dc_rate_bps'] / 1e6:.0f} Mb/s")

@@ -300,6 +300,9 @@ test_xoff_xon_toward_dc(void **state)
 	assert_int_equal(last, 0);
 	assert_int_equal(w->counters.pfc.tx_pauses[3], 1 + refreshes);
 	assert_true(w->counters.pfc.tx_paused_ns[3] > 0);
+	/* Polls T0 apart, far past a pause: every frame after the first came too late. */
+	assert_int_equal(w->counters.pfc.tx_lapses, refreshes + 1);
+	assert_true(w->counters.pfc.tx_lapsed_ns > 0);
 	check_sums();
 }
 
