@@ -9,6 +9,7 @@
 #include "congestion/cc_time.h"
 #include "parse.h"
 #include "pfc.h"
+#include "pfc_mbuf.h"
 #include "pipeline.h"
 #include "wan_credit.h"
 
@@ -91,22 +92,13 @@ static bool
 dc_pfc_send(const struct dp_port *dc, uint16_t dc_port, struct rte_mempool *pool, uint8_t prio,
 	    uint16_t quanta, struct dp_tx *tx)
 {
-	uint16_t q[PFC_PRIORITIES] = { 0 };
 	struct rte_mbuf *m;
-	uint8_t *p;
 
 	if (tx->n[dc_port] >= DP_TX_MAX)
 		return false;
-	m = rte_pktmbuf_alloc(pool);
+	m = pfc_frame_mbuf(pool, dc->mac.addr_bytes, prio, quanta);
 	if (m == NULL)
 		return false;
-	p = (uint8_t *)rte_pktmbuf_append(m, PFC_FRAME_BYTES);
-	if (p == NULL) {
-		rte_pktmbuf_free(m);
-		return false;
-	}
-	q[prio % PFC_PRIORITIES] = quanta;
-	pfc_frame_write(p, dc->mac.addr_bytes, (uint8_t)(1u << (prio % PFC_PRIORITIES)), q);
 	dp_tx_add_own(tx, dc_port, m);
 	return true;
 }

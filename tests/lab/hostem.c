@@ -5,6 +5,7 @@
  */
 #include "hostem.h"
 #include "dataplane/pfc.h"
+#include "dataplane/pfc_mbuf.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -788,19 +789,11 @@ hostem_down_enqueue(struct hostem *h, struct rte_mbuf *m, uint64_t now_tsc)
 static bool
 hostem_down_pfc_send(struct hostem *h, unsigned int prio, bool pause)
 {
-	uint16_t quanta[PFC_PRIORITIES] = { 0 };
-	struct rte_mbuf *m = rte_pktmbuf_alloc(h->pool);
-	uint8_t *p;
+	struct rte_mbuf *m = pfc_frame_mbuf(h->pool, h->conf->mac.addr_bytes, prio,
+					    pause ? h->pfc_cfg.pause_quanta : 0);
 
 	if (m == NULL)
 		return false;
-	p = (uint8_t *)rte_pktmbuf_append(m, PFC_FRAME_BYTES);
-	if (p == NULL) {
-		rte_pktmbuf_free(m);
-		return false;
-	}
-	quanta[prio] = pause ? h->pfc_cfg.pause_quanta : 0;
-	pfc_frame_write(p, h->conf->mac.addr_bytes, (uint8_t)(1u << prio), quanta);
 	/* MAC control goes ahead of the queued data, as a NIC sends it. */
 	if (rte_eth_tx_burst(h->port, 0, &m, 1) != 1) {
 		rte_pktmbuf_free(m);
