@@ -741,7 +741,8 @@ DCRATE_BPS = 20_000_000
 DCRATE_PKTS = 200  # 1 kB of payload each: 200 kB, 90 ms at 20 Mb/s
 
 # The gateway's DC side for the frames hostem sent (dp_fixture, lossless = pfc).
-GATEWAY_DC_BPS = 10e9  # link_rate of its port dc below: a pause quantum is 512 bit times
+GATEWAY_DC_GBPS = 10  # link_rate of its port dc below: a pause quantum is 512 bit times
+GATEWAY_DC_BPS = GATEWAY_DC_GBPS * 1e9
 GATEWAY_CONFIG = """
 [gateway]
 name = dcrate
@@ -757,7 +758,7 @@ role = dc
 dev = net_ring_dc
 mac = {gw}
 ipv4 = 10.1.0.254/16
-link_rate = 10G
+link_rate = {dc_gbps}G
 neighbor = 10.1.0.2 {mac}
 [port wan]
 role = wan
@@ -844,7 +845,7 @@ def run_dcrate(args):
     os.makedirs(gw)
     gconf = os.path.join(gw, "gw.conf")
     with open(gconf, "w") as f:
-        f.write(GATEWAY_CONFIG.format(mac=MAC, gw=GW_MAC, dir=gw))
+        f.write(GATEWAY_CONFIG.format(mac=MAC, gw=GW_MAC, dir=gw, dc_gbps=GATEWAY_DC_GBPS))
     macc = [p for p in rdpcap(os.path.join(d, "tx.pcap")) if p.haslayer(Ether) and
             p[Ether].type == 0x8808]
     t0, clock0 = float(macc[0].time), 10**9
