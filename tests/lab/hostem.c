@@ -225,19 +225,26 @@ hostem_tx_ready(struct hostem *h, uint32_t start, uint32_t max, uint64_t now_tsc
 	return n;
 }
 
+/*
+ * One burst from the uplink queue per loop: the loop reads the port (a PFC
+ * frame from the gateway) before it sends again, so a pause stops the
+ * uplink within a burst, as a ToR's egress stops within a frame or so. A
+ * flush of the whole queue at once would put up to HOSTEM_TX_RING frames
+ * on the link after the gateway's XOFF.
+ */
 static unsigned int
 hostem_tx_flush(struct hostem *h)
 {
 	uint64_t now_tsc = rte_rdtsc();
 	unsigned int sent_total = 0;
 
-	while (h->tx_head != h->tx_tail) {
+	while (h->tx_head != h->tx_tail && sent_total < HOSTEM_BURST) {
 		uint32_t start = h->tx_head % HOSTEM_TX_RING;
 		uint32_t n = RTE_MIN(h->tx_tail - h->tx_head, HOSTEM_TX_RING - start);
 		uint16_t sent;
 
-		if (n > HOSTEM_BURST)
-			n = HOSTEM_BURST;
+		if (n > HOSTEM_BURST - sent_total)
+			n = HOSTEM_BURST - sent_total;
 		n = hostem_tx_ready(h, start, n, now_tsc);
 		if (n == 0)
 			break;
@@ -252,6 +259,7 @@ hostem_tx_flush(struct hostem *h)
 		if (sent < n)
 			break;
 	}
+	h->tx_more = sent_total == HOSTEM_BURST && h->tx_head != h->tx_tail;
 	return sent_total;
 }
 
@@ -1264,6 +1272,8 @@ hostem_due(const struct hostem *h, uint64_t now)
 		due = hostem_min(due, wanem_line_next_due(&h->tor.line));
 	if (h->down.on)
 		due = hostem_min(due, hostem_down_due(h));
+	if (h->tx_more)
+		return now; /* the next burst of the uplink queue */
 	if (h->tx_head != h->tx_tail) {
 		/* The uplink queue's head waits for its priority's pause to end. */
 		due = hostem_min(due, hostem_pfc_until(
