@@ -75,10 +75,19 @@ HEALTH = {
 LINKS = {
     "vhost": (lambda i, name: f"net_vhost{i},iface={RUN}/{name}.sock,queues=1",
               lambda i, name: f"net_virtio_user{i},path={RUN}/{name}.sock,queues=1,"
-                              "queue_size=1024"),
+                              f"queue_size={DC_RING if name.endswith('-dc') else 1024}"),
     "memif": (lambda i, name: f"net_memif{i},role=server,socket={RUN}/{name}.sock,id=0,bsize=8192",
               lambda i, name: f"net_memif{i},role=client,socket={RUN}/{name}.sock,id=0,bsize=8192"),
 }
+# The DC links' rings (both directions of a virtio-user device). A gateway sees
+# a frame only when its worker reads the ring, and a worker in interrupt mode
+# on this VM wakes up to 8 ms late (a timer or kick to a halted vCPU; traced on
+# 2026-12-03), so what the ring holds then lands at once behind XOFF: the PFC
+# headroom above XOFF (LAB_PFC_* below) must hold a full ring. 128 descriptors
+# of 4.2 kB RoCE frames are 543 kB; 1024 would be 4.3 MB. 64 also fits, but
+# then the gateway's own CNPs and ACKs toward site A overflow the other
+# direction's ring while hostem is not scheduled (tx_ring_full).
+DC_RING = 128
 # The client of a vhost-user link shares its memory with the server, one file
 # per memory segment list (virtio-user takes at most 8 regions).
 LINK_EAL = {"vhost": ["--single-file-segments"], "memif": []}
@@ -91,6 +100,19 @@ def link_server(a, i, name):
 
 def link_client(a, i, name):
     return LINKS[a.link][1](i, name)
+
+
+def worker_rt(pid, prio):
+    """Run a gateway's worker threads SCHED_FIFO at prio: a woken worker takes a
+    CPU at once instead of after another process's slice (the lab's stand-in
+    for a production gateway's own cores). Its control thread stays normal."""
+    for t in os.listdir(f"/proc/{pid}/task"):
+        try:
+            comm = open(f"/proc/{pid}/task/{t}/comm").read().strip()
+        except OSError:
+            continue
+        if comm.startswith("rte-worker"):
+            os.sched_setscheduler(int(t), os.SCHED_FIFO, os.sched_param(prio))
 
 
 def start_hog(n):
@@ -128,9 +150,13 @@ def log(msg):
     print(f"lab: {msg}", flush=True)
 
 
-# Mechanism B in the lab: WAN queue buffer and PFC watermarks with headroom for the
-# lab's DC round trip (about 1 ms at the hostems' 400 Mb/s senders: 4 x 50 kB).
-LAB_PFC_BUFFER, LAB_PFC_XOFF, LAB_PFC_XON = "1MB", "96KB", "64KB"
+# Mechanism B in the lab: WAN queue buffer and PFC watermarks. XOFF - XON (32 kB)
+# keeps the WAN busy over the lab's DC round trip; the headroom above XOFF holds
+# what arrives after the gateway decided to pause: a full DC ring (DC_RING frames
+# of up to 4.2 kB, 543 kB: the worker was asleep or off its CPU while the senders
+# ran) and the two bursts of 32 the gateway and hostem move before the pause takes
+# effect (272 kB), with some 300 kB to spare.
+LAB_PFC_BUFFER, LAB_PFC_XOFF, LAB_PFC_XON = "1250KB", "96KB", "64KB"
 
 
 def ini_set(text, section, key, value):
@@ -365,9 +391,11 @@ class Lab:
             except OSError:
                 pass
         for s in "ab":
-            self.spawn(f"gw-{s}", [os.path.join(self.build, "longspand"), "-c",
-                                   os.path.join(self.dir, f"site-{s}.conf")])
+            p = self.spawn(f"gw-{s}", [os.path.join(self.build, "longspand"), "-c",
+                                       os.path.join(self.dir, f"site-{s}.conf")])
             self.wait_api(s)
+            if self.a.worker_rt:
+                worker_rt(p.pid, self.a.worker_rt)
 
     def wanem_args(self):
         return ["--distance-km", str(self.a.distance_km), "--stats-interval", "0",
@@ -921,6 +949,9 @@ def main():
     ap.add_argument("--tor-rate", default="10G", help="site A ToR uplink (10G: not a bottleneck)")
     ap.add_argument("--variant", choices=["firmware", "paper", "hpcc"], default="firmware",
                     help="senders' DCQCN reaction point model")
+    ap.add_argument("--worker-rt", type=int, default=0, metavar="PRIO",
+                    help="run the gateways' worker threads SCHED_FIFO at PRIO (0: normal, "
+                         "as the kernel places them)")
     ap.add_argument("--pin", action="store_true",
                     help="pin every process to one core as the configs say (gateways: control "
                          "on 0, worker on 1; wanem on 0; hostems on 1) instead of letting the "
