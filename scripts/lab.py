@@ -112,7 +112,10 @@ def worker_rt(pid, prio):
         except OSError:
             continue
         if comm.startswith("rte-worker"):
-            os.sched_setscheduler(int(t), os.SCHED_FIFO, os.sched_param(prio))
+            try:
+                os.sched_setscheduler(int(t), os.SCHED_FIFO, os.sched_param(prio))
+            except OSError as e:
+                log(f"worker {t} of {pid} stays SCHED_OTHER: {e.strerror}")
 
 
 def start_hog(n):
@@ -324,6 +327,8 @@ class Lab:
             # The peers' certificates and hellos name the sites: keep site-a, site-b.
             t = lab_peering.configure(t, s, o, pki, ini_set)
             t = ini_set(t, "gateway", "socket", f"{RUN}/lab-{s}.sock")
+            if s == "a" and self.a.gateway_a_idle:
+                t = ini_set(t, "gateway", "idle", self.a.gateway_a_idle)
             t = ini_set(t, "eal", "file_prefix", f"lab-gw-{s}")
             t = ini_set(t, "port wan", "link_rate", self.a.wan_rate)
             t = ini_del(t, f"peer site-{o}", "rtt")
@@ -949,9 +954,14 @@ def main():
     ap.add_argument("--tor-rate", default="10G", help="site A ToR uplink (10G: not a bottleneck)")
     ap.add_argument("--variant", choices=["firmware", "paper", "hpcc"], default="firmware",
                     help="senders' DCQCN reaction point model")
-    ap.add_argument("--worker-rt", type=int, default=0, metavar="PRIO",
-                    help="run the gateways' worker threads SCHED_FIFO at PRIO (0: normal, "
-                         "as the kernel places them)")
+    ap.add_argument("--worker-rt", type=int, default=10, metavar="PRIO",
+                    help="run the gateways' worker threads SCHED_FIFO at PRIO, the stand-in "
+                         "for a production gateway's own cores: a woken worker takes a CPU at "
+                         "once (default 10; 0: SCHED_OTHER, as the kernel places them)")
+    ap.add_argument("--gateway-a-idle", choices=["interrupt", "sleep", "poll"],
+                    help="gateway A's [gateway] idle (default: the config's, interrupt): poll "
+                         "keeps its worker on a CPU, so it reads its DC ring and pauses "
+                         "site A without a wake-up's delay")
     ap.add_argument("--pin", action="store_true",
                     help="pin every process to one core as the configs say (gateways: control "
                          "on 0, worker on 1; wanem on 0; hostems on 1) instead of letting the "
