@@ -954,10 +954,12 @@ def main():
     ap.add_argument("--tor-rate", default="10G", help="site A ToR uplink (10G: not a bottleneck)")
     ap.add_argument("--variant", choices=["firmware", "paper", "hpcc"], default="firmware",
                     help="senders' DCQCN reaction point model")
-    ap.add_argument("--worker-rt", type=int, default=10, metavar="PRIO",
+    ap.add_argument("--worker-rt", type=int, default=0, metavar="PRIO",
                     help="run the gateways' worker threads SCHED_FIFO at PRIO, the stand-in "
                          "for a production gateway's own cores: a woken worker takes a CPU at "
-                         "once (default 10; 0: SCHED_OTHER, as the kernel places them)")
+                         "once, so mechanism B's pauses do not lapse (10 for its acceptance "
+                         "runs, docs/lab.md); without B the real-time gateways starve the tools "
+                         "(default 0: SCHED_OTHER, as the kernel places them)")
     ap.add_argument("--gateway-a-idle", choices=["interrupt", "sleep", "poll"],
                     help="gateway A's [gateway] idle (default: the config's, interrupt): poll "
                          "keeps its worker on a CPU, so it reads its DC ring and pauses "
