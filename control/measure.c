@@ -190,6 +190,7 @@ measure_interval(struct measure *m, const struct ls_config *cfg,
 		mp->seq_prev = acc.seq;
 		mp->primed = true;
 		if (acc.n > 0 && cfg->peers[i].rtt_auto && measure_auto(mp, cfg, i, log)) {
+			mp->rtt_changed_interval = m->intervals;
 			m->rtt_changes++;
 			changed = true;
 		}
@@ -271,5 +272,6 @@ measure_show_peer(struct fmt *f, const struct measure *m, const struct ls_config
 	fmt_u64(f, "samples_rejected", ours ? mp->samples_rejected : 0);
 	fmt_u64(f, "samples_overrun", ours ? mp->samples_overrun : 0);
 	fmt_u64(f, "rtt_changes", ours ? mp->rtt_changes : 0);
+	fmt_u64(f, "rtt_changed_interval", ours ? mp->rtt_changed_interval : 0);
 	fmt_close(f);
 }

@@ -56,6 +56,7 @@ struct measure_peer {
 	struct path_hyst hyst;
 	uint64_t rtt_applied_ns; /* what the published parameters were derived from; 0 = config */
 	uint64_t rtt_changes; /* republishes this peer caused */
+	uint64_t rtt_changed_interval; /* measure.intervals of the last one; 0 = none */
 	/* Reading state. */
 	uint64_t ntp_seen[LS_MAX_WORKERS];
 	uint64_t transit_sum_prev[LS_MAX_WORKERS], transit_n_prev[LS_MAX_WORKERS];
