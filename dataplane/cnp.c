@@ -12,6 +12,7 @@
 
 #include "congestion/ecn.h"
 #include "eth.h"
+#include "own_mbuf.h"
 #include "roce.h"
 
 #define CNP_PAD_BYTES 16 /* reserved bytes after the BTH */
@@ -56,20 +57,17 @@ cnp_build(struct rte_mempool *mp, const struct dp_port *dc, const struct rte_eth
 	uint16_t l2 = sizeof(struct rte_ether_hdr) + (dc->vlan ? sizeof(struct rte_vlan_hdr) : 0);
 	uint16_t l3 = family == AF_INET ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
 	uint16_t et = family == AF_INET ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
-	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
 	struct rte_ether_hdr *eth;
 	struct rte_udp_hdr *udp;
 	struct roce_bth *bth;
 	uint8_t *ip, *icrc;
 	uint32_t crc;
+	void *data;
+	struct rte_mbuf *m = own_mbuf_new(mp, (uint16_t)(l2 + l3 + CNP_L4_BYTES), &data);
 
 	if (m == NULL)
 		return NULL;
-	eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)(l2 + l3 + CNP_L4_BYTES));
-	if (eth == NULL) {
-		rte_pktmbuf_free(m);
-		return NULL;
-	}
+	eth = data;
 	memset(eth, 0, (size_t)l2 + l3 + CNP_L4_BYTES);
 	/* PCP 6 when tagged: CNPs ride the high-priority class (congestion.md). */
 	eth_hdr_write(eth, dmac, &dc->mac, dc->vlan, 6, et);

@@ -14,6 +14,7 @@
 #include "geneve.h"
 #include "geneve_ctrl.h"
 #include "neigh.h"
+#include "own_mbuf.h"
 
 /* Build one probe toward peer idx; NULL when no mbuf. */
 static struct rte_mbuf *
@@ -23,19 +24,15 @@ dp_probe_build(struct dp_worker *w, const struct dp_conf *c, uint32_t idx,
 	const struct dp_peer *peer = &c->peers[idx];
 	struct dp_path_meas *pm = &w->meas[idx];
 	uint16_t opt_bytes = GENEVE_PROBE_HDR_SIZE - GENEVE_HDR_SIZE;
-	struct rte_mbuf *m = rte_pktmbuf_alloc(w->pool);
 	struct geneve_ls_opt *opt;
 	struct geneve_ls_echo *echo;
 	uint32_t len;
-	uint8_t *hdr;
+	void *data;
+	struct rte_mbuf *m = own_mbuf_new(w->pool, GENEVE_CTRL_MAX, &data);
+	uint8_t *hdr = data;
 
 	if (m == NULL)
 		return NULL;
-	hdr = (uint8_t *)rte_pktmbuf_append(m, GENEVE_CTRL_MAX);
-	if (hdr == NULL) {
-		rte_pktmbuf_free(m);
-		return NULL;
-	}
 	/* The worker's source port, as its data packets' order is per worker. */
 	len = geneve_ctrl_write(c, idx, dmac, geneve_src_port(w->id), opt_bytes, hdr);
 	rte_pktmbuf_trim(m, (uint16_t)(GENEVE_CTRL_MAX - len));

@@ -15,6 +15,7 @@
 #include "geneve.h"
 #include "geneve_ctrl.h"
 #include "neigh.h"
+#include "own_mbuf.h"
 #include "pipeline.h"
 
 /*
@@ -124,20 +125,17 @@ wan_credit_ctrl_send(struct wan_credit *cr, const struct dp_conf *c,
 	struct rte_ether_addr dmac;
 	struct credit_opt o;
 	struct rte_mbuf *m;
+	void *data;
 	uint8_t *p;
 
 	if (tx->n[peer->port] >= DP_TX_MAX ||
 	    neigh_lookup(c->ports[peer->port].neigh, peer->family, peer->nexthop, &dmac) !=
 		    NEIGH_HIT)
 		return false;
-	m = rte_pktmbuf_alloc(pool);
+	m = own_mbuf_new(pool, WAN_CREDIT_CTRL_MAX, &data);
 	if (m == NULL)
 		return false;
-	p = (uint8_t *)rte_pktmbuf_append(m, WAN_CREDIT_CTRL_MAX);
-	if (p == NULL) {
-		rte_pktmbuf_free(m);
-		return false;
-	}
+	p = data;
 	wan_credit_opt(cr, ctr, i, cp->tx.sent, false, &o);
 	rte_pktmbuf_trim(m, (uint16_t)(WAN_CREDIT_CTRL_MAX -
 				       wan_credit_ctrl_write(c, i, dmac.addr_bytes, &o, p)));
