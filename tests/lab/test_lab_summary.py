@@ -46,7 +46,7 @@ check(lab.gateway_drops(ans) == {"wan_queue_full": 582}, f"gateway drops {lab.ga
 hb = {"downlink": {"drops": 7}}
 wanem = {"directions": [{"drop_queue": 2, "drop_slots": 1, "drop_loss": 50},
                         {"drop_queue": 0, "drop_slots": 0, "drop_loss": 9}]}
-tm_a = {"mechanism_b": {"enabled": True, "held": 0,
+tm_a = {"mechanism_b": {"enabled": True, "held": 0, "tx_lapses": 3, "tx_lapsed_ns": 4_500_000,
                         "priority_3": {"tx_pauses": 400, "tx_paused_ns": 2_500_000_000}}}
 tm_b = {"mechanism_b": {"enabled": True, "held": 1234, "priority_3": {"tx_pauses": 0}}}
 out = lab.loss_and_pauses(hb, wanem, {"a": ans, "b": {"drops": {}}}, tm_a, tm_b, 10.0)
@@ -55,6 +55,9 @@ check(out["drops_total"] == 582 + 3 + 7, f"drops on every hop: {out['drops_total
 check(close(out["pfc_to_site_a_per_s"], 40.0), f"pauses per second {out['pfc_to_site_a_per_s']}")
 check(close(out["site_a_paused_fraction"], 0.25), f"paused {out['site_a_paused_fraction']}")
 check(out["gateway_b_held_pkts"] == 1234, "gateway B held")
+check(out["site_a_pause_lapses"] == 3 and close(out["site_a_lapsed_ms"], 4.5),
+      f"lapses {out['site_a_pause_lapses']}, {out['site_a_lapsed_ms']} ms")
+check(lab.pfc_lapses({}) == (None, None), "no mechanism B: no lapses")
 check(lab.pfc_sent({}, 10.0) == (None, None, None), "no mechanism B: nothing measured")
 
 # Configs: dest adds the congested DC side and site B's intra-DC stream; the
