@@ -153,13 +153,15 @@ def log(msg):
     print(f"lab: {msg}", flush=True)
 
 
-# Mechanism B in the lab: WAN queue buffer and PFC watermarks. XOFF - XON (32 kB)
-# keeps the WAN busy over the lab's DC round trip; the headroom above XOFF holds
-# what arrives after the gateway decided to pause: a full DC ring (DC_RING frames
-# of up to 4.2 kB, 543 kB: the worker was asleep or off its CPU while the senders
+# Mechanism B in the lab: WAN queue buffer and PFC watermarks. XON (32 kB, 0.5 ms
+# of the 476 Mb/s WAN) keeps the WAN busy over the lab's DC round trip after a
+# resume; XOFF - XON is another 32 kB (96/64 kB gave a sojourn p99 of 2.1-4.2 ms
+# at 100 km, 64/32 kB 2.1 ms, 2026-12-03). The headroom above XOFF holds what
+# arrives after the gateway decided to pause: a full DC ring (DC_RING frames of
+# up to 4.2 kB, 543 kB: the worker was asleep or off its CPU while the senders
 # ran) and the two bursts of 32 the gateway and hostem move before the pause takes
-# effect (272 kB), with some 300 kB to spare.
-LAB_PFC_BUFFER, LAB_PFC_XOFF, LAB_PFC_XON = "1250KB", "96KB", "64KB"
+# effect (272 kB), with some 370 kB to spare.
+LAB_PFC_BUFFER, LAB_PFC_XOFF, LAB_PFC_XON = "1250KB", "64KB", "32KB"
 
 
 def ini_set(text, section, key, value):
