@@ -121,14 +121,12 @@ pfc_tx_expiry(const struct pfc_config *c, const struct pfc_tx_prio *t, uint64_t 
 	return cc_time_before(now, expiry) ? now : expiry;
 }
 
-/* A frame of an episode goes out at NOW: the gap since the last one, and a lapse if it expired. */
+/* A frame of an episode goes out at NOW: a lapse if the last one expired first. */
 static void
 pfc_tx_gap(const struct pfc_config *c, struct pfc_tx_prio *t, uint64_t now)
 {
 	uint64_t gap = cc_time_elapsed(now, t->last_sent);
 
-	if (gap > t->max_gap)
-		t->max_gap = gap;
 	if (gap >= c->pause_ticks) {
 		t->lapses++;
 		t->lapsed_ticks += gap - c->pause_ticks;

@@ -24,8 +24,8 @@
  * A pause that expired before its refresh or the resume is a lapse: the
  * fabric ran while the gateway still wanted it paused (the caller was late,
  * e.g. its thread was not scheduled), so the headroom above XOFF may not
- * hold what arrives. Lapses and the longest gap between two frames of an
- * episode are counted to tell that apart from a headroom set too small.
+ * hold what arrives. Lapses and the time the fabric ran in them are counted
+ * to tell that apart from a headroom set too small.
  *
  * Times are in caller-chosen ticks, hz per second (TSC cycles in the
  * dataplane, nanoseconds in the simulator and the tests), compared
@@ -84,7 +84,6 @@ struct pfc_tx_prio {
 	uint64_t resumes; /* zero-quanta frames sent */
 	uint64_t lapses; /* pauses that expired before the next refresh or the resume */
 	uint64_t lapsed_ticks; /* summed over lapses: from the expiry to the late frame */
-	uint64_t max_gap; /* longest time between two frames of one episode */
 	bool xoff; /* the fabric is (asked to be) paused */
 };
 
