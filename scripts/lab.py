@@ -329,8 +329,6 @@ class Lab:
             # The peers' certificates and hellos name the sites: keep site-a, site-b.
             t = lab_peering.configure(t, s, o, pki, ini_set)
             t = ini_set(t, "gateway", "socket", f"{RUN}/lab-{s}.sock")
-            if s == "a" and self.a.gateway_a_idle:
-                t = ini_set(t, "gateway", "idle", self.a.gateway_a_idle)
             t = ini_set(t, "eal", "file_prefix", f"lab-gw-{s}")
             t = ini_set(t, "port wan", "link_rate", self.a.wan_rate)
             t = ini_del(t, f"peer site-{o}", "rtt")
@@ -827,13 +825,13 @@ def print_table(results):
               f"{s['intra_goodput_bps'] / 1e6:.0f} Mb/s | "
               f"{s['pfc_to_site_a_per_s'] or 0:.0f} | "
               f"{fl / 1e3 if fl else float('nan'):.0f} us | {check} |")
-    held = [s for s in results if s.get("site_a_pause_lapses") is not None]
-    if held:
+    lapse_rows = [s for s in results if s.get("site_a_pause_lapses") is not None]
+    if lapse_rows:
         print("mechanism B at gateway A (a lapse: a pause expired before its refresh or resume)")
         print("| run | mechanisms | WAN queue max | PFC to site A /s | site A paused | "
               "pause lapses | fabric ran in lapses |")
         print("|---|---|---|---|---|---|---|")
-        for s in held:
+        for s in lapse_rows:
             print(f"| {s.get('repeat', 1)} | {s['mechanisms']} | {fmt_b(s['wan_queue_max_bytes'])} | "
                   f"{s['pfc_to_site_a_per_s'] or 0:.0f} | "
                   f"{(s['site_a_paused_fraction'] or 0) * 100:.0f}% | "
@@ -962,10 +960,6 @@ def main():
                          "once, so mechanism B's pauses do not lapse (10 for its acceptance "
                          "runs, docs/lab.md); without B the real-time gateways starve the tools "
                          "(default 0: SCHED_OTHER, as the kernel places them)")
-    ap.add_argument("--gateway-a-idle", choices=["interrupt", "sleep", "poll"],
-                    help="gateway A's [gateway] idle (default: the config's, interrupt): poll "
-                         "keeps its worker on a CPU, so it reads its DC ring and pauses "
-                         "site A without a wake-up's delay")
     ap.add_argument("--pin", action="store_true",
                     help="pin every process to one core as the configs say (gateways: control "
                          "on 0, worker on 1; wanem on 0; hostems on 1) instead of letting the "

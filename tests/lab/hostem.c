@@ -259,7 +259,6 @@ hostem_tx_flush(struct hostem *h)
 		if (sent < n)
 			break;
 	}
-	h->tx_more = sent_total == HOSTEM_BURST && h->tx_head != h->tx_tail;
 	return sent_total;
 }
 
@@ -1272,8 +1271,6 @@ hostem_due(const struct hostem *h, uint64_t now)
 		due = hostem_min(due, wanem_line_next_due(&h->tor.line));
 	if (h->down.on)
 		due = hostem_min(due, hostem_down_due(h));
-	if (h->tx_more)
-		return now; /* the next burst of the uplink queue */
 	if (h->tx_head != h->tx_tail) {
 		/* The uplink queue's head waits for its priority's pause to end. */
 		due = hostem_min(due, hostem_pfc_until(

@@ -193,7 +193,6 @@ struct hostem {
 	struct wanem_line_slot *dc_slots;
 	struct rte_mbuf *tx[HOSTEM_TX_RING];
 	uint32_t tx_head, tx_tail;
-	bool tx_more; /* the last flush stopped at its burst, not at a full port or a pause */
 	struct hostem_rx_stats st;
 	struct hostem_cnp_event *cnp_log;
 	uint64_t cnp_log_n, cnp_log_dropped;
