@@ -27,6 +27,7 @@
 #define CREDIT_REFRESH_RTTS 2
 
 #define MAX_RATE_BPS (UINT64_C(1) << 44) /* 17.6 Tb/s */
+#define MAX_RING_BYTES (UINT64_C(1) << 40) /* no overflow in the headroom sums */
 #define MAX_RTT_NS (10 * CC_NS_PER_SEC)
 #define BITS_NS_PER_BYTE_S (8 * CC_NS_PER_SEC) /* bytes = bps * ns / 8e9 */
 
@@ -121,8 +122,11 @@ cc_params_resolve(const struct cc_link *link, const struct cc_overrides *ov,
 	d.dc_rate_bps = link->dc_rate_bps != 0 ? link->dc_rate_bps : d.rate_bps;
 	if (d.dc_rate_bps > MAX_RATE_BPS)
 		return fail(why, "dc_rate_bps must be at most 2^44");
+	if (link->dc_rx_ring_bytes > MAX_RING_BYTES)
+		return fail(why, "dc_rx_ring_bytes must be at most 2^40");
+	d.dc_rx_ring_bytes = link->dc_rx_ring_bytes;
 	d.pfc_headroom_bytes = cc_mul_div_ceil(d.dc_rate_bps, d.dc_rtt_ns, BITS_NS_PER_BYTE_S) +
-			PFC_HEADROOM_MTUS * (uint64_t)d.mtu_bytes;
+			PFC_HEADROOM_MTUS * (uint64_t)d.mtu_bytes + d.dc_rx_ring_bytes;
 	d.pfc_xoff_bytes = ov->pfc_xoff_bytes;
 	if (d.pfc_xoff_bytes == 0)
 		d.pfc_xoff_bytes = d.buffer_bytes >= 2 * d.pfc_headroom_bytes ?
@@ -260,8 +264,9 @@ cc_params_explain(const struct cc_derived *d, char *buf, size_t size)
 			"traffic's way back)\n", d->hold_ns);
 	text_line(&t, "flow_idle_ns = %" PRIu64 "  (max(100 ms, 64 x rtt))\n", d->flow_idle_ns);
 	text_line(&t, "dc_rate_bps = %" PRIu64 "  (DC port rate, PFC)\n", d->dc_rate_bps);
-	text_line(&t, "pfc_headroom_bytes = %" PRIu64 "  (dc_rate x dc_rtt / 8 + 3 MTU)\n",
-			d->pfc_headroom_bytes);
+	text_line(&t, "pfc_headroom_bytes = %" PRIu64 "  (dc_rate x dc_rtt / 8 + 3 MTU + "
+			"dc_rx_ring %" PRIu64 "%s)\n", d->pfc_headroom_bytes, d->dc_rx_ring_bytes,
+			d->dc_rx_ring_bytes != 0 ? ": the DC ring a sleeping worker reads late" : "");
 	text_line(&t, "pfc_xoff_bytes = %" PRIu64 "  (buffer - headroom%s)\n", d->pfc_xoff_bytes,
 			d->pfc_lossless ? "" : "; buffer under 2 headrooms: NOT lossless");
 	text_line(&t, "pfc_xon_bytes = %" PRIu64 "  (xoff - min(headroom, xoff / 2))\n",

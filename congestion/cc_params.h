@@ -31,7 +31,7 @@
  * Mechanism B (PFC at the DC port, credits on the WAN hop), with D = the DC
  * port's rate (the WAN rate unless given) and MTU the L3 MTU:
  *
- *   headroom   = D x DC RTT + 3 MTU                          [137 KB]
+ *   headroom   = D x DC RTT + 3 MTU + R                      [137 KB]
  *   XOFF       = buffer - headroom (buffer / 2 when the buffer
  *                is under 2 headrooms: then not lossless)    [14.1 MB]
  *   XON        = XOFF - min(headroom, XOFF / 2)              [14.0 MB]
@@ -47,6 +47,10 @@
  *   transmit side and one for the sender's reaction time (802.1Qbb allows
  *   a PFC response delay of a few thousand bit times, under one 4 KB MTU
  *   at any rate). The PFC frame itself is 64 bytes and is neglected.
+ *   R is the DC port's full receive ring (dc_rx_ring_bytes) when the
+ *   worker that reads it sleeps while idle: the gateway decides to pause
+ *   only once it reads the ring, and a late wake-up finds it full (0 for
+ *   a worker that busy-polls its own core, the [137 KB] example).
  * - XON a headroom below XOFF: after a resume the queue must not run dry
  *   before new data arrives one DC round trip later, which needs more than
  *   C x DC RTT queued; a headroom of hysteresis covers that whenever
@@ -120,6 +124,12 @@ struct cc_link {
 	uint64_t dc_rtt_ns; /* base RTT inside a DC; 0 = CC_DEFAULT_DC_RTT_NS */
 	bool near_source_cnp; /* mechanism A answers this queue's marks */
 	uint64_t dc_rate_bps; /* the DC port's rate (PFC); 0 = rate_bps */
+	/*
+	 * What the DC port's receive queue holds when full (descriptors x the
+	 * largest frame), if the worker may read it late (it sleeps while
+	 * idle); 0 when it busy-polls. Part of the PFC headroom.
+	 */
+	uint64_t dc_rx_ring_bytes;
 };
 
 /* Explicit settings; 0 = derive. Fields match struct ls_congestion_conf. */
@@ -159,6 +169,7 @@ struct cc_derived {
 	bool near_source_cnp; /* as in the link: loop_rtt_ns is the DC RTT */
 	/* Mechanism B. */
 	uint64_t dc_rate_bps;
+	uint64_t dc_rx_ring_bytes; /* as in the link, inside pfc_headroom_bytes */
 	uint64_t pfc_headroom_bytes;
 	uint64_t pfc_xoff_bytes; /* of the WAN queue (buffer_bytes) */
 	uint64_t pfc_xon_bytes;

@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 
 #include "conf_file.h"
+#include "config_cc.h"
 #include "conf_ini.h"
 #include "config_int.h"
 #include "units.h"
@@ -448,6 +449,7 @@ config_warn(const struct ls_config *cfg, FILE *out)
 			cfg->path, conf_mech_name(cfg->cong.mechanisms), cfg->gw.workers);
 		n++;
 	}
+	n += config_cc_warn_lossless(cfg, out);
 	if (cfg->n_peers == 0) {
 		fprintf(out,
 			"%s: warning: no [peer] section: no prefix leads anywhere, so all traffic "

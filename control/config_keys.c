@@ -352,7 +352,9 @@ const struct conf_key config_keys[] = {
 		.section = CONFIG_SEC_PORT, .name = "rx_desc", .type = CONFIG_T_UINT,
 		.units = UNITS_COUNT, .flags = CONF_F_POW2, .min = 64, .max = 8192,
 		.def = "1024", PORT(rx_desc),
-		.help = "Receive descriptors per queue (a power of two).",
+		.help = "Receive descriptors per queue (a power of two). On the DC port, with "
+			"lossless peers and workers that sleep when idle, the PFC headroom holds a "
+			"full ring of them ([congestion] pfc_xoff).",
 	},
 	{
 		.section = CONFIG_SEC_PORT, .name = "tx_desc", .type = CONFIG_T_UINT,
@@ -572,7 +574,10 @@ const struct conf_key config_keys[] = {
 		.max = UINT64_C(4000000000), .def = "0", CONG(pfc_xoff_bytes),
 		.help = "Mechanism B ([peer] lossless): WAN RoCE queue size at which the "
 			"gateway pauses the RoCE data priority of its DC fabric. 0 is the "
-			"buffer less the PFC headroom (DC port rate x DC RTT + 3 MTU).",
+			"buffer less the PFC headroom (DC port rate x DC RTT + 3 MTU, plus the "
+			"DC port's full receive ring, rx_desc x its frames, unless [gateway] "
+			"idle = poll: a sleeping worker reads the ring late). The config check "
+			"warns when less than the headroom is left above it.",
 	},
 	{
 		.section = CONFIG_SEC_CONGESTION, .name = "pfc_xon", .type = CONFIG_T_UINT,

@@ -399,6 +399,7 @@ fmt_cc_derived(struct fmt *f, const struct cc_derived *d)
 	fmt_u64(f, "flow_idle_ns", d->flow_idle_ns);
 	/* Mechanism B (PFC at the DC port, the credit hop). */
 	fmt_u64(f, "dc_rate_bps", d->dc_rate_bps);
+	fmt_u64(f, "dc_rx_ring_bytes", d->dc_rx_ring_bytes);
 	fmt_u64(f, "pfc_headroom_bytes", d->pfc_headroom_bytes);
 	fmt_u64(f, "pfc_xoff_bytes", d->pfc_xoff_bytes);
 	fmt_u64(f, "pfc_xon_bytes", d->pfc_xon_bytes);

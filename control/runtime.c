@@ -25,6 +25,7 @@
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
+#include "config_cc.h"
 #include "hook_set.h"
 #include "measure_prom.h"
 #include "prom_server.h"
@@ -98,35 +99,19 @@ runtime_tm_build(const struct ls_runtime *rt, const struct ls_config *cfg, unsig
 {
 	const struct ls_port_conf *pc = &cfg->ports[port];
 	const struct ls_congestion_conf *cg = &cfg->cong;
-	struct cc_link link = { 0 };
-	struct cc_overrides ov = {
-		.kmin_bytes = cg->kmin_bytes,
-		.kmax_bytes = cg->kmax_bytes,
-		.pmax_ppm = cg->pmax_ppm,
-		.target_delay_ns = cg->target_delay_ns,
-		.phantom_ratio_ppm = cg->phantom_ratio_ppm,
-		.buffer_bytes = cg->buffer_bytes,
-		.cnp_interval_ns = cg->cnp_interval_ns,
-		.hold_ns = cg->hold_ns,
-		.flow_idle_ns = cg->flow_idle_ns,
-		.pfc_xoff_bytes = cg->pfc_xoff_bytes,
-		.pfc_xon_bytes = cg->pfc_xon_bytes,
-	};
+	struct cc_overrides ov;
+	struct cc_link link;
 	const char *why = NULL;
-	uint64_t burst;
+	uint64_t burst, rtt_ns = 0;
 	unsigned int i;
 	int rc;
 
 	memset(tm, 0, sizeof(*tm));
-	link.rate_bps = pc->link_rate_bps;
-	link.mtu_bytes = pc->mtu;
-	link.near_source_cnp = (cg->mechanisms & LS_MECH_A) != 0;
-	link.dc_rate_bps = cfg->ports[cfg->dc_port].link_rate_bps;
 	/* The longest RTT of the port's peers; measured for rtt = auto (measure.h). */
 	for (i = 0; i < cfg->n_peers; i++)
-		if (cfg->peers[i].port_index == (int)port &&
-		    measure_rtt_ns(&rt->meas, cfg, i) > link.rtt_ns)
-			link.rtt_ns = measure_rtt_ns(&rt->meas, cfg, i);
+		if (cfg->peers[i].port_index == (int)port && measure_rtt_ns(&rt->meas, cfg, i) > rtt_ns)
+			rtt_ns = measure_rtt_ns(&rt->meas, cfg, i);
+	config_cc_inputs(cfg, port, rtt_ns, &link, &ov);
 	if (link.rate_bps == 0 || link.rtt_ns == 0)
 		return 0; /* no link rate: no shaping, no marking */
 	rc = cc_params_resolve(&link, &ov, &tm->derived, &why);

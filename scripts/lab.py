@@ -345,6 +345,9 @@ class Lab:
                 t = ini_set(t, "congestion", "buffer", LAB_PFC_BUFFER)
                 t = ini_set(t, "congestion", "pfc_xoff", LAB_PFC_XOFF)
                 t = ini_set(t, "congestion", "pfc_xon", LAB_PFC_XON)
+                # The gateway sizes its PFC headroom for a full DC ring (its workers
+                # sleep when idle): say how large the link's ring is.
+                t = ini_set(t, "port dc", "rx_desc", str(DC_RING))
             t = ini_set(t, "congestion", "marker", self.a.marker)
             t = ini_set(t, "port dc", "dev", link_server(self.a, 0, f"{s}-dc"))
             t = ini_set(t, "port wan", "dev", link_server(self.a, 1, f"wan-{s}"))

@@ -258,6 +258,55 @@ test_warn_mechanisms_workers(void **state)
 	free(c);
 }
 
+/*
+ * A lossless peer whose WAN queue leaves less than the PFC headroom above
+ * XOFF is warned about. With workers that sleep when idle (the default,
+ * idle = interrupt) the headroom holds the DC port's full receive ring.
+ */
+static void
+test_warn_lossless_headroom(void **state)
+{
+	char *rate = insert_after(base_conf, "[port wan]", "link_rate = 1G");
+	char *pfc = insert_after(rate, "[peer b]", "lossless = pfc");
+	char *poll = insert_after(pfc, "[gateway]", "idle = poll");
+	char *big = insert_after(pfc, "[congestion]", "buffer = 4MB");
+	char *high = insert_after(big, "[congestion]", "pfc_xoff = 3900KB");
+	char *high_poll = insert_after(high, "[gateway]", "idle = poll");
+	char *out = NULL;
+
+	(void)state;
+	/* 1 Gb/s x 1 ms: a buffer of about one BDP, under the ring's 1024 x 1518 bytes. */
+	assert_int_equal(warn_of(pfc, &out), 1);
+	assert_non_null(strstr(out, "t.conf:17: warning: [peer b] lossless: the WAN queue of port "
+				    "'wan' (buffer "));
+	assert_non_null(strstr(out, "the headroom holds the DC port 'dc''s full receive ring "
+				    "(1554.4 kB: rx_desc 1024 x 1518-byte frames)"));
+	assert_int_equal(count_lines(out), 1);
+	free(out);
+	/* Polling workers: the DC round trip and 3 MTU fit the derived buffer. */
+	assert_int_equal(warn_of(poll, &out), 0);
+	free(out);
+	/* A buffer of two headrooms and more: XOFF is derived a headroom below its top. */
+	assert_int_equal(warn_of(big, &out), 0);
+	free(out);
+	/* XOFF set 100 kB under the top: too little for the ring, enough when polling. */
+	assert_int_equal(warn_of(high, &out), 1);
+	assert_non_null(strstr(out, "(buffer 4000.0 kB) leaves 100.0 kB above XOFF, less than "
+				    "its PFC headroom of 1560.2 kB"));
+	free(out);
+	assert_int_equal(warn_of(high_poll, &out), 0);
+	free(out);
+	/* Not lossless: no PFC, nothing to say. */
+	assert_int_equal(warn_of(rate, &out), 0);
+	free(out);
+	free(rate);
+	free(pfc);
+	free(poll);
+	free(big);
+	free(high);
+	free(high_poll);
+}
+
 /* Without [peer] nothing routes: every DC packet would be a no_route drop. */
 static void
 test_warn_no_peer(void **state)
@@ -1268,6 +1317,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_warn_mechanisms_workers),
 		cmocka_unit_test(test_warn_memif_bsize),
 		cmocka_unit_test(test_warn_no_peer),
+		cmocka_unit_test(test_warn_lossless_headroom),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_every_type),
 		cmocka_unit_test(test_distance_gives_rtt),

@@ -254,6 +254,18 @@ test_mechanism_b(void **state)
 	assert_int_equal(d.pfc_headroom_bytes, 31250 + 3 * 4096);
 	assert_int_equal(d.pfc_pause_ns, 1342157); /* 65535 x 20.48 ns */
 
+	/* A DC ring read late (sleeping workers) joins the headroom. */
+	l.dc_rx_ring_bytes = 1024 * 4118;
+	assert_int_equal(cc_params_derive(&l, &d), 0);
+	assert_int_equal(d.dc_rx_ring_bytes, 1024 * 4118);
+	assert_int_equal(d.pfc_headroom_bytes, 31250 + 3 * 4096 + 1024 * 4118);
+	assert_int_equal(d.pfc_xoff_bytes, d.buffer_bytes - d.pfc_headroom_bytes);
+	assert_true(d.pfc_lossless);
+	l.dc_rx_ring_bytes = (1ull << 40) + 1;
+	assert_int_equal(cc_params_resolve(&l, NULL, &d, &why), -EINVAL);
+	assert_string_equal(why, "dc_rx_ring_bytes must be at most 2^40");
+	l.dc_rx_ring_bytes = 0;
+
 	/* A buffer under two headrooms: XOFF at half, flagged as not lossless. */
 	l.dc_rate_bps = 0;
 	memset(&ov, 0, sizeof(ov));

@@ -680,6 +680,7 @@ ctl_derived_expr(const char *path, const struct cc_derived *d, unsigned int memb
 	/* Mechanism B's. */
 	snprintf(buf + strlen(buf), size - strlen(buf),
 		 " and %1$s['dc_rate_bps'] == %2$" PRIu64
+		 " and %1$s['dc_rx_ring_bytes'] == %12$" PRIu64
 		 " and %1$s['pfc_headroom_bytes'] == %3$" PRIu64
 		 " and %1$s['pfc_xoff_bytes'] == %4$" PRIu64 " and %1$s['pfc_xon_bytes'] == %5$" PRIu64
 		 " and %1$s['pfc_quanta'] == %6$u and %1$s['pfc_pause_ns'] == %7$" PRIu64
@@ -689,10 +690,11 @@ ctl_derived_expr(const char *path, const struct cc_derived *d, unsigned int memb
 		 " and %1$s['credit_refresh_ns'] == %11$" PRIu64,
 		 path, d->dc_rate_bps, d->pfc_headroom_bytes, d->pfc_xoff_bytes, d->pfc_xon_bytes,
 		 (unsigned int)d->pfc_quanta, d->pfc_pause_ns, d->pfc_lossless ? "True" : "False",
-		 d->credit_buffer_bytes, d->credit_update_bytes, d->credit_refresh_ns);
+		 d->credit_buffer_bytes, d->credit_update_bytes, d->credit_refresh_ns,
+		 d->dc_rx_ring_bytes);
 }
 
-#define CTL_DERIVED_MEMBERS 28 /* fmt_cc_derived() */
+#define CTL_DERIVED_MEMBERS 29 /* fmt_cc_derived() */
 
 static void
 test_tm_text(void **state)

@@ -41,10 +41,11 @@
 /*
  * The WAN queue's buffer is set small so XOFF is reached with a few dozen
  * packets: buffer 100000 B, headroom 10 Gb/s x 10 us + 3 x 1500 = 17000 B,
- * XOFF 83000 B, XON 66000 B (cc_params).
+ * XOFF 83000 B, XON 66000 B (cc_params). The workers poll (idle = poll), so
+ * the headroom has no DC receive ring in it.
  */
 static const char conf_text[] =
-	"[gateway]\nname = pfc\nburst = 32\nprobe_interval = 0\n"
+	"[gateway]\nname = pfc\nburst = 32\nprobe_interval = 0\nidle = poll\n"
 	"[port dc]\nrole = dc\ndev = net_ring_pfc_dc\nmac = 02:00:00:00:01:fe\n"
 	"ipv4 = 10.1.0.254/16\nneighbor = 10.1.0.1 02:00:00:00:01:01\nlink_rate = 10G\n"
 	"[port wan]\nrole = wan\ndev = net_ring_pfc_wan\nmac = 02:00:00:00:0a:02\n"
