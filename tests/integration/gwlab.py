@@ -218,6 +218,39 @@ def wanem_wait(log, proc):
     raise RuntimeError("wanem did not start")
 
 
+def queued(tm):
+    """Packets waiting in the WAN traffic manager's queues (show tm)."""
+    n = 0
+    for port in tm["ports"].values():
+        for cls in port.get("classes", {}).values():
+            n += cls.get("depth_pkts", 0)
+    return n
+
+
+def balanced(st, tm):
+    """rx = forwarded + drops + punted + queued and tx = forwarded + own_tx."""
+    q = queued(tm) + tm["mechanism_b"]["queued"]
+    return (st["rx_pkts"] == st["forwarded"] + st["drops"] + st["punted"] + q and
+            st["tx_pkts"] == st["forwarded"] + st["own_tx"])
+
+
+def settled(g, tries=5):
+    """
+    show stats and show tm of gateway g. The control thread sums the
+    worker's counters while it runs, and credit control packets keep coming
+    (one every credit_refresh_ns each way, and one per wait): a read in the middle of a burst
+    can see its rx but not yet its verdict. Such a read is taken again; an
+    error in the accounting persists (the counters only grow), so it still
+    shows in the last read.
+    """
+    for _ in range(tries):
+        st, tm = g.ctl("show", "stats"), g.ctl("show", "tm")
+        if balanced(st, tm):
+            break
+        time.sleep(0.05)
+    return st, tm
+
+
 def finish(problems, ok):
     """Each problem as FAIL and exit 1, else the OK line."""
     for p in problems:

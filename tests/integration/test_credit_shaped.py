@@ -169,39 +169,6 @@ def credit_window(g):
     return g.ctl("tune")["ports"]["wan"].get("credit_buffer_bytes")
 
 
-def queued(tm):
-    """Packets waiting in the WAN traffic manager's queues (show tm)."""
-    n = 0
-    for port in tm["ports"].values():
-        for cls in port.get("classes", {}).values():
-            n += cls.get("depth_pkts", 0)
-    return n
-
-
-def balanced(st, tm):
-    """rx = forwarded + drops + punted + queued and tx = forwarded + own_tx."""
-    q = queued(tm) + tm["mechanism_b"]["queued"]
-    return (st["rx_pkts"] == st["forwarded"] + st["drops"] + st["punted"] + q and
-            st["tx_pkts"] == st["forwarded"] + st["own_tx"])
-
-
-def settled(g, tries=5):
-    """
-    show stats and show tm of gateway g. The control thread sums the
-    worker's counters while it runs, and credit control packets keep coming
-    (one every credit_refresh_ns each way, and one per wait): a read in the middle of a burst
-    can see its rx but not yet its verdict. Such a read is taken again; an
-    error in the accounting persists (the counters only grow), so it still
-    shows in the last read.
-    """
-    for _ in range(tries):
-        st, tm = g.ctl("show", "stats"), g.ctl("show", "tm")
-        if balanced(st, tm):
-            break
-        time.sleep(0.05)
-    return st, tm
-
-
 def check_gateway(s, base, st, dr, tm, leak, problems):
     """Drops, accounting and leaks of gateway s; returns the drops by reason."""
     by = {k: v["count"] for k, v in dr["drops"].items() if v["count"]}
@@ -209,7 +176,7 @@ def check_gateway(s, base, st, dr, tm, leak, problems):
     bad = {k: v for k, v in by.items() if k not in allowed}
     if bad:
         problems.append(f"gateway {s}: drops " + ", ".join(f"{k}={v}" for k, v in bad.items()))
-    q = queued(tm) + tm["mechanism_b"]["queued"]
+    q = gwlab.queued(tm) + tm["mechanism_b"]["queued"]
     if st["rx_pkts"] != st["forwarded"] + st["drops"] + st["punted"] + q:
         problems.append(f"gateway {s}: rx {st['rx_pkts']} != forwarded {st['forwarded']} + "
                         f"drops {st['drops']} + punted {st['punted']} + queued {q}")
@@ -281,7 +248,7 @@ def run(build, tmp, lossless, a, frames):
         print(f"{lossless}: pktio a: {out.strip().splitlines()[-1]}")
         st, tm = {}, {}
         for s in "ab":
-            st[s], tm[s] = settled(gw[s])
+            st[s], tm[s] = gwlab.settled(gw[s])
         dr = {s: gw[s].ctl("show", "drops") for s in "ab"}
         peers = {s: gw[s].ctl("show", "peers") for s in "ab"}
     finally:
