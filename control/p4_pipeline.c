@@ -228,8 +228,9 @@ p4_worker_load(struct p4_set *s, unsigned int w, int numa, FILE *err)
 }
 
 int
-p4_set_build(const struct ls_config *cfg, const struct dp_conf *dp, unsigned int n_workers,
-	     const int *numa_node, const struct p4_set *prev, struct p4_set **out, FILE *err)
+p4_set_build(const struct ls_config *cfg, const struct dp_conf *dp,
+	     const struct runtime_learned *learned, unsigned int n_workers, const int *numa_node,
+	     const struct p4_set *prev, struct p4_set **out, FILE *err)
 {
 	const char *spec = cfg->gw.p4_spec[0] != '\0' ? cfg->gw.p4_spec : p4_spec_default();
 	struct p4_set *s;
@@ -256,9 +257,9 @@ p4_set_build(const struct ls_config *cfg, const struct dp_conf *dp, unsigned int
 		rc = p4_worker_load(s, w, numa_node != NULL ? numa_node[w] : SOCKET_ID_ANY, err);
 		if (rc != 0)
 			goto fail;
-		rc = p4_tables_check(s->w[w].pl, cfg, dp, msg, sizeof(msg));
+		rc = p4_tables_check(s->w[w].pl, cfg, dp, learned, msg, sizeof(msg));
 		if (rc == 0)
-			rc = p4_tables_load(s->ctl[w], cfg, dp, msg, sizeof(msg));
+			rc = p4_tables_load(s->ctl[w], cfg, dp, learned, msg, sizeof(msg));
 		if (rc == 0)
 			rc = p4_tables_flow_timeout(s->w[w].pl, cfg, msg, sizeof(msg));
 		if (rc != 0) {

@@ -25,14 +25,16 @@ struct dp_conf;
 struct p4_set;
 
 /*
- * Build the set for cfg and the snapshot dp (ports and peers indexed as in
- * dp) with one pipeline per worker (numa_node[w] for worker w). prev, the
+ * Build the set for cfg, the snapshot dp (ports and peers indexed as in
+ * dp) and the routes learned over peering (NULL: none) with one pipeline per worker (numa_node[w] for worker w). prev, the
  * running set or NULL, lends its compiled spec when the spec file's
  * content is the same. On failure every error is on err and nothing is
  * left behind. Returns 0 or a negative errno.
  */
-int p4_set_build(const struct ls_config *cfg, const struct dp_conf *dp, unsigned int n_workers,
-		 const int *numa_node, const struct p4_set *prev, struct p4_set **out, FILE *err);
+struct runtime_learned;
+int p4_set_build(const struct ls_config *cfg, const struct dp_conf *dp,
+		 const struct runtime_learned *learned, unsigned int n_workers, const int *numa_node,
+		 const struct p4_set *prev, struct p4_set **out, FILE *err);
 
 /* Point dp->p4[w] at worker w's pipeline of s (s NULL: the C path). */
 void p4_set_attach(struct p4_set *s, struct dp_conf *dp);

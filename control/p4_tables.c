@@ -13,6 +13,7 @@
 #include <rte_swx_pipeline.h>
 
 #include "control/config.h"
+#include "control/learned_routes.h"
 #include "dataplane/dp_conf.h"
 
 /* The spec's ROLE_* and port count (port_role has 64 entries). */
@@ -216,9 +217,49 @@ peer_tunnel(const struct dp_conf *dp, unsigned int i, p4_tables_entry_fn fn, voi
 		  false);
 }
 
+/* Is prefix P configured for any peer of cfg? */
+static bool
+configured(const struct ls_config *cfg, const struct conf_prefix *p)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < cfg->n_peers; i++)
+		for (j = 0; j < cfg->peers[i].n_prefixes; j++) {
+			const struct conf_prefix *c = &cfg->peers[i].prefixes[j];
+
+			if (c->len == p->len && c->addr.family == p->addr.family &&
+			    memcmp(c->addr.a, p->addr.a, conf_addr_len(&c->addr)) == 0)
+				return true;
+		}
+	return false;
+}
+
+/*
+ * The routes learned from peer i's session (lp, or NULL), as the C route
+ * tables have them (runtime_dp_build()): a prefix also configured is the
+ * config's entry, not a second one.
+ */
+static int
+learned_entries(const struct ls_config *cfg, const struct runtime_learned_peer *lp,
+		unsigned int i, p4_tables_entry_fn fn, void *arg)
+{
+	unsigned int j;
+	int rc;
+
+	for (j = 0; lp != NULL && j < lp->n; j++) {
+		if (configured(cfg, &lp->p[j]))
+			continue;
+		rc = lookup_entry(fn, arg, lp->p[j].addr.family, lp->p[j].addr.a, lp->p[j].len,
+				  "peer", (int)i);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
 int
-p4_tables_build(const struct ls_config *cfg, const struct dp_conf *dp, p4_tables_entry_fn fn,
-		void *arg)
+p4_tables_build(const struct ls_config *cfg, const struct dp_conf *dp,
+		const struct runtime_learned *learned, p4_tables_entry_fn fn, void *arg)
 {
 	const struct dp_port *dc = &dp->ports[dp->dc_port];
 	char line[384];
@@ -266,6 +307,9 @@ p4_tables_build(const struct ls_config *cfg, const struct dp_conf *dp, p4_tables
 			if (rc != 0)
 				return rc;
 		}
+		rc = learned_entries(cfg, runtime_learned_find(learned, pc->name), i, fn, arg);
+		if (rc != 0)
+			return rc;
 		rc = peer_tunnel(dp, i, fn, arg);
 		if (rc != 0)
 			return rc;
@@ -335,12 +379,13 @@ p4_load_entry(void *arg, const char *table, const char *line, bool is_default)
 
 int
 p4_tables_load(struct rte_swx_ctl_pipeline *ctl, const struct ls_config *cfg,
-	       const struct dp_conf *dp, char *err, size_t err_size)
+	       const struct dp_conf *dp, const struct runtime_learned *learned, char *err,
+	       size_t err_size)
 {
 	struct p4_load l = { .ctl = ctl, .err = err, .err_size = err_size };
 	int rc;
 
-	rc = p4_tables_build(cfg, dp, p4_load_entry, &l);
+	rc = p4_tables_build(cfg, dp, learned, p4_load_entry, &l);
 	if (rc == -EAFNOSUPPORT)
 		p4_tables_family_error(dp, err, err_size);
 	if (rc != 0) {
@@ -409,10 +454,11 @@ p4_check_entry(void *arg, const char *table, const char *line, bool is_default)
 
 int
 p4_tables_check(struct rte_swx_pipeline *pl, const struct ls_config *cfg,
-		const struct dp_conf *dp, char *err, size_t err_size)
+		const struct dp_conf *dp, const struct runtime_learned *learned, char *err,
+		size_t err_size)
 {
 	struct p4_check k = { .pl = pl, .err = err, .err_size = err_size };
-	int rc = p4_tables_build(cfg, dp, p4_check_entry, &k);
+	int rc = p4_tables_build(cfg, dp, learned, p4_check_entry, &k);
 
 	if (rc == -EAFNOSUPPORT)
 		p4_tables_family_error(dp, err, err_size);

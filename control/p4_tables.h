@@ -22,13 +22,16 @@ typedef int (*p4_tables_entry_fn)(void *arg, const char *table, const char *line
 				  bool is_default);
 
 /*
- * Call fn for every entry the configuration gives, in table order. The
- * pipeline's input port i is dp->ports[i], and peer i is dp->peers[i].
+ * Call fn for every entry the configuration and the routes learned over
+ * peering (learned, NULL: none; control/learned_routes.h) give, in table
+ * order. The pipeline's input port i is dp->ports[i], and peer i is
+ * dp->peers[i].
  * Returns 0, fn's first non-zero return, or -EAFNOSUPPORT for a peer whose
  * underlay is neither IPv4 nor IPv6.
  */
-int p4_tables_build(const struct ls_config *cfg, const struct dp_conf *dp, p4_tables_entry_fn fn,
-		    void *arg);
+struct runtime_learned;
+int p4_tables_build(const struct ls_config *cfg, const struct dp_conf *dp,
+		    const struct runtime_learned *learned, p4_tables_entry_fn fn, void *arg);
 
 /*
  * Add every entry through ctl and commit them as one transaction; on any
@@ -36,7 +39,8 @@ int p4_tables_build(const struct ls_config *cfg, const struct dp_conf *dp, p4_ta
  * table and the entry. Returns 0 or a negative errno.
  */
 int p4_tables_load(struct rte_swx_ctl_pipeline *ctl, const struct ls_config *cfg,
-		   const struct dp_conf *dp, char *err, size_t err_size);
+		   const struct dp_conf *dp, const struct runtime_learned *learned, char *err,
+		   size_t err_size);
 
 /*
  * Check that every entry's table exists in pl and has the entry's action
@@ -46,7 +50,8 @@ int p4_tables_load(struct rte_swx_ctl_pipeline *ctl, const struct ls_config *cfg
  */
 struct rte_swx_pipeline;
 int p4_tables_check(struct rte_swx_pipeline *pl, const struct ls_config *cfg,
-		    const struct dp_conf *dp, char *err, size_t err_size);
+		    const struct dp_conf *dp, const struct runtime_learned *learned, char *err,
+		    size_t err_size);
 
 /*
  * Set the timeout of pl's flow learner (`flows`, the timeout profile its

@@ -153,7 +153,6 @@ peering_recompute(struct peering *pg, uint64_t now_ns, bool report)
 	struct ls_runtime *rt = pg->rt;
 	const struct ls_config *cfg = rt->cfg;
 	struct runtime_learned *next;
-	struct dp_conf *dp = NULL;
 	unsigned int i, j;
 
 	next = calloc(1, sizeof(*next));
@@ -223,7 +222,7 @@ peering_recompute(struct peering *pg, uint64_t now_ns, bool report)
 	}
 	/* Build with the new set; on failure the running snapshot and set stay. */
 	rt->learned = next;
-	if (runtime_dp_build(rt, cfg, &dp, pg->mgr.log != NULL ? pg->mgr.log : stderr) != 0) {
+	if (runtime_republish(rt, cfg, pg->mgr.log != NULL ? pg->mgr.log : stderr) != 0) {
 		rt->learned = &pg->learned;
 		pg->republish_failed++;
 		free(next);
@@ -234,7 +233,6 @@ peering_recompute(struct peering *pg, uint64_t now_ns, bool report)
 	rt->learned = &pg->learned;
 	pthread_mutex_unlock(&rt->cfg_lock);
 	free(next);
-	runtime_publish_dp(rt, dp);
 	pg->republishes++;
 }
 
@@ -488,15 +486,14 @@ peering_reload(struct ls_runtime *rt, FILE *err)
 
 	if (pg != NULL && (!cfg->peering.enabled || !peering_conf_same(&pg->conf, &cfg->peering))) {
 		bool had_routes = pg->learned.n_peers > 0;
-		struct dp_conf *dp = NULL;
 
 		peering_stop(rt);
 		pg = NULL;
 		if (cfg->peering.enabled)
 			fprintf(err, "peering: [peering] changed: every session restarts\n");
 		/* The reload's snapshot still holds the old sessions' routes: drop them. */
-		if (had_routes && runtime_dp_build(rt, cfg, &dp, err) == 0)
-			runtime_publish_dp(rt, dp);
+		if (had_routes)
+			(void)runtime_republish(rt, cfg, err);
 	}
 	if (pg == NULL) {
 		if (peering_start(rt, err) != 0)

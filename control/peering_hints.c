@@ -11,20 +11,16 @@ static bool
 peering_hints_from(const struct ls_runtime *rt, unsigned int peer, const struct conf_addr *a)
 {
 	const struct ls_peer_conf *pc = &rt->cfg->peers[peer];
+	const struct runtime_learned_peer *lp;
 	unsigned int i, j;
 
 	for (i = 0; i < pc->n_prefixes; i++)
 		if (conf_prefix_contains(&pc->prefixes[i], a))
 			return true;
-	for (i = 0; rt->learned != NULL && i < rt->learned->n_peers; i++) {
-		const struct runtime_learned_peer *lp = &rt->learned->peers[i];
-
-		if (strcmp(lp->name, pc->name) != 0)
-			continue;
-		for (j = 0; j < lp->n; j++)
-			if (conf_prefix_contains(&lp->p[j], a))
-				return true;
-	}
+	lp = runtime_learned_find(rt->learned, pc->name);
+	for (j = 0; lp != NULL && j < lp->n; j++)
+		if (conf_prefix_contains(&lp->p[j], a))
+			return true;
 	return false;
 }
 

@@ -200,17 +200,6 @@ runtime_dp_free(struct dp_conf *c)
 	rte_free(c);
 }
 
-static const struct runtime_learned_peer *
-runtime_learned_of(const struct ls_runtime *rt, const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; rt->learned != NULL && i < rt->learned->n_peers; i++)
-		if (strcmp(rt->learned->peers[i].name, name) == 0)
-			return &rt->learned->peers[i];
-	return NULL;
-}
-
 static int
 runtime_route_add(struct dp_conf *c, const struct conf_prefix *pf, unsigned int peer)
 {
@@ -327,7 +316,7 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 			else
 				n6++;
 		}
-		learned = runtime_learned_of(rt, pc->name);
+		learned = runtime_learned_find(rt->learned, pc->name);
 		for (j = 0; learned != NULL && j < learned->n; j++) {
 			if (learned->p[j].addr.family == AF_INET)
 				n4++;
@@ -382,7 +371,7 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 		}
 	}
 	for (i = 0; i < cfg->n_peers; i++) {
-		learned = runtime_learned_of(rt, cfg->peers[i].name);
+		learned = runtime_learned_find(rt->learned, cfg->peers[i].name);
 		for (j = 0; learned != NULL && j < learned->n; j++) {
 			rc = runtime_route_add(c, &learned->p[j], i);
 			if (rc != 0) {
@@ -499,7 +488,7 @@ runtime_p4_prepare(struct ls_runtime *rt, const struct ls_config *cfg, struct dp
 	for (w = 0; w < rt->n_workers; w++)
 		numa[w] = rt->workers[w] != NULL ? (int)rte_lcore_to_socket_id(rt->workers[w]->lcore) :
 						   SOCKET_ID_ANY;
-	rc = p4_set_build(cfg, dp, rt->n_workers, numa, rt->p4, &s, err);
+	rc = p4_set_build(cfg, dp, rt->learned, rt->n_workers, numa, rt->p4, &s, err);
 	if (rc != 0)
 		return rc;
 	p4_set_attach(s, dp);
@@ -551,16 +540,42 @@ void
 runtime_publish_dp(struct ls_runtime *rt, struct dp_conf *dp)
 {
 	struct dp_conf *old_dp = rt->dp;
+	struct p4_set *old_p4 = rt->p4;
 
 	/* Same config, so the same hooks: runtime_dp_build() leaves them to the caller. */
 	if (old_dp != NULL)
 		memcpy(dp->hooks, old_dp->hooks, sizeof(dp->hooks));
 	pthread_mutex_lock(&rt->cfg_lock);
 	__atomic_store_n(&rt->dp, dp, __ATOMIC_RELEASE);
+	if (rt->p4_next != NULL) { /* runtime_republish(): new program tables */
+		rt->p4 = rt->p4_next;
+		rt->p4_next = NULL;
+	}
 	pthread_mutex_unlock(&rt->cfg_lock);
 	if (old_dp != NULL && rt->rcu != NULL)
 		rte_rcu_qsbr_synchronize(rt->rcu, RTE_QSBR_THRID_INVALID);
+	if (old_p4 != rt->p4)
+		p4_set_free(old_p4);
 	runtime_dp_free(old_dp);
+}
+
+int
+runtime_republish(struct ls_runtime *rt, const struct ls_config *cfg, FILE *err)
+{
+	struct dp_conf *dp = NULL;
+	int rc;
+
+	rc = runtime_dp_build(rt, cfg, &dp, err);
+	/* The program's route tables hold the learned routes too: new pipelines. */
+	if (rc == 0 && cfg->gw.pipeline == LS_PIPELINE_P4)
+		rc = runtime_p4_prepare(rt, cfg, dp, err);
+	if (rc != 0) {
+		runtime_p4_discard(rt);
+		runtime_dp_free(dp);
+		return rc;
+	}
+	runtime_publish_dp(rt, dp);
+	return 0;
 }
 
 int

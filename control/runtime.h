@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "learned_routes.h"
 #include "dataplane/dp_conf.h"
 #include "dataplane/worker.h"
 #include "measure.h"
@@ -26,22 +27,6 @@
 struct rte_mempool;
 struct peering;
 
-/*
- * Routes learned from peering sessions and accepted against the config
- * (control/peering.c writes it, runtime_dp_build() reads it; both on the
- * control thread). Keyed by peer name, so a reload that reorders peers
- * keeps them with their peer.
- */
-struct runtime_learned_peer {
-	char name[LS_NAME_MAX];
-	unsigned int n;
-	struct conf_prefix p[LS_MAX_PREFIXES];
-};
-
-struct runtime_learned {
-	unsigned int n_peers;
-	struct runtime_learned_peer peers[LS_MAX_PEERS];
-};
 struct hook_set;
 struct prom_server;
 
@@ -152,10 +137,20 @@ void runtime_publish(struct ls_runtime *rt, struct ls_config *cfg, struct dp_con
 
 /*
  * Publish DP, built from the running config (learned routes or a measured
- * RTT changed): give it the running snapshot's hooks, swap, wait for a grace
- * period, free the previous snapshot.
+ * RTT changed): give it the running snapshot's hooks, swap (with the P4
+ * pipelines runtime_p4_prepare() left in rt->p4_next, if any), wait for a
+ * grace period, free the previous snapshot (and pipelines).
  */
 void runtime_publish_dp(struct ls_runtime *rt, struct dp_conf *dp);
+
+/*
+ * Build and publish a snapshot of the running config cfg with rt->learned's
+ * routes; with pipeline = p4 also new pipelines whose route tables hold
+ * them (their flow learners start empty, as after a reload). On failure
+ * (errors on err) the running snapshot and pipelines stay. 0 or a negative
+ * errno.
+ */
+int runtime_republish(struct ls_runtime *rt, const struct ls_config *cfg, FILE *err);
 
 /*
  * Per-worker flow table, QPN learners, mechanism C hold queues and WAN

@@ -184,7 +184,7 @@ main(int argc, char **argv)
 	    ut_swx_load(so, "bench", rt.dp->n_ports, BURST, &pl) != 0)
 		return 1;
 	ctl = rte_swx_ctl_pipeline_create(pl);
-	if (ctl == NULL || p4_tables_load(ctl, rt.cfg, rt.dp, err, sizeof(err)) != 0) {
+	if (ctl == NULL || p4_tables_load(ctl, rt.cfg, rt.dp, NULL, err, sizeof(err)) != 0) {
 		fprintf(stderr, "p4_cycles: %s\n", err);
 		return 1;
 	}

@@ -206,7 +206,7 @@ test_failed_load_keeps_running_tables(void **state)
 	memcpy(bad, t.rt.dp, sizeof(*bad));
 	bad->ports[t.wan_port].mac.addr_bytes[5] ^= 0x55;
 	bad->peers[1].family = AF_UNSPEC;
-	assert_int_equal(p4_tables_load(ctl, t.rt.cfg, bad, err, sizeof(err)), -EAFNOSUPPORT);
+	assert_int_equal(p4_tables_load(ctl, t.rt.cfg, bad, NULL, err, sizeof(err)), -EAFNOSUPPORT);
 	assert_non_null(strstr(err, "peer 1"));
 	free(bad);
 	/* What a later reload commits must not include the failed one's entries. */
@@ -239,7 +239,7 @@ setup(void **state)
 	ctl = rte_swx_ctl_pipeline_create(pl);
 	if (ctl == NULL)
 		return -1;
-	if (p4_tables_load(ctl, t.rt.cfg, t.rt.dp, err, sizeof(err)) != 0) {
+	if (p4_tables_load(ctl, t.rt.cfg, t.rt.dp, NULL, err, sizeof(err)) != 0) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}

@@ -414,6 +414,59 @@ test_reload(void **state)
 	assert_ptr_equal(t.rt.dp->p4[0], before_w);
 }
 
+/* The verdict of the p4 path for a DC frame to 10.5.0.2. */
+static struct ut_p4_outcome *
+to_10_5(void)
+{
+	static const uint8_t d[4] = { 10, 5, 0, 2 };
+	static struct ut_p4_outcome o;
+	struct ut_pkt p;
+
+	ut_build(&p, &(struct ut_spec){ .sport = 1, .dport = 2 });
+	memcpy(p.b + p.l3_off + 16, d, 4);
+	ut_ip4_fix_csum(p.b + p.l3_off);
+	ut_p4_run(&t, true, t.dc_port, p.b, p.len, &o);
+	return &o;
+}
+
+/*
+ * A route learned over peering reaches the program's route table, as it
+ * reaches the C one: runtime_republish() builds new pipelines with it, and
+ * without it again once it is gone. A learned prefix that is also
+ * configured stays the config's (one entry, no refusal).
+ */
+static void
+test_learned_route(void **state)
+{
+	static struct runtime_learned learned;
+	const struct runtime_learned *before = t.rt.learned;
+	struct p4_set *running;
+
+	(void)state;
+	if (!have_src)
+		skip();
+	assert_int_equal(to_10_5()->reason, LS_DROP_NO_ROUTE);
+	memset(&learned, 0, sizeof(learned));
+	learned.n_peers = 1;
+	snprintf(learned.peers[0].name, sizeof(learned.peers[0].name), "site-c");
+	learned.peers[0].n = 2;
+	learned.peers[0].p[0] = (struct conf_prefix){ { AF_INET, { 10, 5, 0, 0 } }, 16 };
+	learned.peers[0].p[1] = (struct conf_prefix){ { AF_INET, { 10, 4, 0, 0 } }, 16 };
+	running = t.rt.p4;
+	t.rt.learned = &learned;
+	assert_int_equal(runtime_republish(&t.rt, t.rt.cfg, stderr), 0);
+	assert_ptr_not_equal(t.rt.p4, running);
+	assert_null(t.rt.p4_next);
+	assert_non_null(t.rt.dp->p4[0]);
+	assert_int_equal(to_10_5()->port, (int)t.wan_port);
+	assert_int_equal(to_10_5()->reason, 0);
+
+	/* The session's routes expired: no route again. */
+	t.rt.learned = before;
+	assert_int_equal(runtime_republish(&t.rt, t.rt.cfg, stderr), 0);
+	assert_int_equal(to_10_5()->reason, LS_DROP_NO_ROUTE);
+}
+
 /*
  * Another geneve_port is refused in p4 mode, on reload as at start: the
  * program's parser takes GENEVE on 6081 only, so on 6082 it dropped every
@@ -567,6 +620,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_bad_spec_refused),
 		cmocka_unit_test(test_bad_table_refused),
 		cmocka_unit_test(test_reload),
+		cmocka_unit_test(test_learned_route),
 		cmocka_unit_test(test_geneve_port_refused),
 		cmocka_unit_test(test_flow_idle_to_learner),
 	};
