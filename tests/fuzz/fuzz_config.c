@@ -6,7 +6,9 @@
  *   - on failure, *cfg is untouched and every message line reads
  *     "fuzz.conf:..." (FILE:LINE or FILE: for whole-file errors);
  *   - on success, no message, and --dump-config round-trips: the dump
- *     loads again and dumps to the same text.
+ *     loads again and dumps to the same text; config_warn() (which derives
+ *     each lossless WAN port's PFC headroom from the values) returns as
+ *     many warnings as it writes lines, each "fuzz.conf:...".
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -98,6 +100,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	FUZZ_CHECK(msg[0] == '\0');
 	free(msg);
+
+	/* Accepted: its warnings, one line each, named by the file. */
+	{
+		size_t wsize = 0;
+		FILE *w = open_memstream(&msg, &wsize);
+		unsigned int n, lines = 0;
+
+		FUZZ_CHECK(w != NULL);
+		n = config_warn(&cfg, w);
+		fclose(w);
+		check_messages(msg);
+		for (const char *c = msg; *c != '\0'; c++)
+			lines += *c == '\n';
+		FUZZ_CHECK(n == lines);
+		free(msg);
+	}
 
 	/* Accepted: the effective config dumps to a file that loads to the same dump. */
 	d1 = dump(&cfg, &s1);

@@ -40,9 +40,9 @@ common=(-g -O1 -std=c11 -D_GNU_SOURCE -DALLOW_EXPERIMENTAL_API
 # longspand's config loader and the shared config library under it.
 config_src=(control/config.c control/config_check.c control/config_keys.c
 	control/config_types.c control/config_doc.c control/eal_args.c
-	control/config_hooks.c
+	control/config_hooks.c control/config_cc.c
 	control/conf_*.c control/units.c
-	congestion/ecn_red.c)
+	congestion/cc_params.c congestion/cc_math.c congestion/ecn_*.c)
 
 build() {
 	case "$1" in
@@ -105,7 +105,7 @@ build() {
 			control/hook_api.c control/hook_set.c control/hook_load.c control/hook_maps.c \
 			control/hook_export.c control/hook_prom.c control/hook_ipfix.c control/prom_server.c \
 			control/prom_text.c dataplane/hook.c \
-			dataplane/drop_reason.c $(ls congestion/*.c | grep -v '/ecn_red.c$') \
+			dataplane/drop_reason.c $(ls congestion/*.c | grep -v -E '/(ecn_[a-z]+|cc_params|cc_math)\.c$') \
 			$(pkg-config --libs libdpdk libssl libcrypto libbpf libelf libmicrohttpd libfixbuf) \
 			-lm -o "$out/fuzz_api"
 		;;
