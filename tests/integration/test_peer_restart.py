@@ -39,9 +39,11 @@ import gwlab  # noqa: E402
 from scapy.all import rdpcap  # noqa: E402
 
 PPS = 2000
-BEFORE_S = 3.0  # traffic through both gateways before the kill
+BEFORE_PKTS = PPS  # frames through both gateways before the kill (about 1 s)
+BEFORE_MAX_S = 10.0  # the sender's memif may take seconds to connect on a loaded machine
 DOWN_S = 1.0  # gateway B dead
-AFTER_S = 6.0  # traffic after the restart, at least
+AFTER_S = 4.0  # traffic after the restart
+SRC_MAX_S = 60.0  # the sender is stopped AFTER_S after the restart; this bounds it
 RECOVER_S = 3.0  # data again at site B after the new gateway B answers
 # Drop reasons gateway A may give the frames that met the dead link (or,
 # with credit, waited beyond its queue for a peer that no longer granted).
@@ -79,7 +81,6 @@ def run(build, tmp, lossless):
                    check=True, capture_output=True)
     sent = rdpcap(tx)
     want = {gwlab.expected_after_gateways(f, "b") for f in sent}
-    total_s = BEFORE_S + DOWN_S + AFTER_S + 4.0  # gateway B takes 2-3 s to start
     problems, res = [], {}
 
     ga = gwlab.Gateway(build, path["a"], f"{tmp}/gw-a.log").start()
@@ -88,24 +89,24 @@ def run(build, tmp, lossless):
     leak_a = leak_b = None
     try:
         pid_a = ga.proc.pid
-        rx1 = receiver(build, f"{tag}-rx1", sock["b"], f"{tmp}/b-rx1.pcap", BEFORE_S + 1.0)
+        rx1 = receiver(build, f"{tag}-rx1", sock["b"], f"{tmp}/b-rx1.pcap", BEFORE_MAX_S + 2.0)
         src = gwlab.pktio(build, f"{tag}-tx", f"net_memif0,role=client,socket={sock['a']},id=0,"
-                          f"bsize=8192", tx=tx, loop=100000, pps=PPS, duration=total_s)
-        src_end = time.time() + total_s
-        time.sleep(BEFORE_S)
+                          f"bsize=8192", tx=tx, loop=100000, pps=PPS, duration=SRC_MAX_S)
+        t0 = time.time()
+        while (time.time() - t0 < BEFORE_MAX_S and
+               gb.ctl("show", "peers")["peers"]["site-a"]["rx_pkts"] < BEFORE_PKTS):
+            time.sleep(0.1)
         before = ga.ctl("show", "peers")["peers"]["site-b"]
         gb.proc.send_signal(signal.SIGKILL)
         gb.proc.wait()
         gb.log.close()
+        rx1.send_signal(signal.SIGTERM)  # it stops and writes what it received
         rx1.communicate(timeout=30)
         time.sleep(DOWN_S)
         credit_before = ga.ctl("show", "stats").get("credit", {}).get("grants_rx", 0)
         gb2 = gwlab.Gateway(build, path["b"], f"{tmp}/gw-b2.log").start()
         t_up = time.time()
-        # The receiver outlasts the sender, so that every frame gateway B
-        # sends after the restart has a reader.
-        rx2 = receiver(build, f"{tag}-rx2", sock["b"], f"{tmp}/b-rx2.pcap",
-                       max(AFTER_S, src_end - time.time() + 2.0))
+        rx2 = receiver(build, f"{tag}-rx2", sock["b"], f"{tmp}/b-rx2.pcap", SRC_MAX_S + 5.0)
         # The first of A's packets through the new gateway B.
         first = None
         while time.time() - t_up < RECOVER_S + 2.0:
@@ -114,9 +115,14 @@ def run(build, tmp, lossless):
                 break
             time.sleep(0.05)
         res["recovered_s"] = first
-        rx2.communicate(timeout=60)
-        src.communicate(timeout=60)
-        time.sleep(0.5)  # the last frames through both gateways
+        # The sender stops first and the receiver after the last frames got
+        # through, so that every frame gateway B sends has a reader.
+        time.sleep(AFTER_S)
+        src.send_signal(signal.SIGTERM)
+        src.communicate(timeout=30)
+        time.sleep(1.0)
+        rx2.send_signal(signal.SIGTERM)
+        rx2.communicate(timeout=30)
         st_a, tm_a = gwlab.settled(ga)
         dr_a = ga.ctl("show", "drops")
         ports_a = ga.ctl("show", "ports")["ports"]["wan"]
