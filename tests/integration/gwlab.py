@@ -87,6 +87,28 @@ def gateway_config(site, tag, dc_dev, wan_dev, underlay="4", static_dc=True, eal
     return "\n".join(lines) + "\n"
 
 
+def two_site_configs(tmp, tag, lossless=None, underlay="4", pipeline="c"):
+    """Configs of gateways a and b for the two-site tests, written under TMP:
+    each DC port a memif server (its socket in the returned dict), the WAN a
+    memif link (a the server), [peer] lossless = LOSSLESS when given.
+    Returns ({site: config path}, {site: DC socket})."""
+    sock = {s: f"{tmp}/{s}-dc.sock" for s in "ab"}
+    wan_sock = f"{tmp}/wan.sock"
+    path = {}
+    for s in "ab":
+        role = "server" if s == "a" else "client"
+        text = gateway_config(
+            s, tag,
+            dc_dev=f"net_memif0,role=server,socket={sock[s]},id=0,bsize=8192",
+            wan_dev=f"net_memif1,role={role},socket={wan_sock},id=0,bsize=8192",
+            underlay=underlay, pipeline=pipeline)
+        if lossless:
+            text = text.replace("vni = 100\n", f"vni = 100\nlossless = {lossless}\n")
+        path[s] = f"{tmp}/site-{s}.conf"
+        open(path[s], "w").write(text)
+    return path, sock
+
+
 def telemetry(file_prefix, cmd, timeout=2.0):
     """One DPDK telemetry command to the process with FILE_PREFIX, as
     dpdk-telemetry.py sends it; None when it does not answer."""

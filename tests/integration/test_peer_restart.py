@@ -50,23 +50,6 @@ RECOVER_S = 3.0  # data again at site B after the new gateway B answers
 DEAD_LINK_DROPS = {"tx_ring_full", "wan_queue_full", "port_stopped"}
 
 
-def configs(tmp, tag, lossless):
-    sock = {s: f"{tmp}/{s}-dc.sock" for s in "ab"}
-    wan_sock = f"{tmp}/wan.sock"
-    path = {}
-    for s in "ab":
-        role = "server" if s == "a" else "client"
-        text = gwlab.gateway_config(
-            s, tag,
-            dc_dev=f"net_memif0,role=server,socket={sock[s]},id=0,bsize=8192",
-            wan_dev=f"net_memif1,role={role},socket={wan_sock},id=0,bsize=8192")
-        if lossless:
-            text = text.replace("vni = 100\n", f"vni = 100\nlossless = {lossless}\n")
-        path[s] = f"{tmp}/site-{s}.conf"
-        open(path[s], "w").write(text)
-    return path, sock
-
-
 def receiver(build, tag, sock, rx, duration):
     return gwlab.pktio(build, tag, f"net_memif0,role=client,socket={sock},id=0,bsize=8192",
                        rx=rx, duration=duration)
@@ -74,7 +57,7 @@ def receiver(build, tag, sock, rx, duration):
 
 def run(build, tmp, lossless):
     tag = f"pr{os.getpid()}{(lossless or 'off')[0]}"
-    path, sock = configs(tmp, tag, lossless)
+    path, sock = gwlab.two_site_configs(tmp, tag, lossless)
     tx = f"{tmp}/site-a-tx.pcap"
     subprocess.run(["/usr/bin/python3", os.path.join(gwlab.ROOT, "scripts", "lab_traffic.py"),
                     "--site", "a", "--out", tx, "--qps", "3", "--writes", "4"],

@@ -31,33 +31,9 @@ import gwlab  # noqa: E402
 from scapy.all import rdpcap  # noqa: E402
 
 
-def with_lossless(text, lossless):
-    """The gateway config with [peer] lossless = LOSSLESS on every peer."""
-    if lossless is None:
-        return text
-    out = []
-    for line in text.splitlines():
-        out.append(line)
-        if line.startswith("[peer "):
-            out.append(f"lossless = {lossless}")
-    return "\n".join(out) + "\n"
-
-
 def run(build, underlay, tmp, lossless=None, pipeline="c"):
     tag = f"it{underlay}{pipeline}-{os.getpid()}"
-    sock = {s: f"{tmp}/{s}-dc.sock" for s in "ab"}
-    wan_sock = f"{tmp}/wan.sock"
-    cfg = {}
-    for s in "ab":
-        role = "server" if s == "a" else "client"
-        text = gwlab.gateway_config(
-            s, tag,
-            dc_dev=f"net_memif0,role=server,socket={sock[s]},id=0,bsize=8192",
-            wan_dev=f"net_memif1,role={role},socket={wan_sock},id=0,bsize=8192",
-            underlay=underlay, pipeline=pipeline)
-        text = with_lossless(text, lossless)
-        cfg[s] = f"{tmp}/site-{s}.conf"
-        open(cfg[s], "w").write(text)
+    cfg, sock = gwlab.two_site_configs(tmp, tag, lossless, underlay, pipeline)
     tx = {}
     for s in "ab":
         tx[s] = f"{tmp}/site-{s}-tx.pcap"

@@ -332,11 +332,11 @@ write_conf(const char *path, const char *text)
 	fclose(f);
 }
 
-/* The verdict of the p4 path for a DC frame to 10.3.0.2. */
+/* The verdict of the p4 path for a DC frame to 10.N.0.2. */
 static struct ut_p4_outcome *
-to_10_3(void)
+to_10_n(uint8_t n)
 {
-	static const uint8_t d[4] = { 10, 3, 0, 2 };
+	const uint8_t d[4] = { 10, n, 0, 2 };
 	static struct ut_p4_outcome o;
 	struct ut_pkt p;
 
@@ -376,7 +376,7 @@ test_reload(void **state)
 	(void)state;
 	if (!have_src)
 		skip();
-	assert_int_equal(to_10_3()->reason, LS_DROP_NO_ROUTE);
+	assert_int_equal(to_10_n(3)->reason, LS_DROP_NO_ROUTE);
 
 	/* A new prefix: new tables, published with the snapshot. */
 	ut_swx_tmp(path, sizeof(path), "reload.conf");
@@ -388,7 +388,7 @@ test_reload(void **state)
 		fprintf(stderr, "reload: %s", msg);
 	assert_int_equal(rc, 0);
 	assert_non_null(t.rt.dp->p4[0]);
-	assert_int_equal(to_10_3()->port, (int)t.wan_port);
+	assert_int_equal(to_10_n(3)->port, (int)t.wan_port);
 	assert_null(t.rt.p4_next);
 
 	/* A reload whose spec does not build: the running pipeline and tables stay. */
@@ -404,7 +404,7 @@ test_reload(void **state)
 	assert_ptr_equal(t.rt.p4, before);
 	assert_ptr_equal(t.rt.dp->p4[0], before_w);
 	/* The tables the good reload committed still route 10.3/16. */
-	assert_int_equal(to_10_3()->port, (int)t.wan_port);
+	assert_int_equal(to_10_n(3)->port, (int)t.wan_port);
 
 	/* Leaving p4 mode needs a restart. */
 	snprintf(conf, sizeof(conf), "[gateway]\nname = p4mode\npipeline = c\n%s",
@@ -412,21 +412,6 @@ test_reload(void **state)
 	write_conf(path, conf);
 	reload_fails(path, "[gateway] pipeline changed: this needs a restart");
 	assert_ptr_equal(t.rt.dp->p4[0], before_w);
-}
-
-/* The verdict of the p4 path for a DC frame to 10.5.0.2. */
-static struct ut_p4_outcome *
-to_10_5(void)
-{
-	static const uint8_t d[4] = { 10, 5, 0, 2 };
-	static struct ut_p4_outcome o;
-	struct ut_pkt p;
-
-	ut_build(&p, &(struct ut_spec){ .sport = 1, .dport = 2 });
-	memcpy(p.b + p.l3_off + 16, d, 4);
-	ut_ip4_fix_csum(p.b + p.l3_off);
-	ut_p4_run(&t, true, t.dc_port, p.b, p.len, &o);
-	return &o;
 }
 
 /*
@@ -445,7 +430,7 @@ test_learned_route(void **state)
 	(void)state;
 	if (!have_src)
 		skip();
-	assert_int_equal(to_10_5()->reason, LS_DROP_NO_ROUTE);
+	assert_int_equal(to_10_n(5)->reason, LS_DROP_NO_ROUTE);
 	memset(&learned, 0, sizeof(learned));
 	learned.n_peers = 1;
 	snprintf(learned.peers[0].name, sizeof(learned.peers[0].name), "site-c");
@@ -458,13 +443,13 @@ test_learned_route(void **state)
 	assert_ptr_not_equal(t.rt.p4, running);
 	assert_null(t.rt.p4_next);
 	assert_non_null(t.rt.dp->p4[0]);
-	assert_int_equal(to_10_5()->port, (int)t.wan_port);
-	assert_int_equal(to_10_5()->reason, 0);
+	assert_int_equal(to_10_n(5)->port, (int)t.wan_port);
+	assert_int_equal(to_10_n(5)->reason, 0);
 
 	/* The session's routes expired: no route again. */
 	t.rt.learned = before;
 	assert_int_equal(runtime_republish(&t.rt, t.rt.cfg, stderr), 0);
-	assert_int_equal(to_10_5()->reason, LS_DROP_NO_ROUTE);
+	assert_int_equal(to_10_n(5)->reason, LS_DROP_NO_ROUTE);
 }
 
 /*
