@@ -7,6 +7,8 @@
 
 #include <rte_cycles.h>
 
+#include "dataplane/tsc.h"
+
 /* Pause against this DC rate when the DC port has no link_rate (as mechanism C does). */
 #define LOSSLESS_DC_DEFAULT_BPS UINT64_C(100000000000)
 
@@ -64,7 +66,7 @@ lossless_conf_build(const struct ls_config *cfg, const struct dp_conf *c,
 	out->pfc.xon_bytes = d->pfc_xon_bytes;
 	out->pfc.pause_quanta = d->pfc_quanta;
 	out->pfc.priority_mask = (uint8_t)(1u << LOSSLESS_DATA_PRIORITY);
-	out->pfc.hz = rte_get_tsc_hz();
+	out->pfc.hz = tsc_hz();
 	if (pfc_config_init(&check, &out->pfc) != 0) {
 		fprintf(err, "%s: [peer] lossless: PFC parameters rejected (xoff %" PRIu64
 			", xon %" PRIu64 " bytes)\n", cfg->path, out->pfc.xoff_bytes,

@@ -35,6 +35,7 @@
 #include "peering.h"
 #include "congestion/cc_params.h"
 #include "dataplane/neigh.h"
+#include "dataplane/tsc.h"
 
 static_assert(LS_MBUF_HEADROOM_BYTES == RTE_PKTMBUF_HEADROOM,
 	      "config's mbuf_data_size range assumes DPDK's headroom");
@@ -122,7 +123,7 @@ runtime_tm_build(const struct ls_runtime *rt, const struct ls_config *cfg, unsig
 	}
 	burst = RTE_MAX((uint64_t)3 * (pc->mtu + 100), link.rate_bps / 8 * RUNTIME_SHAPER_BURST_NS /
 							 1000000000u);
-	rc = token_bucket_config_init(&tm->shaper, link.rate_bps, burst, rte_get_tsc_hz());
+	rc = token_bucket_config_init(&tm->shaper, link.rate_bps, burst, tsc_hz());
 	if (rc != 0) {
 		fprintf(err, "%s: [port %s] link_rate: cannot shape at %" PRIu64 " b/s\n", cfg->path,
 			pc->name, link.rate_bps);
@@ -816,7 +817,7 @@ runtime_worker_state_alloc(const struct ls_config *cfg, struct dp_worker *w, FIL
 	for (p = 0; p < cfg->n_ports; p++) {
 		if (cfg->ports[p].role != LS_PORT_WAN)
 			continue;
-		w->tm[p].tsc_hz = rte_get_tsc_hz();
+		w->tm[p].tsc_hz = tsc_hz();
 		for (q = 0; q < DP_TM_CLASS_MAX; q++) {
 			mem = rte_zmalloc_socket("ls_tm", sizeof(struct rte_mbuf *) * cap,
 						 RTE_CACHE_LINE_SIZE, socket);

@@ -15,6 +15,8 @@
 #include <rte_interrupts.h>
 #include <rte_pause.h>
 
+#include "tsc.h"
+
 #define IDLE_EVENTS 8
 
 void
@@ -24,7 +26,7 @@ idle_init(struct idle *d, enum idle_mode mode, unsigned int spin_polls, uint64_t
 	memset(d, 0, sizeof(*d));
 	d->mode = mode;
 	d->spin_polls = spin_polls ? spin_polls : 1;
-	d->hz = rte_get_tsc_hz();
+	d->hz = tsc_hz();
 	d->min_ns = min_ns;
 	d->max_ns = max_ns < min_ns ? min_ns : max_ns;
 	d->sleep_ns = d->min_ns;

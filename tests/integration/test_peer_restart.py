@@ -19,6 +19,8 @@ restarted. Checked:
   accounted for: rx = forwarded + drops + punted + queued, with the frames
   that met the dead link under named drop reasons; nothing stays queued
   and no mbuf is in use at exit;
+- gateway A measures no clock offset to the restarted B beyond
+  MAX_OFFSET_NS (one machine, one realtime clock);
 - with `lossless = credit`: the restarted B is a new credit epoch; gateway
   A takes its grants (grants_rx grows after the restart) and sends data
   within them, so no RoCE data waits for credit at the end.
@@ -45,6 +47,7 @@ DOWN_S = 1.0  # gateway B dead
 AFTER_S = 4.0  # traffic after the restart
 SRC_MAX_S = 60.0  # the sender is stopped AFTER_S after the restart; this bounds it
 RECOVER_S = 3.0  # data again at site B after the new gateway B answers
+MAX_OFFSET_NS = 2_000_000  # two processes on one machine, one realtime
 # Drop reasons gateway A may give the frames that met the dead link (or,
 # with credit, waited beyond its queue for a peer that no longer granted).
 DEAD_LINK_DROPS = {"tx_ring_full", "wan_queue_full", "port_stopped"}
@@ -154,6 +157,16 @@ def run(build, tmp, lossless):
     bad = {k: v for k, v in by.items() if k not in allowed}
     if bad:
         problems.append("gateway A: drops " + ", ".join(f"{k}={v}" for k, v in bad.items()))
+    m_a = peer_a["measured"]
+    print(f"gateway A: {by.get('probe_consumed', 0)} probes consumed, {m_a['probes_rx']} "
+          f"measured; clock offset to the restarted B {m_a.get('offset_ns')} ns, "
+          f"RTT {m_a.get('rtt_ns')} ns")
+    # Both gateways' clocks are this machine's realtime at their start plus
+    # TSC ticks at the measured rate (dataplane/tsc.h): the restarted one,
+    # seconds younger, must still agree (DPDK's rounded rate made it 8.8 ms).
+    if m_a.get("offset_ns") is None or abs(m_a["offset_ns"]) > MAX_OFFSET_NS:
+        problems.append(f"gateway A measures a clock offset of {m_a.get('offset_ns')} ns to the "
+                        f"restarted gateway B on the same machine (at most {MAX_OFFSET_NS})")
     print(f"gateway A to site-b: {before['tx_pkts']} packets before the kill, "
           f"{peer_a['tx_pkts']} at the end")
     if peer_a["tx_pkts"] <= before["tx_pkts"]:

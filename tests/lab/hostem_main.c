@@ -25,6 +25,7 @@
 #include "hostem.h"
 #include "hostem_config.h"
 #include "lab.h"
+#include "dataplane/tsc.h"
 
 #define HOSTEM_TOOL "hostem"
 #define HOSTEM_PORT_DESC 1024
@@ -178,6 +179,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "hostem: EAL init failed\n");
 		return 1;
 	}
+	tsc_calibrate(TSC_CALIBRATE_NS); /* before any clock (dataplane/tsc.h) */
 	argc -= rc;
 	argv += rc;
 	if (hostem_parse(argc, argv, &conf) != 0)

@@ -12,6 +12,7 @@
 #include <rte_ethdev.h>
 
 #include "control/units.h"
+#include "dataplane/tsc.h"
 
 static uint64_t
 lab_timespec_ns(clockid_t id)
@@ -25,7 +26,7 @@ lab_timespec_ns(clockid_t id)
 void
 lab_clock_init(struct lab_clock *c)
 {
-	c->hz = rte_get_tsc_hz();
+	c->hz = tsc_hz();
 	c->ns_per_tick_q32 = (uint64_t)(((unsigned __int128)1000000000u << 32) / c->hz);
 	c->mono_ns0 = lab_timespec_ns(CLOCK_MONOTONIC);
 	c->real_ns0 = lab_timespec_ns(CLOCK_REALTIME);

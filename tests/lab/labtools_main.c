@@ -40,6 +40,7 @@
 #include "hostem_config.h"
 #include "lab.h"
 #include "wanem.h"
+#include "dataplane/tsc.h"
 
 #define LABTOOLS_TOOL "labtools"
 #define LABTOOLS_MAX_HOSTEMS 4
@@ -433,6 +434,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "labtools: EAL init failed\n");
 		return 1;
 	}
+	tsc_calibrate(TSC_CALIBRATE_NS); /* before any clock (dataplane/tsc.h) */
 	argc -= rc;
 	argv += rc;
 	t.idle_mode = IDLE_INTERRUPT;

@@ -23,6 +23,7 @@
 
 #include "lab.h"
 #include "wanem.h"
+#include "dataplane/tsc.h"
 
 #define WANEM_TOOL "wanem"
 #define WANEM_PORT_DESC 1024
@@ -52,6 +53,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "wanem: EAL init failed\n");
 		return 1;
 	}
+	tsc_calibrate(TSC_CALIBRATE_NS); /* before any clock (dataplane/tsc.h) */
 	argc -= rc;
 	argv += rc;
 	if (wanem_parse_args(argc, argv, &o) != 0)
