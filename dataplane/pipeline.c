@@ -211,10 +211,12 @@ dp_ingress_dc(const struct dp_conf *c, struct rte_mbuf *m, const struct pkt_meta
 		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
 		rte_be16_t old_w, new_w;
 
-		if (unlikely(martian4(ip + 12)))
-			return LS_DROP_MARTIAN_SRC;
-		if (unlikely(martian4(ip + 16)))
-			return LS_DROP_MARTIAN_DST;
+		if (unlikely(martian4_either(ip + 12, ip + 16))) {
+			if (martian4(ip + 12))
+				return LS_DROP_MARTIAN_SRC;
+			if (martian4(ip + 16))
+				return LS_DROP_MARTIAN_DST;
+		}
 		if (c->lpm4 == NULL || rte_lpm_lookup(c->lpm4, rte_be_to_cpu_32(h->dst_addr), peer) != 0)
 			return LS_DROP_NO_ROUTE;
 		if (h->time_to_live <= 1)
