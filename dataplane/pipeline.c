@@ -346,18 +346,20 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 	dp_dc_egress(w, c, port, st, nst, clk, tx);
 }
 
-void
-dp_dc_egress(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct dp_dc_pkt *st,
-	     unsigned int nst, const struct dp_clock *clk, struct dp_tx *tx)
+/*
+ * The second pass of dp_dc_egress() over the nst packets of st, into ready:
+ * flow table, mechanisms A and C, the dc_rx hook point, the traffic
+ * manager's enqueue side. Returns the packets ready. Inlined twice, with hrx
+ * (hooks at dc_rx) a constant: the common case without hooks carries no
+ * hook context through the loop and tests nothing per packet for it.
+ */
+static __rte_always_inline unsigned int
+dp_dc_ready(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct dp_dc_pkt *st,
+	    unsigned int nst, const struct dp_clock *clk, const struct dp_hooks *hk, bool hrx,
+	    struct dp_ready *ready)
 {
-	struct dp_ready ready[DP_MAX_BURST];
-	const struct dp_hooks *hk;
 	unsigned int nready = 0, j;
-	bool hrx;
 
-	/* Second pass. */
-	hk = dp_hook_set(w, c);
-	hrx = dp_hooks_at(hk, LS_HOOK_DC_RX);
 	for (j = 0; j < nst; j++) {
 		struct dp_dc_pkt *s = &st[j];
 		const struct ls_hook_ctx *hc = NULL; /* its dc_rx context */
@@ -370,13 +372,13 @@ dp_dc_egress(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct
 			fe = dp_roce_dc(w, c, &s->meta, s->peer, clk, &s->key, s->hash,
 					s->learn_hash);
 			hash = s->hash;
-			if (unlikely(hrx))
+			if (hrx)
 				hc = dp_hook_pipe_rx_roce(w, hk, LS_HOOK_DC_RX, port, s->peer,
 							  s->m->pkt_len, &s->meta,
 							  rte_pktmbuf_mtod_offset(s->m, const uint8_t *,
 										  s->meta.bth_off),
 							  &s->key, hash, fe);
-		} else if (unlikely(hrx)) {
+		} else if (hrx) {
 			hc = dp_hook_pipe_rx(w, hk, LS_HOOK_DC_RX, port, s->peer, s->m->pkt_len,
 					     rte_pktmbuf_mtod_offset(s->m, const uint8_t *,
 								     s->meta.l3_off),
@@ -398,8 +400,24 @@ dp_dc_egress(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct
 		dp_hook_carry(s->m, hash, dp_hook_slot(w, fe));
 		nready++;
 	}
-	if (unlikely(hrx))
+	return nready;
+}
+
+void
+dp_dc_egress(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct dp_dc_pkt *st,
+	     unsigned int nst, const struct dp_clock *clk, struct dp_tx *tx)
+{
+	struct dp_ready ready[DP_MAX_BURST];
+	const struct dp_hooks *hk = dp_hook_set(w, c);
+	unsigned int nready;
+
+	/* Second pass. */
+	if (likely(!dp_hooks_at(hk, LS_HOOK_DC_RX))) {
+		nready = dp_dc_ready(w, c, port, st, nst, clk, hk, false, ready);
+	} else {
+		nready = dp_dc_ready(w, c, port, st, nst, clk, hk, true, ready);
 		dp_hook_flush(&w->hook, hk, LS_HOOK_DC_RX);
+	}
 
 	/* Traffic manager: WAN queues, ECN marking, gateway CNPs. */
 	dp_tm_burst(w, c, ready, nready, clk, tx);
