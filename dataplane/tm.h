@@ -174,7 +174,7 @@ dp_tm_prepare(const struct dp_conf *c, uint32_t peer_idx, struct rte_mbuf *m,
 
 	if (outer_ip > wan->mtu)
 		return LS_DROP_MTU_EXCEEDED;
-	if (rte_pktmbuf_headroom(m) + meta->l3_off < l2 + outer_ip - meta->ip_len)
+	if (rte_pktmbuf_headroom(m) + meta->l3_off < (uint32_t)l2 + peer->encap_ip)
 		return LS_DROP_NO_HEADROOM;
 	inner = rte_pktmbuf_mtod_offset(m, const uint8_t *, meta->l3_off);
 	mm->tm.hash = dp_flow_hash(inner, meta->l3, meta->proto, meta->sport, meta->dport);
