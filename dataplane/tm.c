@@ -238,16 +238,19 @@ dp_tm_can_pass(struct dp_worker *w, const struct dp_conf *c, uint16_t p, uint64_
  */
 static __rte_always_inline void
 dp_tm_pass(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready *r,
-	   const struct dp_clock *clk, struct dp_tx *tx, const struct dp_hooks *hk, bool htx)
+	   const struct dp_clock *clk, struct dp_tx *tx, const struct dp_hooks *hk, bool htx,
+	   bool phantom)
 {
-	const struct dp_tm_conf *tc = &c->tm[r->port];
 	struct tm_port *t = &w->tm[r->port];
 	struct dp_tm_counters *cc = &w->counters.tm[r->port][r->cls];
 	bool mark = false;
 
 	if (r->cls != DP_TM_CLASS_CONTROL) {
-		/* The phantom queue sees every arrival; RED and sojourn see an empty queue. */
-		if (unlikely(tc->marker.kind == ECN_MARKER_PHANTOM))
+		/*
+		 * The phantom queue sees every arrival; RED and sojourn see an
+		 * empty queue. phantom: the port's marker is one (per burst).
+		 */
+		if (unlikely(phantom))
 			mark = ecn_marker_decide(&t->marker[r->cls], 0, 0, r->frame, clk->ns) ==
 			       ECN_VERDICT_MARK;
 		if (unlikely(mark || (r->fe != NULL &&
@@ -285,7 +288,7 @@ dp_tm_burst(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready 
 	for (p = 0; p < c->n_ports; p++) {
 		uint64_t bytes[DP_TM_CLASS_MAX];
 		unsigned int q, pkts[DP_TM_CLASS_MAX];
-		bool pass;
+		bool pass, phantom;
 
 		if (cnt[p] == 0)
 			continue;
@@ -299,6 +302,7 @@ dp_tm_burst(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready 
 			continue;
 		}
 		/* Through an empty queue: depth and sojourn 0, counted per class once. */
+		phantom = c->tm[p].marker.kind == ECN_MARKER_PHANTOM;
 		for (q = 0; q < DP_TM_CLASS_MAX; q++)
 			pkts[q] = bytes[q] = 0;
 		for (i = 0; i < n; i++) {
@@ -306,7 +310,7 @@ dp_tm_burst(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready 
 				continue;
 			pkts[ready[i].cls]++;
 			bytes[ready[i].cls] += ready[i].frame;
-			dp_tm_pass(w, c, &ready[i], clk, tx, hk, htx);
+			dp_tm_pass(w, c, &ready[i], clk, tx, hk, htx, phantom);
 		}
 		for (q = 0; q < DP_TM_CLASS_MAX; q++) {
 			struct dp_tm_counters *cc = &w->counters.tm[p][q];
