@@ -92,10 +92,12 @@ dp_inner_addr_check(const struct dp_conf *c, const struct dp_port *dc, uint32_t 
 	if (l3 == PKT_L3_IP4) {
 		uint32_t s;
 
-		if (unlikely(martian4(ip + 12)))
-			return LS_DROP_MARTIAN_SRC;
-		if (unlikely(martian4(ip + 16)))
-			return LS_DROP_MARTIAN_DST;
+		if (unlikely(martian4_either(ip + 12, ip + 16))) {
+			if (martian4(ip + 12))
+				return LS_DROP_MARTIAN_SRC;
+			if (martian4(ip + 16))
+				return LS_DROP_MARTIAN_DST;
+		}
 		memcpy(&s, ip + 12, 4);
 		if (unlikely(dc->has_ip4 && dp_prefix4_match(s, dc->ip4, dc->ip4_prefix_len)))
 			return LS_DROP_INNER_SRC_SPOOF;

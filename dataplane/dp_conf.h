@@ -96,6 +96,16 @@ struct dp_peer {
 	uint8_t tmpl_len; /* 0: no template (IPv6 underlay) */
 	uint8_t tmpl_l2; /* Ethernet [+ VLAN] bytes */
 	uint32_t tmpl_csum; /* one's complement sum of the constant IPv4 words */
+	/*
+	 * Sizes of the encapsulation, either underlay, also set by
+	 * dp_peer_template(), so the traffic manager and the egress stage
+	 * do not derive them per packet: encap_l2 the Ethernet [+ VLAN]
+	 * header on the WAN port, encap_ip the outer IP, UDP, GENEVE and
+	 * Longspan option headers with the credit option toward a credit
+	 * peer (outer IP bytes = encap_ip + inner IP bytes).
+	 */
+	uint8_t encap_l2;
+	uint8_t encap_ip;
 };
 
 /* Fill peer->tmpl for its WAN port (control thread, at snapshot build). */

@@ -8,10 +8,14 @@
  */
 #include "encap.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include <rte_ip.h>
 
+static_assert(sizeof(struct rte_ipv6_hdr) + sizeof(struct rte_udp_hdr) + GENEVE_ENCAP_HDR_SIZE +
+		      CREDIT_OPT_BYTES <= UINT8_MAX,
+	      "dp_peer.encap_ip holds the largest outer headers");
 
 void
 dp_peer_template(struct dp_peer *peer, const struct dp_port *wan, uint16_t geneve_port)
@@ -27,6 +31,11 @@ dp_peer_template(struct dp_peer *peer, const struct dp_port *wan, uint16_t genev
 
 	memset(peer->tmpl, 0, sizeof(peer->tmpl));
 	peer->tmpl_len = 0;
+	peer->encap_l2 = (uint8_t)l2;
+	peer->encap_ip = (uint8_t)((peer->family == AF_INET ? sizeof(struct rte_ipv4_hdr) :
+							       sizeof(struct rte_ipv6_hdr)) +
+				   sizeof(struct rte_udp_hdr) + GENEVE_ENCAP_HDR_SIZE +
+				   dp_encap_extra(peer));
 	if (peer->family != AF_INET)
 		return; /* IPv6 underlay: its UDP checksum covers the payload anyway */
 	eth_hdr_write(eth, NULL, &wan->mac, wan->vlan, 0, RTE_ETHER_TYPE_IPV4);

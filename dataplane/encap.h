@@ -81,14 +81,11 @@ dp_encap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 	const struct dp_mbuf_meta *mm = dp_mbuf_meta(m);
 	uint32_t peer_idx = mm->tm.peer;
 	const struct dp_peer *peer = &c->peers[peer_idx];
-	const struct dp_port *wan = &c->ports[peer->port];
 	const uint8_t *inner = rte_pktmbuf_mtod(m, const uint8_t *);
 	bool inner4 = (inner[0] >> 4) == 4;
 	uint32_t hash = mm->tm.hash;
 	uint16_t ip_len = (uint16_t)m->pkt_len;
-	uint16_t extra = dp_encap_extra(peer);
-	uint16_t udp_len = (uint16_t)(sizeof(struct rte_udp_hdr) + GENEVE_ENCAP_HDR_SIZE + extra +
-				      ip_len);
+	uint16_t udp_len;
 	uint16_t inner_et = inner4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
 	/* RFC 6040: copy DSCP and ECN (including the gateway's own mark) outward. */
 	uint8_t in_tos = inner4 ? inner[1] : (uint8_t)((inner[0] << 4) | (inner[1] >> 4));
@@ -100,11 +97,13 @@ dp_encap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 	if (likely(peer->tmpl_len != 0)) {
 		uint16_t l2 = peer->tmpl_l2;
 		struct rte_ipv4_hdr *ip;
-		uint16_t tot = (uint16_t)(sizeof(struct rte_ipv4_hdr) + udp_len);
+		/* encap_ip: IPv4, UDP, GENEVE and options (dp_peer_template()). */
+		uint16_t tot = (uint16_t)(peer->encap_ip + ip_len);
 		uint32_t sum;
 
+		udp_len = (uint16_t)(tot - sizeof(struct rte_ipv4_hdr));
 		/* Headroom was checked when the packet entered the traffic manager. */
-		hdr = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(peer->tmpl_len + extra));
+		hdr = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(l2 + peer->encap_ip));
 		/* Constant sizes let the compiler emit a few vector moves. */
 		if (l2 == sizeof(struct rte_ether_hdr))
 			memcpy(hdr, peer->tmpl, DP_TMPL_V4_SIZE);
@@ -129,16 +128,21 @@ dp_encap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		udp->src_port = dp_htons(geneve_src_port(hash));
 		udp->dgram_len = dp_htons(udp_len);
 		dp_geneve_fill(w, (uint8_t *)(udp + 1), inner_et, peer_idx, clk);
-		if (unlikely(extra != 0))
+		if (unlikely(peer->credit))
 			dp_encap_credit(w, mm, peer_idx, hdr + peer->tmpl_len);
 		m->l2_len = l2;
 		m->l3_len = sizeof(struct rte_ipv4_hdr);
 	} else {
+		const struct dp_port *wan = &c->ports[peer->port];
+		uint16_t extra = dp_encap_extra(peer);
 		uint16_t l2 = sizeof(struct rte_ether_hdr) + (wan->vlan ? sizeof(struct rte_vlan_hdr) : 0);
 		uint16_t l3 = sizeof(struct rte_ipv6_hdr);
 		struct rte_ipv6_hdr *ip;
 		struct geneve_ls_opt *opt;
 		uint8_t *g;
+
+		udp_len = (uint16_t)(sizeof(struct rte_udp_hdr) + GENEVE_ENCAP_HDR_SIZE + extra +
+				     ip_len);
 
 		hdr = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(l2 + l3 + sizeof(*udp) +
 								   GENEVE_ENCAP_HDR_SIZE + extra));

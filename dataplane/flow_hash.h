@@ -34,7 +34,10 @@ dp_flow_hash(const uint8_t *ip, uint8_t l3, uint8_t proto, uint16_t sport, uint1
 		 * take one WAN path. (An IPv6 fragment's protocol is 44, the
 		 * Fragment header, so it has no ports either.)
 		 */
-		if ((ip[6] & 0x3f) != 0 || ip[7] != 0)
+		uint16_t frag;
+
+		memcpy(&frag, ip + 6, 2); /* flags and offset, as on the wire: one load, one test */
+		if ((frag & dp_htons(0x3fff)) != 0)
 			sport = dport = 0;
 		memcpy(&w, src, 8); /* source and destination, adjacent */
 		h = dp_crc32c_u64(w, h);

@@ -22,11 +22,37 @@
 #include <stdint.h>
 #include <string.h>
 
+/*
+ * By the first octet of an IPv4 address: 1 a martian (0, 127, 224-255), 2
+ * when the second octet decides (169.254/16), 0 not one. A table, so that
+ * the fast path clears both addresses of a packet with two loads and one
+ * branch (martian4_either()) instead of four compares for each.
+ */
+#define MARTIAN4_8(n) [n] = 1, [n + 1] = 1, [n + 2] = 1, [n + 3] = 1, \
+		      [n + 4] = 1, [n + 5] = 1, [n + 6] = 1, [n + 7] = 1
+static const uint8_t martian4_first[256] = {
+	[0] = 1, [127] = 1, [169] = 2,
+	MARTIAN4_8(224), MARTIAN4_8(232), MARTIAN4_8(240), MARTIAN4_8(248),
+};
+#undef MARTIAN4_8
+
 /* a: an IPv4 address as on the wire (network order bytes). */
 static inline bool
 martian4(const uint8_t *a)
 {
-	return a[0] == 0 || a[0] == 127 || a[0] >= 224 || (a[0] == 169 && a[1] == 254);
+	uint8_t t = martian4_first[a[0]];
+
+	return t == 1 || (t == 2 && a[1] == 254);
+}
+
+/*
+ * May either of two IPv4 addresses be a martian? false is exact; after true
+ * martian4() of each tells (and names the drop).
+ */
+static inline bool
+martian4_either(const uint8_t *a, const uint8_t *b)
+{
+	return (martian4_first[a[0]] | martian4_first[b[0]]) != 0;
 }
 
 /* a: an IPv6 address, 16 bytes. */

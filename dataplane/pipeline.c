@@ -211,10 +211,12 @@ dp_ingress_dc(const struct dp_conf *c, struct rte_mbuf *m, const struct pkt_meta
 		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
 		rte_be16_t old_w, new_w;
 
-		if (unlikely(martian4(ip + 12)))
-			return LS_DROP_MARTIAN_SRC;
-		if (unlikely(martian4(ip + 16)))
-			return LS_DROP_MARTIAN_DST;
+		if (unlikely(martian4_either(ip + 12, ip + 16))) {
+			if (martian4(ip + 12))
+				return LS_DROP_MARTIAN_SRC;
+			if (martian4(ip + 16))
+				return LS_DROP_MARTIAN_DST;
+		}
 		if (c->lpm4 == NULL || rte_lpm_lookup(c->lpm4, rte_be_to_cpu_32(h->dst_addr), peer) != 0)
 			return LS_DROP_NO_ROUTE;
 		if (h->time_to_live <= 1)
@@ -237,6 +239,54 @@ dp_ingress_dc(const struct dp_conf *c, struct rte_mbuf *m, const struct pkt_meta
 		h->hop_limits--;
 	}
 	return LS_DROP_NONE;
+}
+
+/*
+ * dp_dc_nexthop_key() (pipeline.h), inlined into dp_pipeline_dc()'s first
+ * pass: a call per packet would cost its prologue and epilogue (about 30
+ * instructions per packet in tests/perf/profile.py).
+ */
+static __rte_always_inline bool
+dp_dc_nexthop_key_inline(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
+			 struct dp_dc_pkt *s, uint32_t *dmac_peer, struct rte_ether_addr *dmac)
+{
+	const struct dp_peer *peer = &c->peers[s->peer];
+
+	/* Next hop of the outer packet on the peer's WAN port, once per peer and burst. */
+	if (s->peer != *dmac_peer) {
+		switch (neigh_lookup(c->ports[peer->port].neigh, peer->family, peer->nexthop, dmac)) {
+		case NEIGH_HIT:
+			*dmac_peer = s->peer;
+			break;
+		case NEIGH_PENDING:
+			dp_drop(w, m, LS_DROP_NEIGH_MISS);
+			return false;
+		case NEIGH_ABSENT:
+			dp_punt_resolve(w, m, peer->port, peer->family, peer->nexthop);
+			return false;
+		}
+	}
+	s->dmac = *dmac;
+	s->m = m;
+	if (s->meta.bth_off != 0) {
+		dp_flow_key(rte_pktmbuf_mtod_offset(m, const uint8_t *, s->meta.l3_off), s->meta.l3,
+			    s->meta.sport, s->meta.dqpn, &s->key);
+		s->hash = flow_table_hash(&s->key);
+		flow_table_prefetch(&w->flows, s->hash);
+		s->learn_hash = 0;
+		if (s->meta.cls == DP_CLASS_ROCE_DATA && (c->mech.mechanisms & LS_MECH_A)) {
+			s->learn_hash = qpn_learn_pair_hash(s->key.family, s->key.src, s->key.dst);
+			qpn_learn_prefetch(&w->learn_src, s->learn_hash);
+		}
+	}
+	return true;
+}
+
+bool
+dp_dc_nexthop_key(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
+		  struct dp_dc_pkt *s, uint32_t *dmac_peer, struct rte_ether_addr *dmac)
+{
+	return dp_dc_nexthop_key_inline(w, c, m, s, dmac_peer, dmac);
 }
 
 /* Packets whose headers the parser prefetches ahead of the one it parses. */
@@ -288,7 +338,7 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 			dp_drop(w, m, r);
 			continue;
 		}
-		if (dp_dc_nexthop_key(w, c, m, s, &dmac_peer, &dmac))
+		if (dp_dc_nexthop_key_inline(w, c, m, s, &dmac_peer, &dmac))
 			nst++;
 	}
 	ctr->port[port].rx_pkts += n;
@@ -296,54 +346,20 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 	dp_dc_egress(w, c, port, st, nst, clk, tx);
 }
 
-bool
-dp_dc_nexthop_key(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
-		  struct dp_dc_pkt *s, uint32_t *dmac_peer, struct rte_ether_addr *dmac)
+/*
+ * The second pass of dp_dc_egress() over the nst packets of st, into ready:
+ * flow table, mechanisms A and C, the dc_rx hook point, the traffic
+ * manager's enqueue side. Returns the packets ready. Inlined twice, with hrx
+ * (hooks at dc_rx) a constant: the common case without hooks carries no
+ * hook context through the loop and tests nothing per packet for it.
+ */
+static __rte_always_inline unsigned int
+dp_dc_ready(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct dp_dc_pkt *st,
+	    unsigned int nst, const struct dp_clock *clk, const struct dp_hooks *hk, bool hrx,
+	    struct dp_ready *ready)
 {
-	const struct dp_peer *peer = &c->peers[s->peer];
-
-	/* Next hop of the outer packet on the peer's WAN port, once per peer and burst. */
-	if (s->peer != *dmac_peer) {
-		switch (neigh_lookup(c->ports[peer->port].neigh, peer->family, peer->nexthop, dmac)) {
-		case NEIGH_HIT:
-			*dmac_peer = s->peer;
-			break;
-		case NEIGH_PENDING:
-			dp_drop(w, m, LS_DROP_NEIGH_MISS);
-			return false;
-		case NEIGH_ABSENT:
-			dp_punt_resolve(w, m, peer->port, peer->family, peer->nexthop);
-			return false;
-		}
-	}
-	s->dmac = *dmac;
-	s->m = m;
-	if (s->meta.bth_off != 0) {
-		dp_flow_key(rte_pktmbuf_mtod_offset(m, const uint8_t *, s->meta.l3_off), s->meta.l3,
-			    s->meta.sport, s->meta.dqpn, &s->key);
-		s->hash = flow_table_hash(&s->key);
-		flow_table_prefetch(&w->flows, s->hash);
-		s->learn_hash = 0;
-		if (s->meta.cls == DP_CLASS_ROCE_DATA && (c->mech.mechanisms & LS_MECH_A)) {
-			s->learn_hash = qpn_learn_pair_hash(s->key.family, s->key.src, s->key.dst);
-			qpn_learn_prefetch(&w->learn_src, s->learn_hash);
-		}
-	}
-	return true;
-}
-
-void
-dp_dc_egress(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct dp_dc_pkt *st,
-	     unsigned int nst, const struct dp_clock *clk, struct dp_tx *tx)
-{
-	struct dp_ready ready[DP_MAX_BURST];
-	const struct dp_hooks *hk;
 	unsigned int nready = 0, j;
-	bool hrx;
 
-	/* Second pass. */
-	hk = dp_hook_set(w, c);
-	hrx = dp_hooks_at(hk, LS_HOOK_DC_RX);
 	for (j = 0; j < nst; j++) {
 		struct dp_dc_pkt *s = &st[j];
 		const struct ls_hook_ctx *hc = NULL; /* its dc_rx context */
@@ -356,13 +372,13 @@ dp_dc_egress(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct
 			fe = dp_roce_dc(w, c, &s->meta, s->peer, clk, &s->key, s->hash,
 					s->learn_hash);
 			hash = s->hash;
-			if (unlikely(hrx))
+			if (hrx)
 				hc = dp_hook_pipe_rx_roce(w, hk, LS_HOOK_DC_RX, port, s->peer,
 							  s->m->pkt_len, &s->meta,
 							  rte_pktmbuf_mtod_offset(s->m, const uint8_t *,
 										  s->meta.bth_off),
 							  &s->key, hash, fe);
-		} else if (unlikely(hrx)) {
+		} else if (hrx) {
 			hc = dp_hook_pipe_rx(w, hk, LS_HOOK_DC_RX, port, s->peer, s->m->pkt_len,
 					     rte_pktmbuf_mtod_offset(s->m, const uint8_t *,
 								     s->meta.l3_off),
@@ -384,8 +400,24 @@ dp_dc_egress(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct
 		dp_hook_carry(s->m, hash, dp_hook_slot(w, fe));
 		nready++;
 	}
-	if (unlikely(hrx))
+	return nready;
+}
+
+void
+dp_dc_egress(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct dp_dc_pkt *st,
+	     unsigned int nst, const struct dp_clock *clk, struct dp_tx *tx)
+{
+	struct dp_ready ready[DP_MAX_BURST];
+	const struct dp_hooks *hk = dp_hook_set(w, c);
+	unsigned int nready;
+
+	/* Second pass. */
+	if (likely(!dp_hooks_at(hk, LS_HOOK_DC_RX))) {
+		nready = dp_dc_ready(w, c, port, st, nst, clk, hk, false, ready);
+	} else {
+		nready = dp_dc_ready(w, c, port, st, nst, clk, hk, true, ready);
 		dp_hook_flush(&w->hook, hk, LS_HOOK_DC_RX);
+	}
 
 	/* Traffic manager: WAN queues, ECN marking, gateway CNPs. */
 	dp_tm_burst(w, c, ready, nready, clk, tx);

@@ -238,24 +238,27 @@ dp_tm_can_pass(struct dp_worker *w, const struct dp_conf *c, uint16_t p, uint64_
  */
 static __rte_always_inline void
 dp_tm_pass(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready *r,
-	   const struct dp_clock *clk, struct dp_tx *tx)
+	   const struct dp_clock *clk, struct dp_tx *tx, const struct dp_hooks *hk, bool htx,
+	   bool phantom)
 {
-	const struct dp_tm_conf *tc = &c->tm[r->port];
 	struct tm_port *t = &w->tm[r->port];
 	struct dp_tm_counters *cc = &w->counters.tm[r->port][r->cls];
 	bool mark = false;
 
 	if (r->cls != DP_TM_CLASS_CONTROL) {
-		/* The phantom queue sees every arrival; RED and sojourn see an empty queue. */
-		if (unlikely(tc->marker.kind == ECN_MARKER_PHANTOM))
+		/*
+		 * The phantom queue sees every arrival; RED and sojourn see an
+		 * empty queue. phantom: the port's marker is one (per burst).
+		 */
+		if (unlikely(phantom))
 			mark = ecn_marker_decide(&t->marker[r->cls], 0, 0, r->frame, clk->ns) ==
 			       ECN_VERDICT_MARK;
 		if (unlikely(mark || (r->fe != NULL &&
 				      dp_ip_ecn(rte_pktmbuf_mtod(r->m, uint8_t *)) == ECN_CE)))
 			dp_signal(w, c, r->m, mark, false, r->fe, cc, clk, tx);
 	}
-	if (unlikely(dp_hooks_at(dp_hook_set(w, c), LS_HOOK_WAN_TX)))
-		dp_hook_pipe_tx_rx(w, dp_hook_set(w, c), LS_HOOK_WAN_TX, r->hook_rx, r->port,
+	if (unlikely(htx))
+		dp_hook_pipe_tx_rx(w, hk, LS_HOOK_WAN_TX, r->hook_rx, r->port,
 				   dp_mbuf_meta(r->m)->tm.peer, r->frame, r->m, 0,
 				   dp_hook_tm_verdict(dp_mbuf_meta(r->m)->tm.flags), 0, 0);
 	dp_encap(w, c, r->m, clk);
@@ -266,25 +269,32 @@ void
 dp_tm_burst(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready *ready,
 	    unsigned int n, const struct dp_clock *clk, struct dp_tx *tx)
 {
+	const struct dp_hooks *hk = dp_hook_set(w, c);
+	bool htx = dp_hooks_at(hk, LS_HOOK_WAN_TX);
+	uint64_t frames[LS_MAX_PORTS];
+	unsigned int cnt[LS_MAX_PORTS];
 	uint16_t p;
 	unsigned int i;
 
+	/* Frame bytes and packets per WAN port, in one pass over the burst. */
 	for (p = 0; p < c->n_ports; p++) {
-		uint64_t frames = 0, wire = 0, bytes[DP_TM_CLASS_MAX];
-		unsigned int cnt = 0, q, pkts[DP_TM_CLASS_MAX];
-		bool pass;
+		frames[p] = 0;
+		cnt[p] = 0;
+	}
+	for (i = 0; i < n; i++) {
+		frames[ready[i].port] += ready[i].frame;
+		cnt[ready[i].port]++;
+	}
+	for (p = 0; p < c->n_ports; p++) {
+		uint64_t bytes[DP_TM_CLASS_MAX];
+		unsigned int q, pkts[DP_TM_CLASS_MAX];
+		bool pass, phantom;
 
-		for (i = 0; i < n; i++) {
-			if (ready[i].port != p)
-				continue;
-			frames += ready[i].frame;
-			wire += ready[i].frame + TM_WIRE_OVERHEAD;
-			cnt++;
-		}
-		if (cnt == 0)
+		if (cnt[p] == 0)
 			continue;
-		pass = cnt + tx->n[p] <= (unsigned int)DP_TX_MAX &&
-		       dp_tm_can_pass(w, c, p, frames, wire, clk);
+		pass = cnt[p] + tx->n[p] <= (unsigned int)DP_TX_MAX &&
+		       dp_tm_can_pass(w, c, p, frames[p],
+				      frames[p] + (uint64_t)cnt[p] * TM_WIRE_OVERHEAD, clk);
 		if (!pass) {
 			for (i = 0; i < n; i++)
 				if (ready[i].port == p)
@@ -292,6 +302,7 @@ dp_tm_burst(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready 
 			continue;
 		}
 		/* Through an empty queue: depth and sojourn 0, counted per class once. */
+		phantom = c->tm[p].marker.kind == ECN_MARKER_PHANTOM;
 		for (q = 0; q < DP_TM_CLASS_MAX; q++)
 			pkts[q] = bytes[q] = 0;
 		for (i = 0; i < n; i++) {
@@ -299,7 +310,7 @@ dp_tm_burst(struct dp_worker *w, const struct dp_conf *c, const struct dp_ready 
 				continue;
 			pkts[ready[i].cls]++;
 			bytes[ready[i].cls] += ready[i].frame;
-			dp_tm_pass(w, c, &ready[i], clk, tx);
+			dp_tm_pass(w, c, &ready[i], clk, tx, hk, htx, phantom);
 		}
 		for (q = 0; q < DP_TM_CLASS_MAX; q++) {
 			struct dp_tm_counters *cc = &w->counters.tm[p][q];

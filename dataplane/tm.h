@@ -166,17 +166,15 @@ dp_tm_prepare(const struct dp_conf *c, uint32_t peer_idx, struct rte_mbuf *m,
 	const struct dp_peer *peer = &c->peers[peer_idx];
 	uint16_t port = peer->port;
 	const struct dp_port *wan = &c->ports[port];
-	uint16_t l2 = sizeof(struct rte_ether_hdr) + (wan->vlan ? sizeof(struct rte_vlan_hdr) : 0);
-	uint16_t l3 = peer->family == AF_INET ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
-	/* Toward a credit peer the credit option follows the telemetry option. */
-	uint32_t outer_ip = (uint32_t)l3 + sizeof(struct rte_udp_hdr) + GENEVE_ENCAP_HDR_SIZE +
-			    (peer->credit ? CREDIT_OPT_BYTES : 0) + meta->ip_len;
+	uint16_t l2 = peer->encap_l2;
+	/* Toward a credit peer the credit option follows the telemetry option (encap_ip). */
+	uint32_t outer_ip = (uint32_t)peer->encap_ip + meta->ip_len;
 	struct dp_mbuf_meta *mm = dp_mbuf_meta(m);
 	const uint8_t *inner;
 
 	if (outer_ip > wan->mtu)
 		return LS_DROP_MTU_EXCEEDED;
-	if (rte_pktmbuf_headroom(m) + meta->l3_off < l2 + outer_ip - meta->ip_len)
+	if (rte_pktmbuf_headroom(m) + meta->l3_off < (uint32_t)l2 + peer->encap_ip)
 		return LS_DROP_NO_HEADROOM;
 	inner = rte_pktmbuf_mtod_offset(m, const uint8_t *, meta->l3_off);
 	mm->tm.hash = dp_flow_hash(inner, meta->l3, meta->proto, meta->sport, meta->dport);

@@ -62,11 +62,36 @@ test_blocks(void **state)
 	}
 }
 
+/* martian4_either() is false only when martian4() is false for both addresses. */
+static void
+test_either(void **state)
+{
+	static const uint8_t other[][4] = { { 10, 1, 0, 1 }, { 127, 0, 0, 1 } };
+	unsigned int o, v;
+
+	(void)state;
+	for (o = 0; o < sizeof(other) / sizeof(other[0]); o++) {
+		for (v = 0; v < 65536; v++) {
+			uint8_t a[4] = { (uint8_t)(v >> 8), (uint8_t)v, 0, 1 };
+			bool m = martian4(a) || martian4(other[o]);
+
+			if (m && !martian4_either(a, other[o]))
+				fail_msg("%u.%u.0.1: martian, but martian4_either() false", a[0], a[1]);
+			if (m && !martian4_either(other[o], a))
+				fail_msg("%u.%u.0.1 second: martian, but martian4_either() false",
+					 a[0], a[1]);
+		}
+	}
+	/* And it clears the common case in one test. */
+	assert_false(martian4_either(other[0], (const uint8_t[4]){ 192, 0, 2, 1 }));
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_blocks),
+		cmocka_unit_test(test_either),
 	};
 
 	return cmocka_run_group_tests_name("dataplane_martian", tests, NULL, NULL);
