@@ -25,6 +25,7 @@
 #include "dp_conf.h"
 #include "flow.h"
 #include "mbuf_meta.h"
+#include "neigh.h"
 #include "parse.h"
 #include "worker.h"
 
@@ -71,6 +72,29 @@ dp_punt_resolve(struct dp_worker *w, struct rte_mbuf *m, uint16_t port, uint8_t 
 		return;
 	}
 	w->counters.resolve_requests++;
+}
+
+/*
+ * The MAC of next hop nh (family) in table t, for a packet leaving by port:
+ * true with *dmac on a hit; otherwise the packet is dropped as
+ * neighbor_unresolved (resolution pending) or handed over with a request to
+ * resolve nh (unknown), and false.
+ */
+static __rte_always_inline bool
+dp_neigh_or_drop(struct dp_worker *w, struct rte_mbuf *m, const struct neigh_table *t,
+		 uint16_t port, uint8_t family, const uint8_t *nh, struct rte_ether_addr *dmac)
+{
+	switch (neigh_lookup(t, family, nh, dmac)) {
+	case NEIGH_HIT:
+		return true;
+	case NEIGH_PENDING:
+		dp_drop(w, m, LS_DROP_NEIGH_MISS);
+		return false;
+	case NEIGH_ABSENT:
+		break;
+	}
+	dp_punt_resolve(w, m, port, family, nh);
+	return false;
 }
 
 static inline bool

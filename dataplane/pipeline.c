@@ -254,17 +254,10 @@ dp_dc_nexthop_key_inline(struct dp_worker *w, const struct dp_conf *c, struct rt
 
 	/* Next hop of the outer packet on the peer's WAN port, once per peer and burst. */
 	if (s->peer != *dmac_peer) {
-		switch (neigh_lookup(c->ports[peer->port].neigh, peer->family, peer->nexthop, dmac)) {
-		case NEIGH_HIT:
-			*dmac_peer = s->peer;
-			break;
-		case NEIGH_PENDING:
-			dp_drop(w, m, LS_DROP_NEIGH_MISS);
+		if (!dp_neigh_or_drop(w, m, c->ports[peer->port].neigh, peer->port, peer->family,
+				      peer->nexthop, dmac))
 			return false;
-		case NEIGH_ABSENT:
-			dp_punt_resolve(w, m, peer->port, peer->family, peer->nexthop);
-			return false;
-		}
+		*dmac_peer = s->peer;
 	}
 	s->dmac = *dmac;
 	s->m = m;
@@ -508,16 +501,8 @@ dp_wan_deliver(struct dp_worker *w, const struct dp_conf *c, uint16_t port, stru
 		dp_drop(w, m, r);
 		return false;
 	}
-	switch (neigh_lookup(dc->neigh, family, nh, &dmac)) {
-	case NEIGH_HIT:
-		break;
-	case NEIGH_PENDING:
-		dp_drop(w, m, LS_DROP_NEIGH_MISS);
+	if (!dp_neigh_or_drop(w, m, dc->neigh, c->dc_port, family, nh, &dmac))
 		return false;
-	case NEIGH_ABSENT:
-		dp_punt_resolve(w, m, c->dc_port, family, nh);
-		return false;
-	}
 
 	/* Ingress match-action: the per-QP flow table, mechanisms A and C. */
 	rf.hash = 0;
