@@ -34,7 +34,7 @@ measure_read_ntp(struct measure_peer *mp, unsigned int w, const struct dp_path_m
 	mp->ntp_seen[w] = n;
 	for (k = from; k < n; k++) {
 		const struct path_ntp_sample *x = &s[k - from];
-		int64_t rtt, off;
+		int64_t rtt, off, fwd, rev;
 
 		if (after - k > DP_MEAS_RING) { /* rewritten while we copied it */
 			mp->samples_overrun++;
@@ -44,13 +44,18 @@ measure_read_ntp(struct measure_peer *mp, unsigned int w, const struct dp_path_m
 			mp->samples_rejected++;
 			continue;
 		}
+		fwd = (int64_t)(x->t2_ns - x->t1_ns);
+		rev = (int64_t)(x->t4_ns - x->t3_ns);
 		if (acc->n == 0 || rtt < acc->best_rtt) {
 			acc->best_rtt = rtt;
 			acc->best_off = off;
 		}
+		if (acc->n == 0 || fwd < acc->fwd_min)
+			acc->fwd_min = fwd;
+		if (acc->n == 0 || rev < acc->rev_min)
+			acc->rev_min = rev;
 		acc->n++;
 		acc->rtt_sum += rtt;
-		acc->fwd_sum += (int64_t)(x->t2_ns - x->t1_ns);
 	}
 }
 
@@ -170,13 +175,14 @@ measure_interval(struct measure *m, const struct ls_config *cfg,
 			mp->rtt_ns = acc.best_rtt;
 			mp->rtt_mean_ns = acc.rtt_sum / (int64_t)acc.n;
 			mp->offset_ns = acc.best_off;
-			mp->owd_tx_ns = acc.fwd_sum / (int64_t)acc.n - acc.best_off;
+			mp->owd_tx_ns = acc.fwd_min - acc.best_off;
+			mp->owd_rx_ns = acc.rev_min + acc.best_off;
 			mp->rtt_updated_ns = now_ns;
 		}
-		/* The receive direction needs an offset: none before the first RTT. */
+		/* The mean over data packets needs an offset: none before the first RTT. */
 		if (acc.transit_n > 0 && mp->rtt_updated_ns != 0) {
-			mp->owd_rx_ns = acc.transit_sum / (int64_t)acc.transit_n + mp->offset_ns;
-			mp->owd_rx_updated_ns = now_ns;
+			mp->owd_rx_mean_ns = acc.transit_sum / (int64_t)acc.transit_n + mp->offset_ns;
+			mp->owd_rx_mean_updated_ns = now_ns;
 		}
 		if (acc.transit_n > 0) {
 			mp->jitter_ns = acc.jitter;
@@ -231,19 +237,21 @@ measure_show_peer(struct fmt *f, const struct measure *m, const struct ls_config
 		fmt_u64(f, "rtt_mean_ns", (uint64_t)(mp->rtt_mean_ns < 0 ? 0 : mp->rtt_mean_ns));
 		fmt_i64(f, "offset_ns", mp->offset_ns);
 		fmt_i64(f, "owd_tx_ns", mp->owd_tx_ns);
+		fmt_i64(f, "owd_rx_ns", mp->owd_rx_ns);
 	} else {
 		fmt_none(f, "rtt_ns");
 		fmt_none(f, "rtt_mean_ns");
 		fmt_none(f, "offset_ns");
 		fmt_none(f, "owd_tx_ns");
-	}
-	if (ours && mp->owd_rx_updated_ns != 0)
-		fmt_i64(f, "owd_rx_ns", mp->owd_rx_ns);
-	else
 		fmt_none(f, "owd_rx_ns");
+	}
+	if (ours && mp->owd_rx_mean_updated_ns != 0)
+		fmt_i64(f, "owd_rx_mean_ns", mp->owd_rx_mean_ns);
+	else
+		fmt_none(f, "owd_rx_mean_ns");
 	fmt_u64(f, "samples", ours ? mp->samples : 0);
 	measure_age(f, "rtt_age_ms", ours ? mp->rtt_updated_ns : 0, now_ns);
-	measure_age(f, "owd_rx_age_ms", ours ? mp->owd_rx_updated_ns : 0, now_ns);
+	measure_age(f, "owd_rx_mean_age_ms", ours ? mp->owd_rx_mean_updated_ns : 0, now_ns);
 	if (ours && mp->jitter_updated_ns != 0)
 		fmt_u64(f, "jitter_ns", mp->jitter_ns);
 	else

@@ -31,7 +31,8 @@ struct fmt;
 struct measure_acc {
 	uint64_t n; /* valid NTP samples */
 	int64_t best_rtt, best_off; /* the smallest-RTT sample */
-	int64_t rtt_sum, fwd_sum; /* fwd: t2 - t1, offset included */
+	int64_t rtt_sum;
+	int64_t fwd_min, rev_min; /* t2 - t1 and t4 - t3, offset included: the smallest */
 	uint64_t transit_n; /* packets from the peer with the option */
 	int64_t transit_sum;
 	uint64_t jitter;
@@ -44,12 +45,18 @@ struct measure_peer {
 	int64_t rtt_ns; /* smallest RTT of the last interval with samples */
 	int64_t rtt_mean_ns;
 	int64_t offset_ns; /* peer's clock minus ours, from that smallest-RTT sample */
-	int64_t owd_tx_ns; /* toward the peer: mean of (t2 - t1) - offset */
-	int64_t owd_rx_ns; /* from the peer: mean transit + offset */
+	/*
+	 * One-way delays: the smallest of the interval's probe samples, like the
+	 * RTT, so a stall that held some packets does not move them; the mean
+	 * transit of every packet from the peer is shown beside (queueing).
+	 */
+	int64_t owd_tx_ns; /* toward the peer: min(t2 - t1) - offset */
+	int64_t owd_rx_ns; /* from the peer: min(t4 - t3) + offset */
+	int64_t owd_rx_mean_ns; /* from the peer: mean transit of every packet + offset */
 	uint64_t jitter_ns; /* RFC 3550, the largest of the workers' */
 	uint32_t loss_ppm, reorder_ppm; /* packets from the peer, last interval with any */
 	uint64_t samples; /* NTP samples of the last interval with samples */
-	uint64_t rtt_updated_ns, owd_rx_updated_ns, jitter_updated_ns, loss_updated_ns;
+	uint64_t rtt_updated_ns, owd_rx_mean_updated_ns, jitter_updated_ns, loss_updated_ns;
 	uint64_t samples_rejected; /* impossible NTP samples, cumulative */
 	uint64_t samples_overrun; /* overwritten before they were read, cumulative */
 	/* rtt = auto. */

@@ -40,6 +40,8 @@ enum measure_prom_kind {
 	  "One-way delay, the clock offset cancelled")                                            \
 	X(OWD_RX, "one_way_delay_seconds", "direction=\"from_peer\"", "gauge", MP_SECONDS_SIGNED, \
 	  "One-way delay, the clock offset cancelled")                                            \
+	X(OWD_RX_MEAN, "one_way_delay_mean_seconds", "direction=\"from_peer\"", "gauge",          \
+	  MP_SECONDS_SIGNED, "Mean one-way delay of every packet from the peer, offset cancelled") \
 	X(JITTER, "jitter_seconds", "", "gauge", MP_SECONDS,                                      \
 	  "Interarrival jitter of the packets from the peer (RFC 3550)")                          \
 	X(LOSS, "loss_ratio", "", "gauge", MP_RATIO,                                              \
@@ -111,7 +113,7 @@ measure_prom_row(struct measure_prom_row *r, const struct measure *m, const stru
 	const struct measure_peer *mp = &m->peers[i];
 	bool ours = strcmp(mp->name, pc->name) == 0; /* not a slot of a removed peer */
 	bool rtt = ours && mp->rtt_updated_ns != 0;
-	bool owd_rx = ours && mp->owd_rx_updated_ns != 0;
+	bool owd_mean = ours && mp->owd_rx_mean_updated_ns != 0;
 	bool jitter = ours && mp->jitter_updated_ns != 0;
 	bool loss = ours && mp->loss_updated_ns != 0;
 	int64_t probes[4] = { 0 };
@@ -127,13 +129,14 @@ measure_prom_row(struct measure_prom_row *r, const struct measure *m, const stru
 	measure_prom_put(r, MP_RTT_AUTO, true, pc->rtt_auto ? 1 : 0);
 	measure_prom_put(r, MP_OFFSET, rtt, mp->offset_ns);
 	measure_prom_put(r, MP_OWD_TX, rtt, mp->owd_tx_ns);
-	measure_prom_put(r, MP_OWD_RX, owd_rx, mp->owd_rx_ns);
+	measure_prom_put(r, MP_OWD_RX, rtt, mp->owd_rx_ns);
+	measure_prom_put(r, MP_OWD_RX_MEAN, owd_mean, mp->owd_rx_mean_ns);
 	measure_prom_put(r, MP_JITTER, jitter, (int64_t)mp->jitter_ns);
 	measure_prom_put(r, MP_LOSS, loss, mp->loss_ppm);
 	measure_prom_put(r, MP_REORDER, loss, mp->reorder_ppm);
 	measure_prom_put(r, MP_SAMPLES, true, ours ? (int64_t)mp->samples : 0);
 	measure_prom_put(r, MP_UPD_RTT, rtt, (int64_t)mp->rtt_updated_ns);
-	measure_prom_put(r, MP_UPD_OWD, owd_rx, (int64_t)mp->owd_rx_updated_ns);
+	measure_prom_put(r, MP_UPD_OWD, rtt, (int64_t)mp->rtt_updated_ns);
 	measure_prom_put(r, MP_UPD_JIT, jitter, (int64_t)mp->jitter_updated_ns);
 	measure_prom_put(r, MP_UPD_LOSS, loss, (int64_t)mp->loss_updated_ns);
 	for (unsigned int w = 0; w < n_workers && w < LS_MAX_WORKERS; w++) {

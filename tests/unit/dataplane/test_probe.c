@@ -201,6 +201,35 @@ test_rtt_offset(void **state)
 		}
 }
 
+/*
+ * An interval whose later exchange was held on the way (a stall, on either
+ * path): the one-way delays are the smallest samples, like the RTT; only the
+ * means show the stall.
+ */
+static void
+test_owd_stall(void **state)
+{
+	const struct measure_peer *mp = &rt.meas.peers[0];
+	const int64_t off = 40000000;
+	uint64_t now = T0, d = 1000000;
+
+	(void)state;
+	reset();
+	exchange(&now, 0, d, off, 5000);
+	measure_interval(&rt.meas, rt.cfg, rt.workers, 1, now, NULL); /* primes the transit counts */
+	exchange(&now, 1, d, off, 5000);
+	exchange(&now, 2, 3 * d, off, 5000);
+	exchange(&now, 3, d, off, 5000);
+	measure_interval(&rt.meas, rt.cfg, rt.workers, 1, now, NULL);
+	assert_int_equal(mp->samples, 3);
+	assert_int_equal(mp->rtt_ns, 2 * (int64_t)d);
+	assert_true(llabs(mp->rtt_mean_ns - 2 * (int64_t)(d + 3 * d + d) / 3) <= 1);
+	assert_int_equal(mp->owd_tx_ns, (int64_t)d);
+	assert_int_equal(mp->owd_rx_ns, (int64_t)d);
+	/* Every packet from the peer (its three probes): the stall is in the mean. */
+	assert_true(llabs(mp->owd_rx_mean_ns - (int64_t)(d + 3 * d + d) / 3) <= 1); /* rounding */
+}
+
 /* The parsed peer section of the Prometheus endpoint, as of now. */
 static void
 prom_now(struct prom_doc *doc)
@@ -483,6 +512,7 @@ main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe_sent), cmocka_unit_test(test_rtt_offset),
+		cmocka_unit_test(test_owd_stall),
 		cmocka_unit_test(test_prometheus), cmocka_unit_test(test_prometheus_docs),
 		cmocka_unit_test(test_loss_reorder), cmocka_unit_test(test_peer_restart),
 		cmocka_unit_test(test_rtt_auto),
