@@ -39,11 +39,27 @@ path_loss(const struct path_seq_counts *prev, const struct path_seq_counts *now,
 	return true;
 }
 
+/* max(band_ppm of ref, noise_mult x noise): how far from ref is noise. */
+static uint64_t
+path_hyst_band(const struct path_hyst_params *p, uint64_t ref_ns, uint64_t noise_ns)
+{
+	uint64_t band = (uint64_t)((unsigned __int128)ref_ns * p->band_ppm / 1000000u);
+	uint64_t floor = noise_ns > UINT64_MAX / 16 ? UINT64_MAX / 16 : noise_ns * p->noise_mult;
+
+	return band < floor ? floor : band;
+}
+
+static uint64_t
+path_hyst_diff(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
 enum path_hyst_verdict
 path_hyst_update(struct path_hyst *h, const struct path_hyst_params *p, uint64_t measured_ns,
 		 uint64_t noise_ns)
 {
-	uint64_t band, diff, floor;
+	bool above;
 
 	if (measured_ns == 0)
 		return PATH_HYST_KEEP;
@@ -53,15 +69,24 @@ path_hyst_update(struct path_hyst *h, const struct path_hyst_params *p, uint64_t
 		h->changes++;
 		return PATH_HYST_FIRST;
 	}
-	band = (uint64_t)((unsigned __int128)h->applied_ns * p->band_ppm / 1000000u);
-	floor = noise_ns > UINT64_MAX / 16 ? UINT64_MAX / 16 : noise_ns * p->noise_mult;
-	if (band < floor)
-		band = floor;
-	diff = measured_ns > h->applied_ns ? measured_ns - h->applied_ns : h->applied_ns - measured_ns;
-	if (diff <= band) {
+	if (path_hyst_diff(measured_ns, h->applied_ns) <=
+	    path_hyst_band(p, h->applied_ns, noise_ns)) {
 		h->outside = 0;
 		return PATH_HYST_KEEP;
 	}
+	/*
+	 * Outside. The run counts only while its measurements agree: on the
+	 * same side, each within twice the band of the one before. A run of
+	 * noise just before a step, or the interval of the step itself (its
+	 * samples half on the old path), starts over instead of applying a
+	 * value no path had.
+	 */
+	above = measured_ns > h->applied_ns;
+	if (h->outside > 0 &&
+	    (above != (h->last_ns > h->applied_ns) ||
+	     path_hyst_diff(measured_ns, h->last_ns) > 2 * path_hyst_band(p, h->last_ns, noise_ns)))
+		h->outside = 0;
+	h->last_ns = measured_ns;
 	if (++h->outside < p->intervals)
 		return PATH_HYST_KEEP;
 	h->applied_ns = measured_ns;

@@ -101,7 +101,8 @@ struct path_hyst_params {
 
 struct path_hyst {
 	uint64_t applied_ns; /* 0: none yet (the first measurement applies at once) */
-	uint32_t outside; /* consecutive intervals outside the band */
+	uint32_t outside; /* consecutive intervals outside the band, agreeing */
+	uint64_t last_ns; /* the run's last measurement */
 	uint64_t changes; /* times applied_ns changed */
 };
 
@@ -115,7 +116,9 @@ enum path_hyst_verdict {
  * Feed one interval's measured RTT and the path's noise (its jitter, 0 =
  * unknown); on PATH_HYST_FIRST or _CHANGE, h->applied_ns is the new value.
  * Outside means farther from applied_ns than max(band_ppm of it,
- * noise_mult x noise_ns).
+ * noise_mult x noise_ns); the intervals outside count as a run while each
+ * is on the same side as the one before and within twice that band (of
+ * the one before) of it, else the run starts over at this one.
  */
 enum path_hyst_verdict path_hyst_update(struct path_hyst *h, const struct path_hyst_params *p,
 					uint64_t measured_ns, uint64_t noise_ns);

@@ -195,6 +195,34 @@ test_hysteresis(void **state)
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(path_hyst_update(&h, &p, 200000, 0),
 				 i < 2 ? PATH_HYST_KEEP : PATH_HYST_CHANGE);
+	/*
+	 * Two intervals of noise outside the band just before the 10 -> 100 km
+	 * step, then the step's own interval (its smallest sample half on the old
+	 * path, 950 us): no run of three that agree, so nothing moves to 950 us;
+	 * the 100 km readings that follow move it, to one of theirs.
+	 */
+	h = (struct path_hyst){ .applied_ns = 293627 };
+	assert_int_equal(path_hyst_update(&h, &p, 330000, 0), PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 335000, 0), PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 950043, 0), PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 1092153, 0), PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 1080000, 0), PATH_HYST_CHANGE);
+	assert_int_equal(h.applied_ns, 1080000);
+	assert_int_equal(h.changes, 1);
+	/* Outside on both sides in turn: noise around the value in use, never a run. */
+	h = (struct path_hyst){ .applied_ns = 1000000 };
+	for (int i = 0; i < 9; i++)
+		assert_int_equal(path_hyst_update(&h, &p, i % 2 ? 1150000 : 850000, 0),
+				 PATH_HYST_KEEP);
+	assert_int_equal(h.applied_ns, 1000000);
+	/* Far apart on one side (a path still moving): each one starts the run over. */
+	h = (struct path_hyst){ .applied_ns = 1000000 };
+	assert_int_equal(path_hyst_update(&h, &p, 1500000, 0), PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 2500000, 0), PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 4000000, 0), PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 4100000, 0), PATH_HYST_KEEP);
+	assert_int_equal(path_hyst_update(&h, &p, 4050000, 0), PATH_HYST_CHANGE);
+	assert_int_equal(h.applied_ns, 4050000);
 }
 
 int
