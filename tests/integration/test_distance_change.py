@@ -58,7 +58,7 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gwlab  # noqa: E402
 from promtext import prom_get, prom_parse  # noqa: E402
-from scapy.all import rdpcap  # noqa: E402
+from scapy.all import Ether, rdpcap  # noqa: E402
 
 EAL = ["-m", "128", "--no-pci", "--log-level=*:warning"]
 NEAR_NS, FAR_NS = 49_000, 490_000  # 10 km and 100 km of fibre, one way
@@ -148,18 +148,49 @@ def flap(gw, w, restart, log):
     return w, res
 
 
+def ecn_blind(frame):
+    """The frame with its ECN field (and the IPv4 header checksum it moves)
+    cleared: a CE mark is the gateway's congestion signal, not damage (the
+    RoCE ICRC does not cover it either)."""
+    b = bytearray(frame)
+    if b[12:14] == b"\x08\x00":
+        b[15] &= 0xfc
+        b[24:26] = b"\x00\x00"
+    elif b[12:14] == b"\x86\xdd":
+        b[15] &= 0xcf
+    return bytes(b)
+
+
 def in_order(sent, got):
-    """True when GOT is SENT with some frames left out: nothing added,
+    """None when GOT is SENT with some frames left out: nothing added,
     duplicated or reordered (the earliest match of each frame is the one to
-    take when frames repeat)."""
+    take when frames repeat), ECN marks aside; else what broke it."""
+    sent = [ecn_blind(f) for f in sent]
     i = 0
-    for g in got:
-        while i < len(sent) and sent[i] != g:
-            i += 1
-        if i == len(sent):
-            return False
-        i += 1
-    return True
+    for k, g in enumerate(got):
+        g = ecn_blind(g)
+        j = i
+        while j < len(sent) and sent[j] != g:
+            j += 1
+        if j == len(sent):
+            where = [n for n, f in enumerate(sent) if f == g]
+            return (f"received frame {k} of {len(got)} ({Ether(g).summary()}) is "
+                    + (f"sent frame(s) {where[:4]}, all before sent frame {i} that the "
+                       "frame before it matched: twice or out of order" if where else
+                       "no frame that was sent"))
+        i = j + 1
+    return None
+
+
+def ce_marked(got):
+    """Frames that arrived with CE (ECN 11)."""
+    n = 0
+    for f in got:
+        if f[12:14] == b"\x08\x00" and f[15] & 3 == 3:
+            n += 1
+        elif f[12:14] == b"\x86\xdd" and (f[15] >> 4) & 3 == 3:
+            n += 1
+    return n
 
 
 def flap_frames(tmp, frames, loops, stats, leaks):
@@ -176,7 +207,7 @@ def flap_frames(tmp, frames, loops, stats, leaks):
         sent = [gwlab.expected_after_gateways(f, o) for f in frames[s]] * loops
         got = [bytes(f) for f in rdpcap(f"{tmp}/site-{o}-rx.pcap")]
         tail = 0
-        while tail < len(got) and got[-1 - tail] == sent[-1 - tail]:
+        while tail < len(got) and ecn_blind(got[-1 - tail]) == ecn_blind(sent[-1 - tail]):
             tail += 1
         drops = stats[s][0]["drops"]
         here = {k: drops.get(k, {}).get("count", 0) for k in FLAP_DROPS}
@@ -188,8 +219,12 @@ def flap_frames(tmp, frames, loops, stats, leaks):
         missing += len(sent) - len(got)
         counted += sum(here.values())
         line += wan_tx - wan_rx
-        if not in_order(sent, got):
-            problems.append(f"{s}->{o}: frames arrived that were not sent, twice or out of order")
+        bad = in_order(sent, got)
+        if bad:
+            problems.append(f"{s}->{o}: {bad}")
+        if ce_marked(got):
+            print(f"{s} -> {o}: {ce_marked(got)} frames arrived CE-marked (the burst after the "
+                  "outage)")
         if len(got) == len(sent):
             problems.append(f"{s}->{o}: nothing missing: the flap did not hit the traffic")
         if tail < FLAP_TAIL:
