@@ -110,9 +110,10 @@ dp_worker_sync(struct dp_worker *w, const struct dp_conf *c, const struct dp_clo
 }
 
 unsigned int
-dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk)
+dp_worker_poll(struct dp_worker *w, const struct dp_clock *start)
 {
 	const struct dp_conf *c = __atomic_load_n(w->conf, __ATOMIC_ACQUIRE);
+	struct dp_clock now = *start, *clk = &now;
 	struct rte_mbuf *pkts[DP_MAX_BURST];
 	struct dp_tx tx;
 	unsigned int total = 0, i;
@@ -137,6 +138,14 @@ dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk)
 		n = rte_eth_rx_burst(c->ports[p].port_id, (uint16_t)w->id, pkts, c->burst);
 		if (n == 0)
 			continue;
+		/*
+		 * Stamped after the burst arrived: the clock read at the start
+		 * precedes whatever came in while an earlier port's burst was
+		 * processed (or this thread was preempted), which made some
+		 * path samples shorter than the path.
+		 */
+		if (clk->live)
+			dp_clock_now(w, clk);
 		total += n;
 		if (c->p4[w->id] != NULL)
 			dp_p4_burst(w, c, c->p4[w->id], p, pkts, n, clk, &tx);
@@ -242,7 +251,7 @@ int
 dp_worker_main(void *arg)
 {
 	struct dp_worker *w = arg;
-	struct dp_clock clk;
+	struct dp_clock clk = { .live = true };
 
 	w->ns_per_tick_q32 = (uint64_t)(((unsigned __int128)1000000000u << 32) / w->tsc_hz);
 	w->idle_intr_rc = 0;

@@ -41,6 +41,13 @@ struct dp_peer_seq {
 struct dp_clock {
 	uint64_t tsc;
 	uint64_t ns; /* wall-clock-like ns used for GENEVE timestamps */
+	/*
+	 * Read from the TSC (dp_worker_main()): dp_worker_poll() reads it again
+	 * after each burst it receives, so that a receive timestamp never
+	 * precedes the arrival (the path measurement's t2 and t4). false: the
+	 * caller's clock throughout (the unit tests' fixed times).
+	 */
+	bool live;
 };
 
 struct dp_worker {
@@ -89,11 +96,12 @@ struct dp_worker {
 int dp_worker_main(void *arg);
 
 /*
- * One poll of every port and the inject ring with the given clock; returns
+ * One poll of every port and the inject ring from the clock start (read again
+ * after each received burst when start->live); returns
  * the number of packets received. Used by dp_worker_main() and by the
  * fixture and benchmark harnesses, which drive the clock themselves.
  */
-unsigned int dp_worker_poll(struct dp_worker *w, const struct dp_clock *clk);
+unsigned int dp_worker_poll(struct dp_worker *w, const struct dp_clock *start);
 
 /* Reset sequence state and counters (tests). */
 void dp_worker_reset(struct dp_worker *w);
