@@ -328,6 +328,11 @@ cy_pipeline(uint64_t target, unsigned int rounds, double *round_cyc, uint64_t *p
 			return -ENOSPC;
 	uint64_t tsc0 = clk.tsc, ns0 = clk.ns, idle = 0;
 
+	/* Live, as dp_worker_main()'s: the poll reads it again after each burst (timed). */
+	w->tsc_base = tsc0;
+	w->ns_base = ns0;
+	clk.live = true;
+
 	while (r < rounds) {
 		uint64_t t0, t1;
 
