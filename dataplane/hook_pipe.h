@@ -51,10 +51,12 @@ dp_hook_slot(const struct dp_worker *w, const struct flow_entry *fe)
  * gateway never reads, and which no PMD reads on transmit). Not in struct
  * dp_mbuf_meta: that takes 24 of the dynamic field area's 36 bytes, and
  * the rest is for PMDs (net_pcap registers an 8-byte rx timestamp: a
- * 32-byte metadata field failed to register beside it). Written for every
- * packet, hooks or not (two stores into the mbuf's first cache line, which
- * the pipeline writes anyway), so that a tx hook added by a reload never
- * reads a stale one.
+ * 32-byte metadata field failed to register beside it). Written only
+ * while the packet's tx point has hooks: toward the WAN the second pass
+ * tests that once per burst, and when a snapshot adds the first wan_tx hook
+ * dp_worker_sync_carry() (worker.c) marks the packets already queued as
+ * carrying none, so that the new hook never reads a stale flow; toward the
+ * DC only a held packet waits past its burst, and it always carries its flow.
  */
 static inline void
 dp_hook_carry(struct rte_mbuf *m, uint32_t hash, uint32_t slot)

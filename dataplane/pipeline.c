@@ -342,35 +342,37 @@ dp_pipeline_dc(struct dp_worker *w, const struct dp_conf *c, uint16_t port,
 /*
  * The second pass of dp_dc_egress() over the nst packets of st, into ready:
  * flow table, mechanisms A and C, the dc_rx hook point, the traffic
- * manager's enqueue side. Returns the packets ready. Inlined twice, with hrx
- * (hooks at dc_rx) a constant: the common case without hooks carries no
- * hook context through the loop and tests nothing per packet for it.
+ * manager's enqueue side. Returns the packets ready. Inlined twice, with
+ * hooks (at dc_rx or wan_tx) a constant: the common case without them
+ * carries no hook context through the loop and tests nothing per packet for
+ * them. With them, each packet carries its flow in its mbuf for the wan_tx
+ * point (dp_hook_carry(); dp_worker_sync_carry() covers the packets queued
+ * before a snapshot added the first wan_tx hook).
  */
 static __rte_always_inline unsigned int
 dp_dc_ready(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct dp_dc_pkt *st,
-	    unsigned int nst, const struct dp_clock *clk, const struct dp_hooks *hk, bool hrx,
+	    unsigned int nst, const struct dp_clock *clk, const struct dp_hooks *hk, bool hooks,
 	    struct dp_ready *ready)
 {
+	bool hrx = hooks && dp_hooks_at(hk, LS_HOOK_DC_RX);
 	unsigned int nready = 0, j;
 
 	for (j = 0; j < nst; j++) {
 		struct dp_dc_pkt *s = &st[j];
 		const struct ls_hook_ctx *hc = NULL; /* its dc_rx context */
 		struct flow_entry *fe = NULL;
-		uint32_t hash = 0; /* flow_table_hash() of a RoCE packet, for its hook points */
 		enum ls_drop_reason r;
 
 		/* Ingress match-action: the per-QP flow table, mechanisms A and C. */
 		if (s->meta.bth_off != 0) {
 			fe = dp_roce_dc(w, c, &s->meta, s->peer, clk, &s->key, s->hash,
 					s->learn_hash);
-			hash = s->hash;
 			if (hrx)
 				hc = dp_hook_pipe_rx_roce(w, hk, LS_HOOK_DC_RX, port, s->peer,
 							  s->m->pkt_len, &s->meta,
 							  rte_pktmbuf_mtod_offset(s->m, const uint8_t *,
 										  s->meta.bth_off),
-							  &s->key, hash, fe);
+							  &s->key, s->hash, fe);
 		} else if (hrx) {
 			hc = dp_hook_pipe_rx(w, hk, LS_HOOK_DC_RX, port, s->peer, s->m->pkt_len,
 					     rte_pktmbuf_mtod_offset(s->m, const uint8_t *,
@@ -383,14 +385,15 @@ dp_dc_ready(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct 
 		/* Traffic manager, enqueue side: size, headroom, encapsulation plan. */
 		r = dp_tm_prepare(c, s->peer, s->m, &s->meta, &s->dmac, &ready[nready]);
 		if (unlikely(r != LS_DROP_NONE)) {
-			if (unlikely(dp_hooks_at(hk, LS_HOOK_WAN_TX)))
+			if (hooks && dp_hooks_at(hk, LS_HOOK_WAN_TX))
 				dp_hook_pipe_tx_rx(w, hk, LS_HOOK_WAN_TX, hc,
 						   c->peers[s->peer].port, s->peer, s->m->pkt_len,
 						   s->m, s->meta.l3_off, 0, (uint16_t)r, 0);
 			dp_drop(w, s->m, r);
 			continue;
 		}
-		dp_hook_carry(s->m, hash, dp_hook_slot(w, fe));
+		if (hooks) /* flow table hash 0: none */
+			dp_hook_carry(s->m, s->meta.bth_off != 0 ? s->hash : 0, dp_hook_slot(w, fe));
 		nready++;
 	}
 	return nready;
@@ -405,11 +408,12 @@ dp_dc_egress(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct
 	unsigned int nready;
 
 	/* Second pass. */
-	if (likely(!dp_hooks_at(hk, LS_HOOK_DC_RX))) {
+	if (likely(!dp_hooks_at(hk, LS_HOOK_DC_RX) && !dp_hooks_at(hk, LS_HOOK_WAN_TX))) {
 		nready = dp_dc_ready(w, c, port, st, nst, clk, hk, false, ready);
 	} else {
 		nready = dp_dc_ready(w, c, port, st, nst, clk, hk, true, ready);
-		dp_hook_flush(&w->hook, hk, LS_HOOK_DC_RX);
+		if (dp_hooks_at(hk, LS_HOOK_DC_RX))
+			dp_hook_flush(&w->hook, hk, LS_HOOK_DC_RX);
 	}
 
 	/* Traffic manager: WAN queues, ECN marking, gateway CNPs. */

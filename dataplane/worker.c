@@ -12,6 +12,7 @@
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
+#include "hook_pipe.h"
 #include "mbuf_meta.h"
 #include "p4_stage.h"
 #include "pipeline.h"
@@ -91,11 +92,39 @@ dp_tx_flush(struct dp_worker *w, const struct dp_conf *c, struct dp_tx *tx)
 	}
 }
 
+/*
+ * The second pass writes a packet's flow into its mbuf for the wan_tx point
+ * only while that point has hooks (dp_hook_carry(): the common case without
+ * them pays nothing per packet). When a snapshot brings the first wan_tx
+ * hook, what waits in the traffic manager's queues carries whatever its mbuf
+ * held last: mark it as carrying no flow (its hook context then takes the
+ * hash from the packet).
+ */
+static void
+dp_worker_sync_carry(struct dp_worker *w, const struct dp_conf *c)
+{
+	bool carry = dp_hooks_at(dp_hook_set(w, c), LS_HOOK_WAN_TX);
+	unsigned int p, q;
+	uint32_t i;
+
+	if (carry && !w->hook_carry)
+		for (p = 0; p < LS_MAX_PORTS; p++)
+			for (q = 0; q < DP_TM_CLASS_MAX; q++) {
+				const struct tm_fifo *f = &w->tm[p].q[q];
+
+				for (i = f->head; i != f->tail; i++)
+					dp_hook_carry(f->ring[i & f->mask], 0, LS_HOOK_NO_SLOT);
+			}
+	w->hook_carry = carry;
+}
+
 /* Rebuild per-worker state that depends on the config (shapers, markers, aging). */
 static void
 dp_worker_sync(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk)
 {
 	uint16_t p;
+
+	dp_worker_sync_carry(w, c);
 
 	for (p = 0; p < c->n_ports; p++)
 		if (c->ports[p].role == LS_PORT_WAN)
@@ -217,6 +246,7 @@ dp_worker_reset(struct dp_worker *w)
 	if (w->learn_dst.slots != NULL)
 		memset(w->learn_dst.slots, 0, qpn_learn_mem_size(w->learn_dst.mask + 1));
 	w->generation = 0;
+	w->hook_carry = false;
 	memset(w->seq, 0, sizeof(w->seq));
 	memset(w->meas, 0, sizeof(w->meas));
 	memset(&w->counters, 0, sizeof(w->counters));

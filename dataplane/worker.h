@@ -80,6 +80,7 @@ struct dp_worker {
 	struct dp_path_meas meas[LS_MAX_PEERS]; /* path measurement (path_meas.h) */
 	struct rte_mempool *pool; /* for packets the worker builds (CNPs) */
 	uint64_t generation; /* of the snapshot the state below was synced to */
+	bool hook_carry; /* that snapshot has wan_tx hooks: packets carry their flow */
 	uint64_t next_due_tsc; /* earliest queued packet due; UINT64_MAX = none */
 	struct tm_port tm[LS_MAX_PORTS]; /* WAN ports */
 	struct flow_table flows;
