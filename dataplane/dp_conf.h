@@ -96,6 +96,7 @@ struct dp_peer {
 	uint8_t tmpl_len; /* 0: no template (IPv6 underlay) */
 	uint8_t tmpl_l2; /* Ethernet [+ VLAN] bytes */
 	uint32_t tmpl_csum; /* one's complement sum of the constant IPv4 words */
+	uint64_t tmpl_offload; /* the mbuf's tx_offload word: l2_len tmpl_l2, l3_len 20 */
 	/*
 	 * Sizes of the encapsulation, either underlay, also set by
 	 * dp_peer_template(), so the traffic manager and the egress stage
@@ -214,8 +215,13 @@ struct dp_port_counters {
 };
 
 struct dp_peer_counters {
-	uint64_t tx_pkts, tx_bytes; /* encapsulated toward the peer */
-	uint64_t rx_pkts, rx_bytes; /* decapsulated from the peer */
+	/*
+	 * Packets and bytes apart, so that gcc does not pair each direction's
+	 * two adds into one vector add (8 instructions per packet, not 5).
+	 */
+	uint64_t tx_pkts; /* encapsulated toward the peer */
+	uint64_t rx_pkts; /* decapsulated from the peer */
+	uint64_t tx_bytes, rx_bytes;
 	uint64_t rx_ce; /* outer CE seen on decap */
 	uint64_t rx_seq_gaps; /* GENEVE option sequence went forward by > 1 */
 	uint64_t rx_seq_reorder; /* sequence went backwards */

@@ -57,12 +57,11 @@ dp_peer_template(struct dp_peer *peer, const struct dp_port *wan, uint16_t genev
 	opt->version = GENEVE_LS_OPT_VERSION;
 	/*
 	 * The sum of the IPv4 header words that never change: everything but
-	 * version/IHL/TOS, the total length and the checksum (both zero here).
+	 * the TOS, the total length and the checksum (all three zero here).
 	 */
-	ip->version_ihl = 0;
 	sum = rte_raw_cksum(ip, sizeof(*ip));
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
 	peer->tmpl_csum = sum;
 	peer->tmpl_l2 = (uint8_t)l2;
+	peer->tmpl_offload = rte_mbuf_tx_offload(l2, sizeof(*ip), 0, 0, 0, 0, 0);
 	peer->tmpl_len = (uint8_t)(l2 + sizeof(*ip) + sizeof(*udp) + GENEVE_ENCAP_HDR_SIZE);
 }

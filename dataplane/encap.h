@@ -41,9 +41,9 @@ dp_geneve_fill(struct dp_worker *w, uint8_t *g, uint16_t inner_et, uint32_t peer
 	       const struct dp_clock *clk)
 {
 	struct geneve_ls_opt *opt = (struct geneve_ls_opt *)(g + GENEVE_HDR_SIZE);
+	rte_be16_t et = dp_htons(inner_et);
 
-	g[2] = (uint8_t)(inner_et >> 8);
-	g[3] = (uint8_t)inner_et;
+	memcpy(g + 2, &et, sizeof(et)); /* protocol type: one 16-bit store */
 	opt->worker = dp_htons((uint16_t)w->id);
 	opt->seq = dp_htonl(w->seq[peer_idx].tx_seq++);
 	opt->tx_ns = dp_htonll(clk->ns);
@@ -114,13 +114,12 @@ dp_encap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		ip->type_of_service = tos;
 		ip->total_length = dp_htons(tot);
 		/*
-		 * The template's constant sum plus the version/TOS word and the
-		 * length. rte_raw_cksum() sums words as loaded from memory, so
-		 * the added words go in the same (network) byte order and the
-		 * result is stored as is.
+		 * The template's constant sum (version and IHL included) plus
+		 * the TOS and the length. rte_raw_cksum() sums words as loaded
+		 * from memory, so the added words go in the same (network) byte
+		 * order and the result is stored as is.
 		 */
-		sum = peer->tmpl_csum + dp_htons((uint16_t)(RTE_IPV4_VHL_DEF << 8 | tos)) +
-		      dp_htons(tot);
+		sum = peer->tmpl_csum + dp_htons(tos) + dp_htons(tot);
 		sum = (sum & 0xffff) + (sum >> 16);
 		sum = (sum & 0xffff) + (sum >> 16);
 		ip->hdr_checksum = (rte_be16_t)~sum;
@@ -130,8 +129,7 @@ dp_encap(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 		dp_geneve_fill(w, (uint8_t *)(udp + 1), inner_et, peer_idx, clk);
 		if (unlikely(peer->credit))
 			dp_encap_credit(w, mm, peer_idx, hdr + peer->tmpl_len);
-		m->l2_len = l2;
-		m->l3_len = sizeof(struct rte_ipv4_hdr);
+		m->tx_offload = peer->tmpl_offload; /* l2_len, l3_len */
 	} else {
 		const struct dp_port *wan = &c->ports[peer->port];
 		uint16_t extra = dp_encap_extra(peer);

@@ -597,16 +597,16 @@ cy_outer_tot(uint16_t ip_len)
 
 /*
  * The outer IPv4 header checksum as dp_encap() computes it (inline there):
- * the sum of the template's constant words (peer->tmpl_csum, from
- * dp_peer_template() at publish) plus the version/TOS word and the total
- * length, added as rte_raw_cksum() reads them from memory (network order).
+ * the sum of the template's constant words, version and IHL included
+ * (peer->tmpl_csum, from dp_peer_template() at publish), plus the TOS and
+ * the total length, added as rte_raw_cksum() reads them from memory
+ * (network order).
  * Returns the checksum field as stored, what rte_ipv4_cksum() returns.
  */
 static inline uint16_t
 cy_outer_csum_tmpl(uint32_t tmpl_csum, uint16_t tot, uint8_t tos)
 {
-	uint32_t sum = tmpl_csum + dp_htons((uint16_t)(RTE_IPV4_VHL_DEF << 8 | tos)) +
-		       dp_htons(tot);
+	uint32_t sum = tmpl_csum + dp_htons(tos) + dp_htons(tot);
 
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
@@ -663,8 +663,7 @@ cy_encap(const struct dp_peer *peer, struct rte_mbuf *m, const uint8_t *dmac, ui
 	opt->worker = dp_htons(worker);
 	opt->seq = dp_htonl(seq);
 	opt->tx_ns = dp_htonll(now_ns);
-	m->l2_len = l2;
-	m->l3_len = sizeof(struct rte_ipv4_hdr);
+	m->tx_offload = peer->tmpl_offload;
 }
 
 /* Strip the inner Ethernet header and any padding, as dp_tm_prepare() does. */

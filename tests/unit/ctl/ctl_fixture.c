@@ -125,9 +125,9 @@ ctl_fill_workers(struct ctl_fixture *fx)
 	b->drops[LS_DROP_NO_ROUTE] = 4;
 	b->drops[LS_DROP_TX_FULL] = 1;
 
-	a->peer[0] = (struct dp_peer_counters){ 850, 95000, 480, 50000, 12, 3, 1 };
-	b->peer[0] = (struct dp_peer_counters){ 190, 21000, 7, 700, 1, 0, 0 };
-	a->peer[1] = (struct dp_peer_counters){ 50, 4000, 0, 0, 0, 0, 0 };
+	a->peer[0] = (struct dp_peer_counters){ .tx_pkts = 850, .tx_bytes = 95000, .rx_pkts = 480, .rx_bytes = 50000, .rx_ce = 12, .rx_seq_gaps = 3, .rx_seq_reorder = 1 };
+	b->peer[0] = (struct dp_peer_counters){ .tx_pkts = 190, .tx_bytes = 21000, .rx_pkts = 7, .rx_bytes = 700, .rx_ce = 1 };
+	a->peer[1] = (struct dp_peer_counters){ .tx_pkts = 50, .tx_bytes = 4000 };
 
 	a->ecn_marked = 5;
 	b->ecn_marked = 1;
