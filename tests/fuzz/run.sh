@@ -82,7 +82,7 @@ build() {
 				-o "$out/seeds-hook_elf/$(basename "$src" .c).o"
 		done
 		"$cc" "${common[@]}" $(pkg-config --cflags libdpdk libelf) \
-			tests/fuzz/fuzz_hook_elf.c control/hook_load.c \
+			tests/fuzz/fuzz_hook_elf.c control/hook_load.c control/hook_insns.c \
 			$(pkg-config --libs libdpdk libelf) -o "$out/fuzz_hook_elf"
 		;;
 	hook_ctx)
@@ -102,7 +102,7 @@ build() {
 			control/api_*.c control/fmt.c control/telemetry.c control/runtime_counters.c \
 			control/peering_show.c control/peer_*.c control/measure.c control/measure_prom.c \
 			"${config_src[@]}" \
-			control/hook_api.c control/hook_set.c control/hook_load.c control/hook_maps.c \
+			control/hook_api.c control/hook_set.c control/hook_load.c control/hook_insns.c control/hook_maps.c \
 			control/hook_export.c control/hook_prom.c control/hook_ipfix.c control/prom_server.c \
 			control/prom_text.c dataplane/hook.c \
 			dataplane/drop_reason.c $(ls congestion/*.c | grep -v -E '/(ecn_[a-z]+|cc_params|cc_math)\.c$') \
