@@ -210,6 +210,9 @@ def main():
                     help="[congestion] marker, as bench.py's (default none)")
     ap.add_argument("--mechanisms", default="none",
                     help="[congestion] mechanisms, as bench.py's: none, A, C or A,C")
+    ap.add_argument("--hook", default=None,
+                    help="a hook object (.bpf.o) at all four points, as bench.py's --hook; "
+                         "its JIT'd code shows as an object without debug info")
     args = ap.parse_args()
     bench.CONGESTION["marker"] = args.marker
     bench.CONGESTION["mechanisms"] = args.mechanisms
@@ -229,11 +232,13 @@ def main():
     pcap = os.path.join(args.workdir, "roce-%dflows-%s.pcap" % (args.flows, args.size))
     if not os.path.exists(pcap):
         bench.write_pcap(pcap, args.flows, payload)
-    tag = "cg-%d-%s-%s-%s" % (args.flows, args.size, args.marker, args.mechanisms.replace(",", ""))
+    tag = "cg-%d-%s-%s-%s%s" % (args.flows, args.size, args.marker, args.mechanisms.replace(",", ""),
+                                "-hook" if args.hook else "")
     sock = os.path.join(args.workdir, "profile.sock")
     conf = os.path.join(args.workdir, "profile.conf")
     bench.write_config(conf, sock, pcap, max(args.flows, bench.MIN_PCAP_PKTS) + bench.MBUF_SLACK,
-                       "lsperf-%d-%s" % (os.getpid(), tag), flows=args.flows)
+                       "lsperf-%d-%s" % (os.getpid(), tag), flows=args.flows,
+                       hook=os.path.abspath(args.hook) if args.hook else None)
     cg_out = os.path.join(args.workdir, "callgrind-%s.out" % tag)
     logp = os.path.join(args.workdir, "callgrind-%s.log" % tag)
     if args.reuse and os.path.exists(cg_out) and os.path.exists(logp):
