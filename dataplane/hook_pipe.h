@@ -152,8 +152,9 @@ dp_hook_pipe_tx_rx(struct dp_worker *w, const struct dp_hooks *h, enum ls_hook_p
 static inline uint8_t
 dp_hook_tm_verdict(uint8_t tm_flags)
 {
-	return (uint8_t)(LS_HOOK_V_FORWARDED | ((tm_flags & DP_TM_F_MARKED) ? LS_HOOK_V_MARKED : 0) |
-			 ((tm_flags & DP_TM_F_CNP) ? LS_HOOK_V_CNP_GENERATED : 0));
+	return (uint8_t)(LS_HOOK_V_FORWARDED | (tm_flags & (DP_TM_F_MARKED | DP_TM_F_CNP)));
 }
+static_assert(DP_TM_F_MARKED == LS_HOOK_V_MARKED && DP_TM_F_CNP == LS_HOOK_V_CNP_GENERATED,
+	      "the traffic manager's flags are the hook verdict's bits");
 
 #endif /* LONGSPAN_HOOK_PIPE_H */

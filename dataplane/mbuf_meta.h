@@ -56,10 +56,11 @@ struct dp_mbuf_meta {
 };
 static_assert(sizeof(struct dp_mbuf_meta) <= 24, "fits the mbuf dynamic field area");
 
+/* MARKED and CNP are the hook verdict's bits (dp_hook_tm_verdict(), hook_pipe.h asserts it). */
 #define DP_TM_F_ROCE_DATA 0x01 /* inner RoCE data: mechanism A applies */
-#define DP_TM_F_CE_IN 0x02 /* arrived with CE (marked upstream) */
-#define DP_TM_F_MARKED 0x04 /* the gateway wrote CE (for the wan_tx hook point) */
-#define DP_TM_F_CNP 0x08 /* the gateway sent a CNP for it (for the wan_tx hook point) */
+#define DP_TM_F_MARKED 0x02 /* the gateway wrote CE (for the wan_tx hook point) */
+#define DP_TM_F_CNP 0x04 /* the gateway sent a CNP for it (for the wan_tx hook point) */
+#define DP_TM_F_CE_IN 0x08 /* arrived with CE (marked upstream) */
 #define DP_TM_F_CREDIT_TX 0x10 /* toward a credit peer, charged to its credit */
 #define DP_TM_F_CREDIT_RX 0x20 /* from a credit peer, held in its credit buffer */
 
