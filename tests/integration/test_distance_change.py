@@ -298,14 +298,17 @@ def main():
             near = {s: tune(g) for s, g in gw.items()}
             changes0 = {s: gw[s].ctl("show", "peers")["peers"][f"site-{gwlab.other(s)}"]
                         ["measured"]["rtt_changes"] for s in "ab"}
-            loops = 100 if a.flap else 40  # the flap needs traffic before, during and after
+            # The flap needs traffic before, during and after: 13.6 s of it, while the
+            # delay line's restart and the gateways' back-off have taken up to 5 s.
+            loops = 200 if a.flap else 40
             for s in "ab":
                 o = gwlab.other(s)
                 procs[s] = gwlab.pktio(build, f"{tag}-pk{s}",
                                        f"net_memif0,role=client,socket={tmp}/{s}-dc.sock,id=0,"
                                        "bsize=8192",
                                        tx=tx[s], rx=f"{tmp}/site-{s}-rx.pcap", loop=loops,
-                                       pps=1500, duration=14, expect=len(frames[o]) * loops)
+                                       pps=1500, duration=22 if a.flap else 14,
+                                       expect=len(frames[o]) * loops)
             time.sleep(3.0)  # traffic running at 10 km
             if a.flap:
                 w, flapped = flap(gw, w, lambda: start_wanem(wlog + ".2"), wlog + ".2")
