@@ -191,6 +191,24 @@ def pktio(build, prefix, vdev, tx=None, rx=None, loop=1, pps=2000, duration=10, 
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
+def pktio_result(proc, timeout):
+    """pktio's "tx N rx N" line. The pcap and that line are written before
+    pktio stops its port and cleans up the EAL; in one of 55 link-flap runs
+    one had not exited a minute after it should have, so a pktio still
+    running after timeout seconds is killed, and its line is taken when it
+    printed one (RuntimeError with its output when it did not)."""
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate(timeout=10)
+        print(f"pktio: still running {timeout} s on, killed")
+    lines = [ln for ln in out.strip().splitlines() if ln.startswith("tx ") and " rx " in ln]
+    if not lines:
+        raise RuntimeError(f"pktio printed no result: {out[-2000:]}")
+    return lines[-1]
+
+
 def expected_after_gateways(frame, dst_site, dst_mac=None):
     """The frame as the far gateway emits it toward its DC router."""
     s = SITE[dst_site]

@@ -34,8 +34,10 @@ direction, without a restart of either gateway:
 - each gateway restarted its WAN port and runs it again;
 - what the far site received is what was sent with frames missing
   (the outage, and the burst after it when a receiver falls behind):
-  nothing added, duplicated, reordered or damaged, and the last
-  FLAP_TAIL frames all arrived;
+  nothing added, duplicated or damaged, nothing reordered within a
+  traffic manager class (the classes are served in strict priority, so
+  in the backlog after the outage ACKs and CNPs overtake data, and data
+  overtakes other IP), and the last FLAP_TAIL frames all arrived;
 - the missing frames are accounted for (both directions together: drop
   counters are per gateway): at least the gateways' drops (tx_ring_full
   while a link was down or a ring full, port_stopped while a port was
@@ -182,6 +184,35 @@ def in_order(sent, got):
     return None
 
 
+ROCE_CONTROL_OPCODES = (0x11, 0x12, 0x81)  # ACK, atomic ACK, CNP
+
+
+def tm_class(frame):
+    """The gateway's traffic manager class of a frame (dataplane/tm.h,
+    dp_tm_class_of()): 0 RoCE control (ACK, NAK, CNP), 1 RoCE data, 2 any
+    other IP. The classes are served in strict priority, so a backlog
+    (the burst after the outage) lets a later frame of a higher class
+    overtake an earlier one of a lower class; within a class it is a FIFO."""
+    if frame[12:14] == b"\x08\x00":
+        l4, proto = 14 + (frame[14] & 0x0f) * 4, frame[23]
+    elif frame[12:14] == b"\x86\xdd":
+        l4, proto = 14 + 40, frame[20]
+    else:
+        return 2
+    if proto != 17 or len(frame) < l4 + 9 or frame[l4 + 2:l4 + 4] != (4791).to_bytes(2, "big"):
+        return 2
+    return 0 if frame[l4 + 8] in ROCE_CONTROL_OPCODES else 1
+
+
+def in_order_by_class(sent, got):
+    """in_order() within each traffic manager class (tm_class())."""
+    for c, name in enumerate(("RoCE control", "RoCE data", "other")):
+        bad = in_order([f for f in sent if tm_class(f) == c], [f for f in got if tm_class(f) == c])
+        if bad:
+            return f"{name} class: {bad}"
+    return None
+
+
 def ce_marked(got):
     """Frames that arrived with CE (ECN 11)."""
     n = 0
@@ -219,7 +250,7 @@ def flap_frames(tmp, frames, loops, stats, leaks):
         missing += len(sent) - len(got)
         counted += sum(here.values())
         line += wan_tx - wan_rx
-        bad = in_order(sent, got)
+        bad = in_order_by_class(sent, got)
         if bad:
             problems.append(f"{s}->{o}: {bad}")
         if ce_marked(got):
@@ -313,8 +344,7 @@ def main():
             if a.flap:
                 w, flapped = flap(gw, w, lambda: start_wanem(wlog + ".2"), wlog + ".2")
                 for s in "ab":
-                    out, _ = procs[s].communicate(timeout=60)
-                    print(f"pktio {s}: {out.strip().splitlines()[-1]}")
+                    print(f"pktio {s}: {gwlab.pktio_result(procs[s], 60)}")
                 stats = {s: (gw[s].ctl("show", "drops"), gw[s].ctl("show", "ports"))
                          for s in "ab"}
                 raise Flapped()
@@ -335,8 +365,7 @@ def main():
                 time.sleep(2.5)  # keepalives every hold_time / 3 carry the new RTT
                 ka = keepalive_rtt(gw)
             for s in "ab":
-                out, _ = procs[s].communicate(timeout=60)
-                print(f"pktio {s}: {out.strip().splitlines()[-1]}")
+                print(f"pktio {s}: {gwlab.pktio_result(procs[s], 60)}")
             drops = {s: gw[s].ctl("show", "drops") for s in "ab"}
             peers = {s: gw[s].ctl("show", "peers") for s in "ab"}
         except Flapped:
