@@ -38,9 +38,13 @@
  * the CNP does not say where the mark was set. When this QP's data arrived
  * from the WAN already carrying CE within the last upstream_ce_window_ns,
  * the congestion was in the sending DC or on the WAN, where shaping here
- * relieves nothing: the CNP does not start the reaction point. Whether the
- * CNP then goes on to the sender: always with forward_cnp and no cnp_gap_ns;
- * without forward_cnp never; with a gap, at most one per gap per QP.
+ * relieves nothing: the CNP does not start the reaction point, and it always
+ * goes on to the sender, the one reaction point that can help. Whether any
+ * other CNP goes on to the sender: always with forward_cnp and no cnp_gap_ns;
+ * without forward_cnp never; with a gap, at most one per gap per QP. With
+ * forward_backlog_bytes, only while the QP holds at least that much in
+ * gateway memory: the reaction point here absorbs the rest, and the sender
+ * hears only of what it cannot.
  */
 
 #include <stdbool.h>
@@ -79,6 +83,7 @@ struct gw_mech_c_config {
 	uint64_t upstream_ce_window_ns; /* 0: every CNP starts the reaction point */
 	bool forward_cnp; /* receiver CNPs go on to the sender */
 	uint64_t cnp_gap_ns; /* with forward_cnp: at most one per QP per gap; 0 = all */
+	uint64_t forward_backlog_bytes; /* with forward_cnp: only from this backlog; 0 = any */
 };
 
 /*
@@ -102,6 +107,7 @@ struct gw_mech_c_in {
 	uint64_t wan_ce_ns;
 	bool fwd_cnp_sent; /* a CNP of this QP was forwarded at last_fwd_cnp_ns */
 	uint64_t last_fwd_cnp_ns;
+	uint64_t backlog_bytes; /* its data held in gateway memory now */
 };
 
 struct gw_mech_c_actions {
@@ -175,9 +181,11 @@ gw_mech_c_cnp(const struct gw_mech_c_config *cfg, const struct gw_mech_c_in *in,
 	out->skip_upstream = cfg->upstream_ce_window_ns != 0 && in->wan_ce_seen &&
 			     now_ns - in->wan_ce_ns < cfg->upstream_ce_window_ns;
 	out->start_trp = !out->skip_upstream;
-	out->forward = cfg->forward_cnp &&
-		       !(cfg->cnp_gap_ns != 0 && in->fwd_cnp_sent &&
-			 now_ns - in->last_fwd_cnp_ns < cfg->cnp_gap_ns);
+	out->forward = out->skip_upstream ||
+		       (cfg->forward_cnp &&
+			!(cfg->cnp_gap_ns != 0 && in->fwd_cnp_sent &&
+			  now_ns - in->last_fwd_cnp_ns < cfg->cnp_gap_ns) &&
+			in->backlog_bytes >= cfg->forward_backlog_bytes);
 }
 
 #endif /* LONGSPAN_GW_MECH_H */

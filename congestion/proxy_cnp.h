@@ -29,6 +29,14 @@
  * Rate limit: the NIC acts on CNPs at most once per rate_reduce_monitor_period
  * (4 us on ConnectX), so CNPs closer than that only repeat themselves;
  * THEMIS uses ~5-7 us, EdgeCNP >= 4 us (cc_params derives the default).
+ *
+ * Backoff (backoff_max_ns): a signal that persists is not news. Each CNP
+ * cuts the sender by alpha/2 and raises alpha, but the marking queue
+ * drains only after the cut has reached it, so a CNP every interval while
+ * it drains drives the sender to its floor for one episode of congestion.
+ * With backoff, a CNP that follows the previous one within twice the
+ * spacing (the signal never stopped) doubles the spacing, up to
+ * backoff_max_ns; a longer quiet gap starts again at interval_ns.
  */
 
 #include <stdbool.h>
@@ -42,11 +50,13 @@ enum proxy_cnp_ce_policy {
 
 struct proxy_cnp_params {
 	uint64_t interval_ns; /* per-QP minimum spacing of gateway CNPs */
+	uint64_t backoff_max_ns; /* 0, or the longest spacing a persisting signal backs off to */
 	enum proxy_cnp_ce_policy ce_policy;
 };
 
 struct proxy_cnp_config {
 	uint64_t interval_ns;
+	uint64_t backoff_max_ns;
 	enum proxy_cnp_ce_policy ce_policy;
 };
 
@@ -54,6 +64,7 @@ struct proxy_cnp_config {
 struct proxy_cnp_qp {
 	uint64_t last_cnp_ns;
 	bool sent; /* last_cnp_ns is valid */
+	uint32_t spacing_ns; /* with backoff: the spacing now (interval .. backoff_max) */
 };
 
 /* Reasons, with stable names for counters. */
@@ -79,7 +90,10 @@ struct proxy_cnp_verdict {
 	bool clear_ce;
 };
 
-/* Returns 0 or -EINVAL (unknown policy). interval 0 = no rate limit. */
+/*
+ * Returns 0 or -EINVAL (unknown policy; backoff without an interval, or
+ * shorter than it, or over 4 s). interval 0 = no rate limit.
+ */
 int proxy_cnp_config_init(struct proxy_cnp_config *c, const struct proxy_cnp_params *p);
 
 void proxy_cnp_qp_init(struct proxy_cnp_qp *q);

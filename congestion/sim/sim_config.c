@@ -234,6 +234,9 @@ static const struct conf_key sim_keys[] = {
 
 	{ SEC(MECH_A), .name = "cnp_interval", TIME(0, NS_S), .def = "0", F(a_cnp_interval_ns),
 	  .help = "minimum gateway CNP spacing per QP; 0 = derived" },
+	{ SEC(MECH_A), .name = "cnp_backoff_max", TIME(0, NS_S), .def = "0",
+	  F(a_cnp_backoff_max_ns),
+	  .help = "a signal that persists doubles the spacing, up to this; 0 = fixed spacing" },
 	{ SEC(MECH_A), .name = "cnp_delay", TIME(0, NS_S), .def = "1us", F(a_cnp_delay_ns),
 	  .help = "time the gateway takes to build and send a CNP" },
 	{ SEC(MECH_A), .name = "ce_clear", BOOL, .def = "true", F(a_ce_clear),
@@ -272,6 +275,10 @@ static const struct conf_key sim_keys[] = {
 	  .help = "forward the receiver's CNPs on to the remote sender" },
 	{ SEC(MECH_C), .name = "cnp_gap", TIME(0, NS_S), .def = "0", F(c_cnp_gap_ns),
 	  .help = "forward at most one receiver CNP per QP per gap while shaping; 0 = all" },
+	{ SEC(MECH_C), .name = "forward_backlog", SIZE(0, UINT64_C(1000000000000)), .def = "0",
+	  F(c_forward_backlog),
+	  .help = "forward a receiver CNP only while its QP holds at least this much in "
+		  "gateway memory; 0 = whatever it holds" },
 };
 
 #undef F

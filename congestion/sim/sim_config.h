@@ -138,6 +138,7 @@ struct sim_config {
 
 	/* [mech_a] */
 	uint64_t a_cnp_interval_ns;
+	uint64_t a_cnp_backoff_max_ns; /* 0: fixed spacing */
 	uint64_t a_cnp_delay_ns;
 	bool a_ce_clear;
 	uint32_t a_qpn_learning;    /* enum sim_qpn_learning */
@@ -154,6 +155,7 @@ struct sim_config {
 	uint64_t c_upstream_ce_window_ns; /* 0: 2 x DC RTT */
 	bool c_forward_cnp;	    /* forward the receiver's CNPs to the sender */
 	uint64_t c_cnp_gap_ns;	    /* forward at most one CNP per QP per gap */
+	uint64_t c_forward_backlog; /* forward only while the QP holds this many bytes */
 };
 
 /* Fills in the defaults of every key. */

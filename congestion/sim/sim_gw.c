@@ -234,6 +234,7 @@ sim_gw_init_one(struct sim *s, struct sim_gw *gw, uint64_t wan_rtt, uint64_t dc_
 	}
 
 	ap.interval_ns = gw->d.cnp_interval_ns;
+	ap.backoff_max_ns = c->a_cnp_backoff_max_ns;
 	ap.ce_policy = c->a_ce_clear ? PROXY_CNP_CE_CLEAR_COVERED : PROXY_CNP_CE_KEEP;
 	if (proxy_cnp_config_init(&gw->a_cfg.cnp, &ap) < 0)
 		return -EINVAL;
@@ -256,6 +257,7 @@ sim_gw_init_one(struct sim *s, struct sim_gw *gw, uint64_t wan_rtt, uint64_t dc_
 		gw_mech_c_upstream_ce_window_default_ns(gw->d.dc_rtt_ns);
 	gw->c_policy.forward_cnp = c->c_forward_cnp;
 	gw->c_policy.cnp_gap_ns = c->c_cnp_gap_ns;
+	gw->c_policy.forward_backlog_bytes = c->c_forward_backlog;
 	if (trp_config_init(&gw->c_cfg, &tp) < 0) {
 		fprintf(stderr, "longspan-sim: gateway %u: TRP parameters rejected\n", gw->node);
 		return -EINVAL;
@@ -527,6 +529,7 @@ sim_gw_cnp_to_wan(struct sim *s, struct sim_gw *gw, uint32_t p)
 	cin.wan_ce_ns = fs->wan_ce_ns;
 	cin.fwd_cnp_sent = fs->fwd_cnp_sent;
 	cin.last_fwd_cnp_ns = fs->last_fwd_cnp_ns;
+	cin.backlog_bytes = fs->shape_bytes;
 	gw_mech_c_cnp(&gw->c_policy, &cin, s->now_ns, &ca);
 	if (ca.skip_upstream) {
 		gw->trp_skipped_upstream++;

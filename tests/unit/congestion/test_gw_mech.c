@@ -185,6 +185,47 @@ test_c_cnp(void **state)
 	gw_mech_c_cnp(&nofwd, &in, 9000, &a);
 	assert_false(a.forward);
 	assert_true(a.start_trp);
+	/* Upstream congestion: only the sender can react, so its CNP always goes on. */
+	gw_mech_c_cnp(&nofwd, &in, 5000, &a);
+	assert_true(a.skip_upstream);
+	assert_true(a.forward);
+}
+
+/* Mechanism C: only what the gateway's memory holds past the threshold reaches the sender. */
+static void
+test_c_forward_backlog(void **state)
+{
+	struct gw_mech_c_config cfg = { .forward_cnp = true, .forward_backlog_bytes = 65536 };
+	struct gw_mech_c_in in = { 0 };
+	struct gw_mech_c_actions a;
+
+	(void)state;
+	gw_mech_c_cnp(&cfg, &in, 1000, &a); /* nothing held: the reaction point absorbs it */
+	assert_false(a.forward);
+	assert_true(a.start_trp);
+	in.backlog_bytes = 65535;
+	gw_mech_c_cnp(&cfg, &in, 1000, &a);
+	assert_false(a.forward);
+	in.backlog_bytes = 65536;
+	gw_mech_c_cnp(&cfg, &in, 1000, &a);
+	assert_true(a.forward);
+	cfg.upstream_ce_window_ns = 1000;
+	in.backlog_bytes = 0;
+	in.wan_ce_seen = true;
+	in.wan_ce_ns = 900;
+	gw_mech_c_cnp(&cfg, &in, 1000, &a); /* upstream: goes on with nothing held */
+	assert_true(a.forward);
+	in.wan_ce_seen = false;
+	in.backlog_bytes = 65536;
+	cfg.cnp_gap_ns = 500; /* both limits apply */
+	in.fwd_cnp_sent = true;
+	in.last_fwd_cnp_ns = 800;
+	gw_mech_c_cnp(&cfg, &in, 1000, &a);
+	assert_false(a.forward);
+	cfg.forward_cnp = false;
+	in.fwd_cnp_sent = false;
+	gw_mech_c_cnp(&cfg, &in, 1000, &a);
+	assert_false(a.forward);
 }
 
 int
@@ -195,6 +236,7 @@ main(void)
 		cmocka_unit_test(test_a_off_and_dc_marks),
 		cmocka_unit_test(test_a_cnp_failed),
 		cmocka_unit_test(test_c_cnp),
+		cmocka_unit_test(test_c_forward_backlog),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -98,6 +98,51 @@ test_no_limit_and_validation(void **state)
 	assert_string_equal(proxy_cnp_reason_name(PROXY_CNP_REASON_MAX), "?");
 }
 
+/* A signal that persists doubles the spacing up to the maximum; a quiet gap resets it. */
+static void
+test_backoff(void **state)
+{
+	struct proxy_cnp_params p = { .interval_ns = 1000, .backoff_max_ns = 4000,
+				      .ce_policy = PROXY_CNP_CE_CLEAR_COVERED };
+	struct proxy_cnp_config c;
+	struct proxy_cnp_qp q;
+
+	(void)state;
+	assert_int_equal(proxy_cnp_config_init(&c, &p), 0);
+	proxy_cnp_qp_init(&q);
+	assert_int_equal(proxy_cnp_decide(&c, &q, true, 10000).reason, PROXY_CNP_SENT);
+	assert_int_equal(q.spacing_ns, 1000); /* the first of an episode: the interval */
+	assert_int_equal(proxy_cnp_decide(&c, &q, true, 10999).reason, PROXY_CNP_SUPPRESSED_RATE);
+	assert_int_equal(proxy_cnp_decide(&c, &q, true, 11000).reason, PROXY_CNP_SENT);
+	assert_int_equal(q.spacing_ns, 2000); /* within 2 x spacing: doubled */
+	assert_int_equal(proxy_cnp_decide(&c, &q, true, 12999).reason, PROXY_CNP_SUPPRESSED_RATE);
+	assert_true(proxy_cnp_decide(&c, &q, true, 12999).clear_ce); /* still covered */
+	assert_int_equal(proxy_cnp_decide(&c, &q, true, 13000).reason, PROXY_CNP_SENT);
+	assert_int_equal(q.spacing_ns, 4000);
+	assert_int_equal(proxy_cnp_decide(&c, &q, true, 17000).reason, PROXY_CNP_SENT);
+	assert_int_equal(q.spacing_ns, 4000); /* capped at backoff_max */
+	assert_int_equal(proxy_cnp_decide(&c, &q, true, 20999).reason, PROXY_CNP_SUPPRESSED_RATE);
+	/* Quiet for 2 x spacing since the last CNP: a new episode. */
+	assert_int_equal(proxy_cnp_decide(&c, &q, true, 25000).reason, PROXY_CNP_SENT);
+	assert_int_equal(q.spacing_ns, 1000);
+	assert_int_equal(proxy_cnp_decide(&c, &q, true, 26000).reason, PROXY_CNP_SENT);
+	/* Without backoff the spacing stays the interval. */
+	p.backoff_max_ns = 0;
+	assert_int_equal(proxy_cnp_config_init(&c, &p), 0);
+	proxy_cnp_qp_init(&q);
+	assert_int_equal(proxy_cnp_decide(&c, &q, true, 0).reason, PROXY_CNP_SENT);
+	assert_int_equal(proxy_cnp_decide(&c, &q, true, 1000).reason, PROXY_CNP_SENT);
+	assert_int_equal(proxy_cnp_decide(&c, &q, true, 2000).reason, PROXY_CNP_SENT);
+	/* Refused: backoff without an interval, below it, or past 32 bits. */
+	p.interval_ns = 0;
+	p.backoff_max_ns = 4000;
+	assert_int_equal(proxy_cnp_config_init(&c, &p), -EINVAL);
+	p.interval_ns = 5000;
+	assert_int_equal(proxy_cnp_config_init(&c, &p), -EINVAL);
+	p.backoff_max_ns = UINT64_C(1) << 32;
+	assert_int_equal(proxy_cnp_config_init(&c, &p), -EINVAL);
+}
+
 int
 main(void)
 {
@@ -105,6 +150,7 @@ main(void)
 		cmocka_unit_test(test_reasons_and_rate_limit),
 		cmocka_unit_test(test_ce_policies),
 		cmocka_unit_test(test_no_limit_and_validation),
+		cmocka_unit_test(test_backoff),
 	};
 
 	return cmocka_run_group_tests_name("proxy_cnp", tests, NULL, NULL);
