@@ -252,6 +252,8 @@ api_mech_emit(struct fmt *f, const struct dp_mech_conf *m, const struct dp_mech_
 	fmt_open(f, "mechanism_c", FMT_OBJ);
 	fmt_bool(f, "enabled", (m->mechanisms & LS_MECH_C) != 0);
 	fmt_u64(f, "hold_ns", m->trp.hold_ns);
+	fmt_u64(f, "cut_interval_ns", m->trp.cut_interval_ns);
+	fmt_bool(f, "cnp_forward", m->c_policy.forward_cnp);
 	fmt_u64(f, "trp_cnps", c->trp_cnps);
 	fmt_u64(f, "trp_no_flow", c->trp_no_flow);
 	fmt_u64(f, "trp_table_full", c->trp_table_full);

@@ -607,6 +607,22 @@ const struct conf_key config_keys[] = {
 			"ramps up. 0 is one WAN RTT of the peer.",
 	},
 	{
+		.section = CONFIG_SEC_CONGESTION, .name = "cut_interval", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = 0, .max = NS_S, .def = "0", CONG(cut_interval_ns),
+		.help = "Mechanism C: least time between two rate cuts of one QP; the "
+			"CNPs in between only restart the hold. 0 is 4us, a ConnectX "
+			"NIC's cut period.",
+	},
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "cnp_forward", .type = CONFIG_T_BOOL,
+		.def = "yes", CONG(cnp_forward),
+		.help = "Mechanism C: send a local receiver's CNP on to the remote sender "
+			"once the gateway's reaction point has acted on it. no: the reaction "
+			"point answers it alone and the CNP is dropped and counted "
+			"(cnp_absorbed); a CNP it cannot act on (no flow entry, hold table "
+			"full, congestion before the WAN) always goes on.",
+	},
+	{
 		.section = CONFIG_SEC_CONGESTION, .name = "flow_idle", .type = CONFIG_T_UINT,
 		.units = UNITS_TIME, .min = NS_MS, .max = 3600 * NS_S, .def = "1s",
 		CONG(flow_idle_ns),

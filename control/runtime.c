@@ -174,18 +174,21 @@ runtime_mech_build(const struct ls_runtime *rt, const struct ls_config *cfg,
 	/*
 	 * Mechanism C's policy: the upstream-CE window of congestion/gw_mech.h
 	 * for the DC RTT the derivation used (the simulator's default too),
-	 * and every receiver CNP is forwarded as the packet it is.
+	 * and whether the receiver CNPs it acts on go on to the sender.
 	 */
 	for (i = 0; i < c->n_ports && dc_rtt == 0; i++)
 		if (c->tm[i].enabled)
 			dc_rtt = c->tm[i].derived.dc_rtt_ns;
 	m->c_policy.upstream_ce_window_ns =
 		gw_mech_c_upstream_ce_window_default_ns(dc_rtt != 0 ? dc_rtt : CC_DEFAULT_DC_RTT_NS);
-	m->c_policy.forward_cnp = true;
+	m->c_policy.forward_cnp = cg->cnp_forward;
 	m->c_policy.cnp_gap_ns = 0;
 	trp_params_default(&tp, dc_rate != 0 ? dc_rate : RUNTIME_DC_DEFAULT_BPS, hold);
+	if (cg->cut_interval_ns != 0)
+		tp.cut_interval_ns = cg->cut_interval_ns;
 	if (trp_config_init(&m->trp, &tp) != 0) {
-		fprintf(err, "%s: [congestion] hold: mechanism C parameters rejected\n", cfg->path);
+		fprintf(err, "%s: [congestion] hold, cut_interval: mechanism C parameters rejected\n",
+			cfg->path);
 		return -EINVAL;
 	}
 	return 0;

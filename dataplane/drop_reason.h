@@ -68,7 +68,8 @@
 	X(CREDIT_OPT_BAD, "credit_option_bad", "credit GENEVE option with a wrong length, version, priority, flags or reserved bits, or repeated") \
 	X(CREDIT_NOT_ENABLED, "credit_not_enabled", "credit option or control packet from a peer without lossless = credit") \
 	X(CREDIT_CONTROL, "credit_control", "credit control packet from the peer, consumed (never forwarded)") \
-	X(PORT_STOPPED, "port_stopped", "output port stopped while the gateway restarts its link")
+	X(PORT_STOPPED, "port_stopped", "output port stopped while the gateway restarts its link") \
+	X(CNP_ABSORBED, "cnp_absorbed", "local receiver's CNP answered by mechanism C's reaction point alone ([congestion] cnp_forward = no)")
 
 
 

@@ -149,7 +149,7 @@ dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m, bool
 	}
 }
 
-void
+bool
 dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_key *k,
 	      const struct dp_clock *clk)
 {
@@ -166,12 +166,12 @@ dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_ke
 	le = qpn_learn_find_sender(&w->learn_dst, k->family, k->dst, k->src, k->dqpn, clk->ns);
 	if (le == NULL) {
 		mc->trp_no_flow++;
-		return;
+		return false;
 	}
 	he = hold_get(&w->hold, &le->key);
 	if (he == NULL) {
 		mc->trp_table_full++;
-		return;
+		return false;
 	}
 	memset(&dk, 0, sizeof(dk));
 	dk.family = le->key.family;
@@ -192,11 +192,12 @@ dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_ke
 		mc->trp_upstream_ce++;
 		if (!trp_active(&c->mech.trp, &he->trp, clk->ns))
 			hold_release(&w->hold, he);
-		return;
+		return false; /* ca.forward: only the sender can help */
 	}
 	if (!trp_active(&c->mech.trp, &he->trp, clk->ns))
 		mc->trp_activations++;
 	trp_on_cnp(&c->mech.trp, &he->trp, clk->ns, data != NULL ? data->rate_bps : 0);
+	return !ca.forward;
 }
 
 struct hold_entry *

@@ -39,8 +39,12 @@ void dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m,
 	       bool drop, struct flow_entry *fe, struct dp_tm_counters *tmc, const struct dp_clock *clk,
 	       struct dp_tx *tx);
 
-/* Mechanism C, DC -> WAN: a local receiver's CNP starts shaping its QP. */
-void dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_key *k,
+/*
+ * Mechanism C, DC -> WAN: a local receiver's CNP starts shaping its QP.
+ * Returns true when the CNP goes no further (the reaction point answered
+ * it alone, [congestion] cnp_forward = no): the caller drops it.
+ */
+bool dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_key *k,
 		   const struct dp_clock *clk);
 
 /* The flow of a RoCE packet as the flow lookup found it (for its hook points). */
@@ -110,12 +114,13 @@ dp_flow_account(struct dp_worker *w, const struct pkt_meta *meta, uint8_t dir, u
  * its flow_table_hash() h and, for data under mechanism A, the learner's
  * qpn_learn_pair_hash() (both computed and prefetched in the first pass).
  * Returns its flow table entry (NULL when the table is full); mechanism A
- * uses it for data only.
+ * uses it for data only. *absorb becomes true for a CNP mechanism C keeps
+ * (dp_mech_c_cnp()) and is left alone otherwise.
  */
 static __rte_always_inline struct flow_entry *
 dp_roce_dc(struct dp_worker *w, const struct dp_conf *c, const struct pkt_meta *meta,
 	   uint32_t peer, const struct dp_clock *clk, const struct flow_key *k, uint32_t h,
-	   uint32_t learn_hash)
+	   uint32_t learn_hash, bool *absorb)
 {
 	unsigned int mech = c->mech.mechanisms;
 	struct dp_mech_counters *mc = &w->counters.mech;
@@ -140,7 +145,7 @@ dp_roce_dc(struct dp_worker *w, const struct dp_conf *c, const struct pkt_meta *
 		mc->learn_dst[qpn_learn_on_ack(&w->learn_dst, k->family, k->src, k->dst, k->dqpn,
 					       meta->psn, clk->ns)]++;
 	} else if (meta->cls == DP_CLASS_ROCE_CNP && (mech & LS_MECH_C)) {
-		dp_mech_c_cnp(w, c, k, clk);
+		*absorb = dp_mech_c_cnp(w, c, k, clk);
 	}
 	return fe;
 }

@@ -362,11 +362,12 @@ dp_dc_ready(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct 
 		const struct ls_hook_ctx *hc = NULL; /* its dc_rx context */
 		struct flow_entry *fe = NULL;
 		enum ls_drop_reason r;
+		bool absorb = false;
 
 		/* Ingress match-action: the per-QP flow table, mechanisms A and C. */
 		if (s->meta.bth_off != 0) {
 			fe = dp_roce_dc(w, c, &s->meta, s->peer, clk, &s->key, s->hash,
-					s->learn_hash);
+					s->learn_hash, &absorb);
 			if (hrx)
 				hc = dp_hook_pipe_rx_roce(w, hk, LS_HOOK_DC_RX, port, s->peer,
 							  s->m->pkt_len, &s->meta,
@@ -383,7 +384,9 @@ dp_dc_ready(struct dp_worker *w, const struct dp_conf *c, uint16_t port, struct 
 		ready[nready].hook_rx = hc;
 
 		/* Traffic manager, enqueue side: size, headroom, encapsulation plan. */
-		r = dp_tm_prepare(c, s->peer, s->m, &s->meta, &s->dmac, &ready[nready]);
+		r = unlikely(absorb) ? LS_DROP_CNP_ABSORBED
+				     : dp_tm_prepare(c, s->peer, s->m, &s->meta, &s->dmac,
+						     &ready[nready]);
 		if (unlikely(r != LS_DROP_NONE)) {
 			if (hooks && dp_hooks_at(hk, LS_HOOK_WAN_TX))
 				dp_hook_pipe_tx_rx(w, hk, LS_HOOK_WAN_TX, hc,

@@ -307,11 +307,11 @@ fx_write_mech(FILE *f, const struct dp_worker *w)
 		   " cnp_no_neigh %" PRIu64 " cnp_no_mbuf %" PRIu64 " cnp_tx_full %" PRIu64
 		   " ce_cleared %" PRIu64 " trp_cnps %" PRIu64
 		   " trp_no_flow %" PRIu64 " trp_activations %" PRIu64 " trp_delayed %" PRIu64
-		   " trp_released %" PRIu64 "\n",
+		   " trp_released %" PRIu64 " trp_upstream_ce %" PRIu64 "\n",
 		mc->cnp_sent, mc->cnp_suppressed, mc->cnp_no_qpn, mc->cnp_no_neigh, mc->cnp_no_mbuf,
 		mc->cnp_tx_full, mc->ce_cleared,
 		mc->trp_cnps, mc->trp_no_flow, mc->trp_activations, mc->trp_delayed,
-		mc->trp_released);
+		mc->trp_released, mc->trp_upstream_ce);
 	/* Mechanism B at the DC port: what the fabric's PFC did to us, per priority that moved. */
 	fprintf(f, "pfc rx_frames %" PRIu64 " held %" PRIu64 " released %" PRIu64,
 		w->counters.pfc.rx_frames, w->counters.pfc.held, w->counters.pfc.released);

@@ -5,7 +5,7 @@ Dataplane packet fixtures: a table of cases run through the real pipeline
 by dp_fixture (tests/dataplane/dp_fixture.c) over net_ring ports.
 
     fixtures.py --harness build/tests/dataplane/dp_fixture \\
-                --config tests/dataplane/fixture.conf [--group base|tm|sojourn]
+                --config tests/dataplane/fixture.conf [--group base|tm|sojourn|absorb]
                 [--workdir DIR] [--only REGEX] [--list] [--verbose]
 
 Each group of cases goes with its config: base (this file, fixture.conf),
@@ -964,8 +964,14 @@ def build_sojourn_cases(cfg):
     return fx_tm.build_sojourn_cases(cfg, make_builders(cfg), case_api())
 
 
+def build_absorb_cases(cfg):
+    import fx_tm
+    return fx_tm.build_absorb_cases(cfg, make_builders(cfg), case_api())
+
+
 # --group: the case list written for each fixture config.
-GROUPS = {"base": build_cases, "tm": build_tm_cases, "sojourn": build_sojourn_cases}
+GROUPS = {"base": build_cases, "tm": build_tm_cases, "sojourn": build_sojourn_cases,
+          "absorb": build_absorb_cases}
 
 
 def mac_b(mac):
@@ -1360,7 +1366,8 @@ def main():
     ap.add_argument("--config", default=os.path.join(HERE, "fixture.conf"))
     ap.add_argument("--group", default="base", choices=sorted(GROUPS),
                     help="case group written for the config (base: fixture.conf, tm: "
-                    "fixture-tm.conf, sojourn: fixture-sojourn.conf)")
+                    "fixture-tm.conf, sojourn: fixture-sojourn.conf, absorb: "
+                    "fixture-absorb.conf)")
     ap.add_argument("--workdir", default=os.path.join(os.getcwd(), "dp-fixtures"))
     ap.add_argument("--only", help="run the cases whose name matches this regex")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")

@@ -5,6 +5,7 @@ run by fixtures.py with their own configs:
 
     fixtures.py --group tm      --config fixture-tm.conf      (RED, A and C)
     fixtures.py --group sojourn --config fixture-sojourn.conf (sojourn, A)
+    fixtures.py --group absorb  --config fixture-absorb.conf  (C, cnp_forward = no)
 
 Every expected packet is built here from the behaviour the issue and the
 notes specify (docs/roce-wire.md, docs/config.md), never
@@ -566,6 +567,60 @@ def build_tm_cases(cfg, b, api):
                          out={"dc": [b.dec(x) for x in incoming[:4]]},
                          counters={"mech trp_delayed": 0, "queued": 0})]))
     return cases
+
+
+def build_absorb_cases(cfg, b, api):
+    """
+    Cases for fixture-absorb.conf: mechanism C with cnp_forward = no. A
+    local receiver's CNP that starts the reaction point goes no further
+    (dropped, cnp_absorbed); one the gateway cannot act on still reaches the
+    sender: a QP it does not know, and a QP whose data arrived from the WAN
+    already CE-marked (congestion before the WAN, which only the sender can
+    relieve).
+    """
+    Case, Step = api.Case, api.Step
+    assert cfg.cong.get("cnp_forward") == "no" and "C" in cfg.cong.get("mechanisms", "")
+    h = Helpers(cfg, b, api)
+    site_b = b.site_b
+    lrcv, rsnd = "10.1.0.1", "10.2.0.5"
+    first = w.roce(rsnd, lrcv, 0x06, dqpn=C_RQPN, psn=300, tos=b.roce_tos, sport=DATA_SPORT,
+                   hdrs=w.reth(), payload=PAYLOAD)
+    c_ack = w.roce(lrcv, rsnd, 0x11, dqpn=C_SQPN, psn=300, tos=b.roce_tos, sport=ACK_SPORT,
+                   hdrs=w.aeth(0x1F, 1))
+    c_cnp = w.cnp(lrcv, rsnd, dqpn=C_SQPN, sport=ACK_SPORT)
+    other_cnp = w.cnp(lrcv, rsnd, dqpn=0x00EEEE, sport=ACK_SPORT)
+    ce_first = w.roce(rsnd, lrcv, 0x06, dqpn=C_RQPN, psn=300, tos=(26 << 2) | w.CE,
+                      sport=DATA_SPORT, hdrs=w.reth(), payload=PAYLOAD)
+    learn = [Step("wan", [b.gen(site_b, first, seq=0)], T0, out={"dc": [b.dec(first)]}),
+             Step("dc", [b.dc_frame(c_ack)], T0, out={"wan": [h.fwd(b.dc_frame(c_ack), 0, T0)]},
+                  counters={"learn ack_learned dst": 1})]
+    return [
+        Case("absorb.cnp",
+             "data from site-b to local receiver QPN %#x, the receiver's ACK teaches the "
+             "learner; its CNP starts the reaction point and is dropped (cnp_absorbed), "
+             "not sent to the WAN; a CNP for a QP the learner does not know still goes on "
+             "(trp_no_flow)" % C_RQPN,
+             steps=learn + [
+                 Step("dc", [b.dc_frame(c_cnp)], T0, drops={"cnp_absorbed": 1},
+                      counters={"mech trp_cnps": 1, "mech trp_activations": 1,
+                                "mech trp_no_flow": 0}),
+                 Step("dc", [b.dc_frame(other_cnp)], T0, drops={"cnp_absorbed": 1},
+                      out={"wan": [h.fwd(b.dc_frame(other_cnp), 1, T0)]},
+                      counters={"mech trp_cnps": 2, "mech trp_no_flow": 1,
+                                "mech trp_activations": 1}),
+                 Step("wan", [], T0 + 100 * MS, counters={"queued": 0})]),
+        Case("absorb.upstream_ce",
+             "the same QP's data arrives from the WAN with CE already set: the receiver's "
+             "CNP does not start the reaction point (trp_upstream_ce) and goes on to the "
+             "sender, the one reaction point that can help",
+             steps=[Step("wan", [b.gen(site_b, ce_first, seq=0)], T0,
+                         out={"dc": [b.dec(ce_first)]}),
+                    learn[1],
+                    Step("dc", [b.dc_frame(c_cnp)], T0,
+                         out={"wan": [h.fwd(b.dc_frame(c_cnp), 1, T0)]},
+                         counters={"mech trp_cnps": 1, "mech trp_upstream_ce": 1,
+                                   "mech trp_activations": 0})]),
+    ]
 
 
 def build_sojourn_cases(cfg, b, api):

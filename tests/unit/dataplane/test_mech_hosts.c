@@ -88,6 +88,7 @@ struct mh_actions {
 	bool ce_cleared, ce_set;
 	uint8_t ecn_out; /* not compared after a drop */
 	bool trp_start, trp_skip; /* c_cnp */
+	bool cnp_forward; /* c_cnp: the CNP goes on to the sender */
 };
 
 enum mh_kind { MH_A_DATA, MH_A_ACK, MH_C_DATA, MH_C_ACK, MH_C_CNP };
@@ -225,6 +226,7 @@ mh_dp_run(struct mh_dp *h, const struct mh_event *e, struct mh_actions *out)
 	struct pkt_meta meta;
 	struct flow_key k;
 	struct rte_mbuf *m;
+	bool absorb = false;
 
 	memset(out, 0, sizeof(*out));
 	out->reason = -1;
@@ -237,7 +239,7 @@ mh_dp_run(struct mh_dp *h, const struct mh_event *e, struct mh_actions *out)
 		m = mh_dp_packet(local, remote, 0x0a /* RDMA WRITE only */, RECEIVER_QPN,
 				 h->a_psn++, e->ecn, DP_CLASS_ROCE_DATA, &meta, &k);
 		fe = dp_roce_dc(w, c, &meta, 0, &clk, &k, flow_table_hash(&k),
-				qpn_learn_pair_hash(k.family, k.src, k.dst));
+				qpn_learn_pair_hash(k.family, k.src, k.dst), &absorb);
 		if (e->nocnp) {
 			/* Not a packet of room toward the DC: the CNP is never built. */
 			tx.n[c->dc_port] = DP_TX_MAX;
@@ -274,14 +276,15 @@ mh_dp_run(struct mh_dp *h, const struct mh_event *e, struct mh_actions *out)
 	case MH_C_ACK:
 		m = mh_dp_packet(local, remote, 0x11, RSENDER_QPN, h->c_psn - 1, ECN_ECT0,
 				 DP_CLASS_ROCE_ACK, &meta, &k);
-		(void)dp_roce_dc(w, c, &meta, 0, &clk, &k, flow_table_hash(&k), 0);
+		(void)dp_roce_dc(w, c, &meta, 0, &clk, &k, flow_table_hash(&k), 0, &absorb);
 		rte_pktmbuf_free(m);
 		break;
 	case MH_C_CNP:
 		m = mh_dp_packet(local, remote, 0x81 /* CNP */, RSENDER_QPN, 0, ECN_NOT_ECT,
 				 DP_CLASS_ROCE_CNP, &meta, &k);
-		(void)dp_roce_dc(w, c, &meta, 0, &clk, &k, flow_table_hash(&k), 0);
+		(void)dp_roce_dc(w, c, &meta, 0, &clk, &k, flow_table_hash(&k), 0, &absorb);
 		rte_pktmbuf_free(m);
+		out->cnp_forward = !absorb;
 		/* Every CNP must reach the policy: the QP is known to the host. */
 		assert_int_equal(mc->trp_no_flow, before.trp_no_flow);
 		assert_int_equal(mc->trp_table_full, before.trp_table_full);
@@ -317,6 +320,7 @@ struct mh_sim {
 	uint32_t wan, dc; /* gateway 2's WAN and DC ports (global indexes) */
 	uint32_t fa, fc; /* flow host 0 -> 1 (mechanism A), 1 -> 0 (mechanism C) */
 	uint32_t a_seq, c_seq; /* next data byte of each flow */
+	bool forward_cnp; /* mech_c.forward_cnp */
 	char dir[64];
 };
 
@@ -353,6 +357,7 @@ mh_sim_init(struct mh_sim *h)
 	s->cfg.mechanisms = SIM_MECH_A | SIM_MECH_C;
 	s->cfg.a_qpn_learning = SIM_QPN_INBAND;
 	s->cfg.a_cnp_interval_ns = 4000;
+	s->cfg.c_forward_cnp = h->forward_cnp;
 	s->cfg.c_upstream_ce_window_ns = gw_mech_c_upstream_ce_window_default_ns(
 		CC_DEFAULT_DC_RTT_NS);
 	assert_int_equal(sim_config_validate(&s->cfg, stderr), 0);
@@ -483,6 +488,7 @@ mh_sim_run(struct mh_sim *h, const struct mh_event *e, struct mh_actions *out)
 			sim_pkt_free(s, p);
 		out->trp_skip = gw->trp_skipped_upstream != before.trp_skipped_upstream;
 		out->trp_start = gw->trp_cnps != before.trp_cnps;
+		out->cnp_forward = gw->fwd_cnp_dropped == before.fwd_cnp_dropped;
 		break;
 	}
 }
@@ -510,7 +516,8 @@ mh_cnp_failed(const struct mh_event *e, struct mh_actions *a)
 
 /* Run trace through both hosts; returns the number of events. */
 static unsigned int
-mh_run_trace(const char *trace, unsigned int *n_cnps, unsigned int *n_skips)
+mh_run_trace(const char *trace, bool forward, unsigned int *n_cnps, unsigned int *n_skips,
+	     unsigned int *n_absorbed)
 {
 	char *text = strdup(trace), *save = NULL, *line;
 	struct mh_dp dh = { .a_psn = 100, .c_psn = 500 };
@@ -520,6 +527,13 @@ mh_run_trace(const char *trace, unsigned int *n_cnps, unsigned int *n_skips)
 
 	assert_non_null(text);
 	mh_dp_reset();
+	/*
+	 * [congestion] cnp_forward in both hosts: the published snapshot is
+	 * this test's (runtime_mech_build() copies the key there), the
+	 * simulator's from its mech_c.forward_cnp.
+	 */
+	((struct dp_conf *)rt.dp)->mech.c_policy.forward_cnp = forward;
+	sh.forward_cnp = forward;
 	mh_sim_init(&sh);
 	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
 		struct mh_actions da, sa;
@@ -537,15 +551,18 @@ mh_run_trace(const char *trace, unsigned int *n_cnps, unsigned int *n_skips)
 		if (da.cnp != sa.cnp || da.reason != sa.reason || da.ce_cleared != sa.ce_cleared ||
 		    da.ce_set != sa.ce_set || (!e.drop && e.kind == MH_A_DATA &&
 					       da.ecn_out != sa.ecn_out) ||
-		    da.trp_start != sa.trp_start || da.trp_skip != sa.trp_skip)
+		    da.trp_start != sa.trp_start || da.trp_skip != sa.trp_skip ||
+		    da.cnp_forward != sa.cnp_forward)
 			fail_msg("trace line %u (t %" PRIu64 " ns): dataplane cnp %d reason %d "
-				 "cleared %d set %d ecn %u trp %d skip %d; simulator cnp %d reason "
-				 "%d cleared %d set %d ecn %u trp %d skip %d",
+				 "cleared %d set %d ecn %u trp %d skip %d fwd %d; simulator cnp %d "
+				 "reason %d cleared %d set %d ecn %u trp %d skip %d fwd %d",
 				 lineno, e.t_ns, da.cnp, da.reason, da.ce_cleared, da.ce_set,
-				 da.ecn_out, da.trp_start, da.trp_skip, sa.cnp, sa.reason,
-				 sa.ce_cleared, sa.ce_set, sa.ecn_out, sa.trp_start, sa.trp_skip);
+				 da.ecn_out, da.trp_start, da.trp_skip, da.cnp_forward, sa.cnp,
+				 sa.reason, sa.ce_cleared, sa.ce_set, sa.ecn_out, sa.trp_start,
+				 sa.trp_skip, sa.cnp_forward);
 		*n_cnps += da.cnp;
 		*n_skips += da.trp_skip;
+		*n_absorbed += e.kind == MH_C_CNP && !da.cnp_forward;
 		n++;
 	}
 	mh_sim_fini(&sh);
@@ -617,10 +634,10 @@ static const char trace_ac[] =
 static void
 test_trace_mech_a(void **state)
 {
-	unsigned int cnps = 0, skips = 0;
+	unsigned int cnps = 0, skips = 0, absorbed = 0;
 
 	(void)state;
-	assert_int_equal(mh_run_trace(trace_a, &cnps, &skips), 17);
+	assert_int_equal(mh_run_trace(trace_a, true, &cnps, &skips, &absorbed), 17);
 	/* The trace exercises what it says: CNPs were sent (and refused). */
 	assert_true(cnps >= 3);
 }
@@ -628,20 +645,36 @@ test_trace_mech_a(void **state)
 static void
 test_trace_mech_c(void **state)
 {
-	unsigned int cnps = 0, skips = 0;
+	unsigned int cnps = 0, skips = 0, absorbed = 0;
 
 	(void)state;
-	assert_int_equal(mh_run_trace(trace_c, &cnps, &skips), 10);
+	assert_int_equal(mh_run_trace(trace_c, true, &cnps, &skips, &absorbed), 10);
 	assert_int_equal(skips, 2);
+	assert_int_equal(absorbed, 0);
+}
+
+/*
+ * cnp_forward = no: the CNPs that start shaping go no further, the two of
+ * upstream congestion still go on to the sender.
+ */
+static void
+test_trace_mech_c_absorb(void **state)
+{
+	unsigned int cnps = 0, skips = 0, absorbed = 0;
+
+	(void)state;
+	assert_int_equal(mh_run_trace(trace_c, false, &cnps, &skips, &absorbed), 10);
+	assert_int_equal(skips, 2);
+	assert_int_equal(absorbed, 3);
 }
 
 static void
 test_trace_mech_ac(void **state)
 {
-	unsigned int cnps = 0, skips = 0;
+	unsigned int cnps = 0, skips = 0, absorbed = 0;
 
 	(void)state;
-	assert_int_equal(mh_run_trace(trace_ac, &cnps, &skips), 17);
+	assert_int_equal(mh_run_trace(trace_ac, true, &cnps, &skips, &absorbed), 17);
 	assert_true(cnps >= 2);
 	assert_true(skips >= 1);
 }
@@ -683,6 +716,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_trace_mech_a),
 		cmocka_unit_test(test_trace_mech_c),
+		cmocka_unit_test(test_trace_mech_c_absorb),
 		cmocka_unit_test(test_trace_mech_ac),
 		cmocka_unit_test(test_trace_catches_difference),
 	};
