@@ -10,7 +10,7 @@
 # THEMIS_DIR holds THEMIS's scenario directories (test/, mix_50%_0.03s/, as
 # in its repository's NS3/simulation/mix/); they are not part of this
 # repository.  GROUP: test mix neardst distance wan firmware seeds inband
-# tuning testseeds testgrid waits (default: all).  A run whose summary.json exists
+# tuning testseeds testgrid waits isolated (default: all).  A run whose summary.json exists
 # and is not partial is kept unless -f, so an interrupted sweep resumes
 # where it stopped.  OUT defaults to build-sim/sim-sweep; results go to
 # OUT/runs/<scenario>/<config>/, tables to OUT/tables.md, plots to
@@ -30,7 +30,7 @@ while getopts "t:o:fh" opt; do
 	esac
 done
 shift $((OPTIND - 1))
-GROUPS_WANTED=${*:-"test mix neardst distance wan firmware seeds inband tuning testseeds testgrid waits"}
+GROUPS_WANTED=${*:-"test mix neardst distance wan firmware seeds inband tuning testseeds testgrid waits isolated"}
 
 if [ -z "$THEMIS" ]; then
 	echo "sim-sweep: where are THEMIS's scenarios? Give -t DIR or THEMIS=DIR, the directory" \
@@ -248,6 +248,30 @@ for g in $GROUPS_WANTED; do
 			run mix-waits "$c-seed1-trace" "$M/topology.txt" "$M/flow.txt" "$M/config.txt" \
 				--window off --seed 1 --waits -o sim.cnp_log=true --trace-flows "$ids" \
 				"${o[@]}"
+		done
+		;;
+	isolated)
+		# Each class of mix_50% alone (docs/congestion.md, "What the targets
+		# allow"): the intra-DC flows without any inter-DC traffic, and the
+		# inter-DC flows without any intra-DC traffic, with their own start
+		# times, sizes and hosts. The class of each flow is the "inter"
+		# column of a mix_50% run's flows.csv (the flows in flow.txt order).
+		run mix base "$M/topology.txt" "$M/flow.txt" "$M/config.txt" --window off \
+			--mechanisms none
+		for cls in intra inter; do
+			awk -F, -v want=$([ $cls = inter ] && echo 1 || echo 0) \
+				'NR == FNR { if (FNR > 1) keep[$1 + 1] = ($4 == want); next }
+				 FNR == 1 { next }
+				 keep[FNR - 1] { rows[++n] = $0 }
+				 END { print n; for (i = 1; i <= n; i++) print rows[i] }' \
+				"$OUT/runs/mix/base/flows.csv" "$M/flow.txt" >"$SC/flow-mix-$cls.txt"
+			for s in 1 2 3 4; do
+				run "mix-$cls" "base-seed$s" "$M/topology.txt" "$SC/flow-mix-$cls.txt" \
+					"$M/config.txt" --window off --seed $s --mechanisms none
+				run "mix-$cls" "AC-tuned-seed$s" "$M/topology.txt" \
+					"$SC/flow-mix-$cls.txt" "$M/config.txt" --window off --seed $s \
+					--mechanisms A,C --config "$TUNED"
+			done
 		done
 		;;
 	*)
