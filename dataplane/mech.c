@@ -192,7 +192,7 @@ dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_ke
 		mc->trp_upstream_ce++;
 		if (!trp_active(&c->mech.trp, &he->trp, clk->ns))
 			hold_release(&w->hold, he);
-		return false; /* ca.forward: only the sender can help */
+		return !ca.forward; /* always forwarded: only the sender can help */
 	}
 	if (!trp_active(&c->mech.trp, &he->trp, clk->ns))
 		mc->trp_activations++;
