@@ -5,13 +5,15 @@ Dataplane packet fixtures: a table of cases run through the real pipeline
 by dp_fixture (tests/dataplane/dp_fixture.c) over net_ring ports.
 
     fixtures.py --harness build/tests/dataplane/dp_fixture \\
-                --config tests/dataplane/fixture.conf [--group base|tm|sojourn|absorb]
+                --config tests/dataplane/fixture.conf [--group base|tm|sojourn|absorb] [--set SECTION.KEY=VALUE]
                 [--workdir DIR] [--only REGEX] [--list] [--verbose]
 
 Each group of cases goes with its config: base (this file, fixture.conf),
 tm (fx_tm.py, fixture-tm.conf: the WAN traffic manager with RED at explicit
-thresholds, mechanisms A and C) and sojourn (fx_tm.py,
-fixture-sojourn.conf).
+thresholds, mechanisms A and C), sojourn (fx_tm.py, fixture-sojourn.conf)
+and absorb (fx_tm.py, fixture-tm.conf with --set congestion.cnp_forward=no:
+--set writes a key of [gateway] or [congestion] into the copy of the config
+the harness reads).
 
 For every case the driver writes the input frames (built with scapy) to a
 pcap, runs the harness once over all cases, then checks:
@@ -1311,23 +1313,46 @@ def self_test(cfg):
 # --------------------------------------------------------------------------
 # Driver.
 
-def pipeline_config(path, pipeline, work):
-    """A copy of the config at path with [gateway] pipeline set, in work."""
+# Sections --set may change: the ones a config has once.
+SET_SECTIONS = ("gateway", "congestion")
+
+
+def parse_set(arg):
+    """--set SECTION.KEY=VALUE as (section, key, value)."""
+    m = re.match(r"(\w+)\.(\w+)=(.*)$", arg)
+    if not m or m.group(1) not in SET_SECTIONS:
+        raise argparse.ArgumentTypeError(
+            "%r: expected SECTION.KEY=VALUE with SECTION one of %s" % (arg, ", ".join(SET_SECTIONS)))
+    return m.group(1), m.group(2), m.group(3)
+
+
+def derived_config(path, sets, work):
+    """
+    A copy of the config at path in work with each (section, key, value) of
+    sets written: a key the section has is replaced in place, any other is
+    added at the section's end.
+    """
     sections, cur = [], None
     with open(path) as f:
         for line in f:
             if line.strip().startswith("["):
-                cur = [line.strip(), []]
+                cur = [line.strip()[1:-1].strip(), []]
                 sections.append(cur)
             if cur is None:
                 sections.append(cur := ["", []])
             cur[1].append(line)
     out = []
     for head, lines in sections:
-        out += lines
-        if head == "[gateway]":
-            out.append("pipeline = %s\n" % pipeline)
-    dst = os.path.join(work, "pipeline-%s-%s" % (pipeline, os.path.basename(path)))
+        todo = [(k, v) for sec, k, v in sets if sec == head]
+        for line in lines:
+            key = line.split(";", 1)[0].partition("=")[0].strip()
+            hit = [kv for kv in todo if kv[0] == key]
+            if hit:
+                todo.remove(hit[0])
+                line = "%s = %s\n" % hit[0]
+            out.append(line)
+        out += ["%s = %s\n" % kv for kv in todo]
+    dst = os.path.join(work, "harness-" + os.path.basename(path))
     with open(dst, "w") as f:
         f.writelines(out)
     return dst
@@ -1367,7 +1392,7 @@ def main():
     ap.add_argument("--group", default="base", choices=sorted(GROUPS),
                     help="case group written for the config (base: fixture.conf, tm: "
                     "fixture-tm.conf, sojourn: fixture-sojourn.conf, absorb: "
-                    "fixture-absorb.conf)")
+                    "fixture-tm.conf with --set congestion.cnp_forward=no)")
     ap.add_argument("--workdir", default=os.path.join(os.getcwd(), "dp-fixtures"))
     ap.add_argument("--only", help="run the cases whose name matches this regex")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
@@ -1378,11 +1403,17 @@ def main():
     ap.add_argument("--pipeline", default="c", choices=("c", "p4"),
                     help="the ingress the harness runs ([gateway] pipeline): p4 runs the same "
                     "cases through the SWX pipeline; P4_DIFFERS lists what may differ")
+    ap.add_argument("--set", type=parse_set, action="append", default=[],
+                    metavar="SECTION.KEY=VALUE",
+                    help="run with this key of [gateway] or [congestion] set (replaced or added "
+                    "in a copy of the config the harness reads)")
     ap.add_argument("--verbose", "-v", action="store_true")
     ap.add_argument("--timeout", type=int, default=240)
     args = ap.parse_args()
 
     cfg = w.Config(args.config)
+    for sec, key, value in args.set:
+        cfg._set(sec, key, value)
     if args.self_test:
         return self_test(cfg)
     cases = GROUPS[args.group](cfg)
@@ -1444,9 +1475,8 @@ def main():
               (len(cases), work, len(gen_fail)))
         return 1 if gen_fail else 0
 
-    harness_cfg = args.config
-    if args.pipeline != "c":
-        harness_cfg = pipeline_config(args.config, args.pipeline, work)
+    sets = args.set + ([("gateway", "pipeline", args.pipeline)] if args.pipeline != "c" else [])
+    harness_cfg = derived_config(args.config, sets, work) if sets else args.config
     cmd = [args.harness, "--config", harness_cfg, "--manifest", manifest,
            "--clock-ns", str(w.CLOCK_NS)]
     print("running:", " ".join(cmd))

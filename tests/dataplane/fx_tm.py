@@ -5,7 +5,7 @@ run by fixtures.py with their own configs:
 
     fixtures.py --group tm      --config fixture-tm.conf      (RED, A and C)
     fixtures.py --group sojourn --config fixture-sojourn.conf (sojourn, A)
-    fixtures.py --group absorb  --config fixture-absorb.conf  (C, cnp_forward = no)
+    fixtures.py --group absorb  --config fixture-tm.conf --set congestion.cnp_forward=no
 
 Every expected packet is built here from the behaviour the issue and the
 notes specify (docs/roce-wire.md, docs/config.md), never
@@ -571,7 +571,7 @@ def build_tm_cases(cfg, b, api):
 
 def build_absorb_cases(cfg, b, api):
     """
-    Cases for fixture-absorb.conf: mechanism C with cnp_forward = no. A
+    Cases for fixture-tm.conf with --set congestion.cnp_forward=no. A
     local receiver's CNP that starts the reaction point goes no further
     (dropped, cnp_absorbed); one the gateway cannot act on still reaches the
     sender: a QP it does not know, and a QP whose data arrived from the WAN
