@@ -24,8 +24,10 @@
  *   phantom    = drain at 95% of C; mark above
  *                max(16 MTU, loop BDP x 5%)                  [625 KB; 64 KB]
  *   buffer     = max(BDP, 2 x Kmax), rounded up to an MTU    [14.3 MB; 12.5 MB]
- *   CNP int.   = max(4 us, DC RTT / 2)                       [5 us]
- *   hold       = RTT + DC RTT                                [1.01 ms]
+ *   CNP int.   = max(4 us, 2 x DC RTT)                       [20 us]
+ *   cut int.   = max(4 us, DC Kmax / D), DC Kmax = 16 KB per
+ *                Gb/s of D, the DC port's rate               [128 us]
+ *   hold       = cut int. + 2 x DC RTT                       [148 us]
  *   flow idle  = max(100 ms, 64 x RTT)                       [100 ms]
  *
  * Mechanism B (PFC at the DC port, credits on the WAN hop), with D = the DC
@@ -96,11 +98,22 @@
  * - Buffer: at least one BDP (the in-flight data when all senders are
  *   blind), and twice Kmax so that the marking ramp has as much room above
  *   it as below before tail drop.
- * - CNP interval: a ConnectX RP cuts at most once per 4 us
- *   (rate_reduce_monitor_period), so closer CNPs are wasted; half the DC
- *   RTT gives the sender two chances per local loop (THEMIS: 5-7 us).
- * - Hold: a receiver's CNP needs RTT/2 (+ DC RTT/2) to reach the sender,
- *   whose reduced traffic needs as long to come back.
+ * - CNP interval (mechanism A): a sender's cut needs one DC RTT to reach
+ *   the marking queue and about as long again to drain what it had
+ *   queued; CNPs in between cut again for the same congestion. Never
+ *   below a ConnectX RP's 4 us cut period (rate_reduce_monitor_period).
+ * - Cut interval (mechanism C): the time the receiver's DC port needs to
+ *   drain a queue at the top of its marking ramp (the production Kmax,
+ *   16 KB per Gb/s, the same 128 us at any rate), so a cut is not followed
+ *   by another for marks that were queued before it took effect; CNPs in
+ *   between only restart the hold.
+ * - Hold: a cut must outlast one cut interval, or it could lapse between
+ *   the CNPs of the episode it answers, plus two DC RTTs for the last
+ *   marks of the drained queue to come back as CNPs. Not the WAN RTT: the
+ *   sender's own reaction to a forwarded CNP arrives a WAN RTT later, but
+ *   holding that long keeps the receiver's link idle once its queue has
+ *   drained (mix_50%: inter-DC slowdown 1.84 with a WAN-RTT hold, 1.36
+ *   with this one; docs/congestion.md, "Defaults").
  * - Flow idle: an idle RDMA QP keeps its QPN for its lifetime; 64 RTTs and
  *   at least 100 ms keep learned QPNs across application pauses while dead
  *   entries still clear in well under a second at 100 km.
@@ -141,6 +154,7 @@ struct cc_overrides {
 	uint32_t phantom_ratio_ppm;
 	uint64_t buffer_bytes;
 	uint64_t cnp_interval_ns;
+	uint64_t cut_interval_ns;
 	uint64_t hold_ns;
 	uint64_t flow_idle_ns;
 	uint64_t pfc_xoff_bytes;
@@ -163,8 +177,9 @@ struct cc_derived {
 	uint32_t phantom_ratio_ppm;
 	uint64_t phantom_threshold_bytes;
 	uint64_t buffer_bytes;
-	uint64_t cnp_interval_ns;
-	uint64_t hold_ns;
+	uint64_t cnp_interval_ns; /* mechanism A, per QP */
+	uint64_t cut_interval_ns; /* mechanism C: least time between two cuts */
+	uint64_t hold_ns; /* mechanism C: a cut lasts this long after a CNP */
 	uint64_t flow_idle_ns;
 	bool near_source_cnp; /* as in the link: loop_rtt_ns is the DC RTT */
 	/* Mechanism B. */
@@ -194,7 +209,8 @@ int cc_params_derive(const struct cc_link *link, struct cc_derived *out);
 /*
  * Like cc_params_derive(), with each non-zero field of OV (may be NULL)
  * replacing the derived value; values derived from an overridden one follow
- * it (Kmax from Kmin, target from Kmin, buffer from Kmax). Then validates
+ * it (Kmax from Kmin, target from Kmin, buffer from Kmax, hold from the cut
+ * interval). Then validates
  * the whole set: Kmin < Kmax, Kmax - Kmin <= 2^32, Pmax and ratio <= 100%,
  * buffer >= Kmax, PFC XON < XOFF <= buffer, credit buffer >= MTU. On
  * error returns -EINVAL, sets *why (if not NULL) to a message naming the

@@ -36,9 +36,11 @@
  * not slow anything down).
  *
  * cut, hold and ramp defaults (trp_params_default): cut 50% (what a
- * ConnectX RP with alpha ~ 1 removes), hold = one WAN RTT, cut interval
+ * ConnectX RP with alpha ~ 1 removes), hold as given, cut interval
  * 4 us, ramp interval hold / 8, 5 ramp steps (DCQCN's F), min rate
- * line / 1000, burst 2 x 4 KB.
+ * line / 1000, burst 2 x 4 KB. The gateway and the simulator set hold and
+ * cut interval from cc_params (cc_params.h: 148 us and 128 us with a
+ * 10 us DC RTT; holding one WAN RTT kept the receiver's link idle).
  */
 
 #include <stdbool.h>
@@ -101,7 +103,7 @@ struct trp_verdict {
 
 /*
  * Defaults for a QP behind a DC link at line_rate_bps, holding for hold_ns
- * (cc_params' hold_ns: one WAN RTT plus one DC RTT).
+ * (cc_params' hold_ns: its cut interval plus two DC RTTs).
  */
 void trp_params_default(struct trp_params *p, uint64_t line_rate_bps, uint64_t hold_ns);
 

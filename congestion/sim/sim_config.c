@@ -250,15 +250,15 @@ static const struct conf_key sim_keys[] = {
 		  "marker)" },
 
 	{ SEC(MECH_C), .name = "hold", TIME(0, NS_S), .def = "0", F(c_hold_ns),
-	  .help = "how long the temporary reaction point holds a cut; 0 = derived (one WAN "
-		  "RTT)" },
+	  .help = "how long the temporary reaction point holds a cut; 0 = derived (the cut "
+		  "interval + 2 DC RTTs)" },
 	{ SEC(MECH_C), .name = "min_rate", RATE(0, UINT64_C(10000000000000)), .def = "0",
 	  F(c_min_rate_bps), .help = "floor of the temporary reaction point; 0 = derived" },
 	{ SEC(MECH_C), .name = "cut", FRACTION(0, 1000000), .def = "0", F(c_cut_ppm),
 	  .help = "fraction of the rate one TRP cut removes (0.5 or 50%); 0 = derived (50%)" },
 	{ SEC(MECH_C), .name = "cut_interval", TIME(0, NS_S), .def = "0", F(c_cut_interval_ns),
-	  .help = "minimum time between two TRP cuts of one QP; 0 = trp default (4 us, a "
-		  "NIC's)" },
+	  .help = "minimum time between two TRP cuts of one QP; 0 = derived (128 us: a DC "
+		  "port drains a queue at the production Kmax)" },
 	{ SEC(MECH_C), .name = "ramp_interval", TIME(0, NS_S), .def = "0",
 	  F(c_ramp_interval_ns),
 	  .help = "TRP ramp step period after the hold; 0 = trp default (hold / 8)" },

@@ -145,10 +145,10 @@ struct sim_config {
 	bool a_dc_marks;	    /* also react to CE set inside the local DC */
 
 	/* [mech_c] */
-	uint64_t c_hold_ns;	    /* 0: one WAN RTT */
+	uint64_t c_hold_ns;	    /* 0: derived (cc_params) */
 	uint64_t c_min_rate_bps;
 	uint32_t c_cut_ppm;	    /* 0: trp default (50%) */
-	uint64_t c_cut_interval_ns; /* 0: trp default (4 us) */
+	uint64_t c_cut_interval_ns; /* 0: derived (cc_params) */
 	uint64_t c_ramp_interval_ns; /* 0: trp default (hold / 8) */
 	uint32_t c_ramp_steps;	    /* 0: trp default (5) */
 	bool c_upstream_ce_check;   /* no TRP reaction to CNPs for CE set before the WAN */

@@ -189,6 +189,7 @@ sim_gw_init_one(struct sim *s, struct sim_gw *gw, uint64_t wan_rtt, uint64_t dc_
 	ov.target_delay_ns = c->sojourn_target_ns;
 	ov.phantom_ratio_ppm = c->phantom_ppm;
 	ov.cnp_interval_ns = c->a_cnp_interval_ns;
+	ov.cut_interval_ns = c->c_cut_interval_ns;
 	ov.hold_ns = c->c_hold_ns;
 	/* Mechanism B's XOFF/XON are the WAN queue's: derive them for its size. */
 	if ((c->mechanisms & SIM_MECH_B) && c->wan_buffer_bytes != 0)
@@ -245,8 +246,7 @@ sim_gw_init_one(struct sim *s, struct sim_gw *gw, uint64_t wan_rtt, uint64_t dc_
 		tp.min_rate_bps = c->c_min_rate_bps;
 	if (c->c_cut_ppm != 0)
 		tp.cut_ppm = c->c_cut_ppm;
-	if (c->c_cut_interval_ns != 0)
-		tp.cut_interval_ns = c->c_cut_interval_ns;
+	tp.cut_interval_ns = gw->d.cut_interval_ns;
 	if (c->c_ramp_interval_ns != 0)
 		tp.ramp_interval_ns = c->c_ramp_interval_ns;
 	if (c->c_ramp_steps != 0)

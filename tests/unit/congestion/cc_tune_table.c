@@ -31,11 +31,12 @@ row(uint64_t gbps, uint64_t km, bool near_source)
 		return;
 	}
 	printf("| %" PRIu64 "G | %" PRIu64 " | %s | %.0f | %.2f | %.3f | %.3f | %.0f | %.3f | "
-			"%.2f | %.1f | %.0f | %.0f |\n",
+			"%.2f | %.1f | %.0f | %.0f | %.0f |\n",
 			gbps, km, near_source ? "A" : "e2e", d.rtt_ns / 1e3, d.bdp_bytes / 1e6,
 			d.kmin_bytes / 1e6, d.kmax_bytes / 1e6, d.target_delay_ns / 1e3,
 			d.phantom_threshold_bytes / 1e6, d.buffer_bytes / 1e6,
-			d.cnp_interval_ns / 1e3, d.hold_ns / 1e3, d.flow_idle_ns / 1e6);
+			d.cnp_interval_ns / 1e3, d.cut_interval_ns / 1e3, d.hold_ns / 1e3,
+			d.flow_idle_ns / 1e6);
 }
 
 int
@@ -60,8 +61,8 @@ main(int argc, char **argv)
 		return 0;
 	}
 	printf("| rate | km | loop | RTT us | BDP MB | Kmin MB | Kmax MB | target us | "
-			"phantom thr MB | buffer MB | CNP int. us | hold us | flow idle ms |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+			"phantom thr MB | buffer MB | CNP int. us | cut int. us | hold us | flow idle ms |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (r = 0; r < 2; r++)
 		for (k = 0; k < 3; k++)
 			for (a = 0; a < 2; a++)

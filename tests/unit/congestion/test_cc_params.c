@@ -47,8 +47,9 @@ test_100g_1ms(void **state)
 	assert_int_equal(d.phantom_ratio_ppm, 950000);
 	assert_int_equal(d.phantom_threshold_bytes, 625000); /* 5% of a BDP */
 	assert_int_equal(d.buffer_bytes, 14286848); /* 2 x Kmax in 4 KB units */
-	assert_int_equal(d.cnp_interval_ns, 5 * US);
-	assert_int_equal(d.hold_ns, 1010 * US);
+	assert_int_equal(d.cnp_interval_ns, 20 * US); /* 2 DC RTTs */
+	assert_int_equal(d.cut_interval_ns, 128 * US); /* 1.6 MB at 100G */
+	assert_int_equal(d.hold_ns, 148 * US); /* cut interval + 2 DC RTTs */
 	assert_int_equal(d.flow_idle_ns, 100 * MS);
 	assert_true(d.buffer_bytes >= d.bdp_bytes);
 }
@@ -70,7 +71,46 @@ test_100g_1ms_near_source(void **state)
 	assert_int_equal(d.sojourn_interval_ns, 128 * US);
 	assert_int_equal(d.phantom_threshold_bytes, 65536); /* 16 MTU floor */
 	assert_int_equal(d.buffer_bytes, 12500992); /* one BDP in 4 KB units */
-	assert_int_equal(d.hold_ns, 1010 * US);
+	assert_int_equal(d.hold_ns, 148 * US);
+}
+
+/* Mechanisms A and C follow the DC side's loop, not the WAN's. */
+static void
+test_dc_side_timers(void **state)
+{
+	struct cc_link l = { .rate_bps = 100 * G, .rtt_ns = 1 * MS, .dc_rtt_ns = 1 * US };
+	struct cc_overrides ov;
+	struct cc_derived d;
+
+	(void)state;
+	assert_int_equal(cc_params_derive(&l, &d), 0);
+	assert_int_equal(d.cnp_interval_ns, 4 * US); /* a NIC's cut period at least */
+	assert_int_equal(d.cut_interval_ns, 128 * US);
+	assert_int_equal(d.hold_ns, 130 * US);
+	/* The DC port drains its Kmax in the same time at any rate. */
+	l.dc_rtt_ns = 8320;
+	l.dc_rate_bps = 400 * G;
+	assert_int_equal(cc_params_derive(&l, &d), 0);
+	assert_int_equal(d.cnp_interval_ns, 16640);
+	assert_int_equal(d.cut_interval_ns, 128 * US);
+	assert_int_equal(d.hold_ns, 144640);
+	l.dc_rate_bps = 1000000; /* 1 Mb/s: 16 bytes drain in 128 us too */
+	assert_int_equal(cc_params_derive(&l, &d), 0);
+	assert_int_equal(d.cut_interval_ns, 128 * US);
+	/* An explicit cut interval moves the derived hold with it. */
+	memset(&ov, 0, sizeof(ov));
+	ov.cut_interval_ns = 50 * US;
+	assert_int_equal(cc_params_resolve(&l, &ov, &d, NULL), 0);
+	assert_int_equal(d.cut_interval_ns, 50 * US);
+	assert_int_equal(d.hold_ns, 50 * US + 16640);
+	ov.hold_ns = 3 * MS;
+	assert_int_equal(cc_params_resolve(&l, &ov, &d, NULL), 0);
+	assert_int_equal(d.hold_ns, 3 * MS);
+	/* The WAN's length does not change them. */
+	l.rtt_ns = 6 * MS;
+	ov.hold_ns = 0;
+	assert_int_equal(cc_params_resolve(&l, &ov, &d, NULL), 0);
+	assert_int_equal(d.hold_ns, 50 * US + 16640);
 }
 
 static void
@@ -79,9 +119,9 @@ test_distance_scaling(void **state)
 	static const struct {
 		uint64_t m, rtt, bdp, kmin, buffer, hold, idle;
 	} rows[] = {
-		{ 10000, 98 * US, 1225000, 400000, 3203072, 108 * US, 100 * MS },
-		{ 100000, 980 * US, 12250000, 1750000, 14000128, 990 * US, 100 * MS },
-		{ 640000, 6272 * US, 78400000, 11200000, 89600000, 6282 * US, 401408 * US },
+		{ 10000, 98 * US, 1225000, 400000, 3203072, 148 * US, 100 * MS },
+		{ 100000, 980 * US, 12250000, 1750000, 14000128, 148 * US, 100 * MS },
+		{ 640000, 6272 * US, 78400000, 11200000, 89600000, 148 * US, 401408 * US },
 	};
 	unsigned int i;
 	uint64_t last_kmin = 0, last_buffer = 0;
@@ -212,7 +252,8 @@ test_explain(void **state)
 	assert_int_equal(n, strlen(buf));
 	assert_non_null(strstr(buf, "bdp_bytes = 12500000  (rate x rtt / 8 = 12.50 MB)\n"));
 	assert_non_null(strstr(buf, "kmin_bytes = 1785715 "));
-	assert_non_null(strstr(buf, "hold_ns = 1010000 "));
+	assert_non_null(strstr(buf, "cut_interval_ns = 128000 "));
+	assert_non_null(strstr(buf, "hold_ns = 148000 "));
 	assert_int_equal(buf[n - 1], '\n');
 	/* Truncated output is still a string, and the needed length is the same. */
 	assert_int_equal(cc_params_explain(&d, small, sizeof(small)), n);
@@ -306,6 +347,7 @@ main(void)
 		cmocka_unit_test(test_distance_to_rtt),
 		cmocka_unit_test(test_100g_1ms),
 		cmocka_unit_test(test_100g_1ms_near_source),
+		cmocka_unit_test(test_dc_side_timers),
 		cmocka_unit_test(test_distance_scaling),
 		cmocka_unit_test(test_overrides_and_errors),
 		cmocka_unit_test(test_markers_from_derived),
