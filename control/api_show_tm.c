@@ -142,6 +142,7 @@ api_tm_params_emit(struct fmt *f, const struct cc_derived *d, const struct ls_co
 	api_tm_param(f, "phantom_threshold_bytes", d->phantom_threshold_bytes, "derived");
 	api_tm_param(f, "buffer_bytes", d->buffer_bytes, api_tm_source(cg->buffer_bytes));
 	api_tm_param(f, "cnp_interval_ns", d->cnp_interval_ns, api_tm_source(cg->cnp_interval_ns));
+	api_tm_param(f, "cut_interval_ns", d->cut_interval_ns, api_tm_source(cg->cut_interval_ns));
 	api_tm_param(f, "hold_ns", d->hold_ns, api_tm_source(cg->hold_ns));
 	api_tm_param(f, "flow_idle_ns", d->flow_idle_ns, api_tm_source(cg->flow_idle_ns));
 	fmt_close(f);

@@ -38,6 +38,7 @@ config_cc_inputs(const struct ls_config *cfg, unsigned int port, uint64_t rtt_ns
 	ov->phantom_ratio_ppm = cg->phantom_ratio_ppm;
 	ov->buffer_bytes = cg->buffer_bytes;
 	ov->cnp_interval_ns = cg->cnp_interval_ns;
+	ov->cut_interval_ns = cg->cut_interval_ns;
 	ov->hold_ns = cg->hold_ns;
 	ov->flow_idle_ns = cg->flow_idle_ns;
 	ov->pfc_xoff_bytes = cg->pfc_xoff_bytes;

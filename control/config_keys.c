@@ -558,10 +558,11 @@ const struct conf_key config_keys[] = {
 	},
 	{
 		.section = CONFIG_SEC_CONGESTION, .name = "cnp_interval", .type = CONFIG_T_UINT,
-		.units = UNITS_TIME, .min = 0, .max = 10 * NS_MS, .def = "4us",
+		.units = UNITS_TIME, .min = 0, .max = 10 * NS_MS, .def = "0",
 		CONG(cnp_interval_ns),
 		.help = "Mechanism A: least time between two CNPs the gateway sends to "
-			"one QP (as a NIC's notification point). 0 sends one per mark.",
+			"one QP (as a NIC's notification point). 0 derives max(4us, 2 DC "
+			"round trips): 20us. 1ns sends one per mark.",
 	},
 	{
 		.section = CONFIG_SEC_CONGESTION, .name = "cnp_dscp", .type = CONFIG_T_UINT,
@@ -604,14 +605,16 @@ const struct conf_key config_keys[] = {
 		.section = CONFIG_SEC_CONGESTION, .name = "hold", .type = CONFIG_T_UINT,
 		.units = UNITS_TIME, .min = 0, .max = NS_S, .def = "0", CONG(hold_ns),
 		.help = "Mechanism C: how long a CNP-triggered rate cut holds before it "
-			"ramps up. 0 is one WAN RTT of the peer.",
+			"ramps up; every CNP restarts it. 0 derives cut_interval + 2 DC "
+			"round trips: 148us.",
 	},
 	{
 		.section = CONFIG_SEC_CONGESTION, .name = "cut_interval", .type = CONFIG_T_UINT,
 		.units = UNITS_TIME, .min = 0, .max = NS_S, .def = "0", CONG(cut_interval_ns),
 		.help = "Mechanism C: least time between two rate cuts of one QP; the "
-			"CNPs in between only restart the hold. 0 is 4us, a ConnectX "
-			"NIC's cut period.",
+			"CNPs in between only restart the hold. 0 derives the time the "
+			"DC port drains a queue at the production Kmax (16KB per Gb/s): "
+			"128us at any rate.",
 	},
 	{
 		.section = CONFIG_SEC_CONGESTION, .name = "cnp_forward", .type = CONFIG_T_BOOL,

@@ -395,6 +395,7 @@ fmt_cc_derived(struct fmt *f, const struct cc_derived *d)
 	fmt_u64(f, "phantom_threshold_bytes", d->phantom_threshold_bytes);
 	fmt_u64(f, "buffer_bytes", d->buffer_bytes);
 	fmt_u64(f, "cnp_interval_ns", d->cnp_interval_ns);
+	fmt_u64(f, "cut_interval_ns", d->cut_interval_ns);
 	fmt_u64(f, "hold_ns", d->hold_ns);
 	fmt_u64(f, "flow_idle_ns", d->flow_idle_ns);
 	/* Mechanism B (PFC at the DC port, the credit hop). */

@@ -88,6 +88,8 @@ runtime_on_link(const struct conf_prefix *net, const struct conf_addr *a)
 #define RUNTIME_LEARN_PSN_WINDOW (1u << 20)
 /* Mechanism C shapes toward the DC at this rate when the DC port has none. */
 #define RUNTIME_DC_DEFAULT_BPS UINT64_C(100000000000)
+/* Mechanisms A and C without a WAN traffic manager or a peer RTT: 100 km. */
+#define RUNTIME_MECH_DEFAULT_RTT_NS UINT64_C(1000000)
 
 /*
  * Traffic manager settings of a WAN port: the congestion/ parameter
@@ -136,56 +138,79 @@ runtime_tm_build(const struct ls_runtime *rt, const struct ls_config *cfg, unsig
 	return 0;
 }
 
+/*
+ * The derived settings mechanisms A and C take: those of the first WAN
+ * port with a traffic manager, else a derivation for the DC port's rate
+ * and the first peer's RTT (1 ms, the 100 km case, without one), with the
+ * same [congestion] overrides.
+ */
+static int
+runtime_mech_params(const struct ls_runtime *rt, const struct ls_config *cfg,
+		    const struct dp_conf *c, struct cc_derived *out, FILE *err)
+{
+	struct cc_overrides ov;
+	struct cc_link link;
+	const char *why = NULL;
+	uint64_t rtt = 0;
+	unsigned int i;
+
+	for (i = 0; i < c->n_ports; i++)
+		if (c->tm[i].enabled) {
+			*out = c->tm[i].derived;
+			return 0;
+		}
+	for (i = 0; i < cfg->n_peers && rtt == 0; i++)
+		rtt = measure_rtt_ns(&rt->meas, cfg, i);
+	config_cc_inputs(cfg, cfg->dc_port >= 0 ? (unsigned int)cfg->dc_port : 0,
+			 rtt != 0 ? rtt : RUNTIME_MECH_DEFAULT_RTT_NS, &link, &ov);
+	if (link.rate_bps == 0)
+		link.rate_bps = RUNTIME_DC_DEFAULT_BPS;
+	if (cc_params_resolve(&link, &ov, out, &why) != 0) {
+		fprintf(err, "%s: [congestion]: %s\n", cfg->path,
+			why != NULL ? why : "parameters rejected");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Mechanisms A and C: one setting for every worker. */
 static int
 runtime_mech_build(const struct ls_runtime *rt, const struct ls_config *cfg,
 		   const struct dp_conf *c, struct dp_mech_conf *m, FILE *err)
 {
 	const struct ls_congestion_conf *cg = &cfg->cong;
-	struct proxy_cnp_params cp = {
-		.interval_ns = cg->cnp_interval_ns,
-		.ce_policy = cg->ce_clear ? PROXY_CNP_CE_CLEAR_COVERED : PROXY_CNP_CE_KEEP,
-	};
 	uint64_t dc_rate = cfg->ports[cfg->dc_port].link_rate_bps;
-	uint64_t hold = cg->hold_ns;
-	uint64_t dc_rtt = 0;
+	struct proxy_cnp_params cp;
+	struct cc_derived d;
 	struct trp_params tp;
-	unsigned int i;
 
 	memset(m, 0, sizeof(*m));
+	if (runtime_mech_params(rt, cfg, c, &d, err) != 0)
+		return -EINVAL;
 	m->mechanisms = cg->mechanisms;
 	m->cnp_dscp = cg->cnp_dscp;
 	m->flow_idle_ns = cg->flow_idle_ns;
 	m->learn.idle_ns = cg->flow_idle_ns;
 	m->learn.max_probe = RUNTIME_LEARN_PROBE;
 	m->learn.psn_window = RUNTIME_LEARN_PSN_WINDOW;
+	cp = (struct proxy_cnp_params){
+		.interval_ns = d.cnp_interval_ns,
+		.ce_policy = cg->ce_clear ? PROXY_CNP_CE_CLEAR_COVERED : PROXY_CNP_CE_KEEP,
+	};
 	if (proxy_cnp_config_init(&m->cnp, &cp) != 0) {
 		fprintf(err, "%s: [congestion] cnp_interval: rejected\n", cfg->path);
 		return -EINVAL;
 	}
-	/* Hold about one WAN RTT unless set: the derived value of any WAN port. */
-	for (i = 0; i < c->n_ports && hold == 0; i++)
-		if (c->tm[i].enabled)
-			hold = c->tm[i].derived.hold_ns;
-	for (i = 0; i < cfg->n_peers && hold == 0; i++)
-		hold = measure_rtt_ns(&rt->meas, cfg, i);
-	if (hold == 0)
-		hold = 1000000; /* 1 ms: the 100 km case */
 	/*
 	 * Mechanism C's policy: the upstream-CE window of congestion/gw_mech.h
 	 * for the DC RTT the derivation used (the simulator's default too),
 	 * and whether the receiver CNPs it acts on go on to the sender.
 	 */
-	for (i = 0; i < c->n_ports && dc_rtt == 0; i++)
-		if (c->tm[i].enabled)
-			dc_rtt = c->tm[i].derived.dc_rtt_ns;
-	m->c_policy.upstream_ce_window_ns =
-		gw_mech_c_upstream_ce_window_default_ns(dc_rtt != 0 ? dc_rtt : CC_DEFAULT_DC_RTT_NS);
+	m->c_policy.upstream_ce_window_ns = gw_mech_c_upstream_ce_window_default_ns(d.dc_rtt_ns);
 	m->c_policy.forward_cnp = cg->cnp_forward;
 	m->c_policy.cnp_gap_ns = 0;
-	trp_params_default(&tp, dc_rate != 0 ? dc_rate : RUNTIME_DC_DEFAULT_BPS, hold);
-	if (cg->cut_interval_ns != 0)
-		tp.cut_interval_ns = cg->cut_interval_ns;
+	trp_params_default(&tp, dc_rate != 0 ? dc_rate : RUNTIME_DC_DEFAULT_BPS, d.hold_ns);
+	tp.cut_interval_ns = d.cut_interval_ns;
 	if (trp_config_init(&m->trp, &tp) != 0) {
 		fprintf(err, "%s: [congestion] hold, cut_interval: mechanism C parameters rejected\n",
 			cfg->path);

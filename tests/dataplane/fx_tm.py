@@ -58,6 +58,12 @@ C_SQPN = 0x00C3C3  # mechanism C: remote sender's QPN
 PAYLOAD = bytes(range(256)) * 2
 
 
+def cnp_interval_ns(cfg):
+    """The fixture's explicit cnp_interval (the gateway derives its default)."""
+    assert "cnp_interval" in cfg.cong, "the mechanism A cases need an explicit cnp_interval"
+    return cfg.cong_time_ns("cnp_interval", "0")
+
+
 def build_tm_cases(cfg, b, api):
     """Cases for fixture-tm.conf: RED at explicit kmin/kmax, mechanisms A and C."""
     cases = []
@@ -67,7 +73,7 @@ def build_tm_cases(cfg, b, api):
     kmax = cfg.cong_size("kmax")
     assert kmax == kmin + 1 and cfg.cong.get("pmax") == "100%", \
         "the RED cases assume pmax = 100% and kmax = kmin + 1 (fixture-tm.conf)"
-    interval = cfg.cong_time_ns("cnp_interval", "4us")
+    interval = cnp_interval_ns(cfg)
     cnp_dscp = int(cfg.cong.get("cnp_dscp", "48"))
     assert "A" in cfg.cong.get("mechanisms", "") and "C" in cfg.cong.get("mechanisms", "")
     h = Helpers(cfg, b, api)
@@ -629,7 +635,7 @@ def build_sojourn_cases(cfg, b, api):
     Case, Step, at_least = api.Case, api.Step, api.at_least
     target = cfg.cong_time_ns("target_delay", "0")
     assert target > 0
-    interval = cfg.cong_time_ns("cnp_interval", "4us")
+    interval = cnp_interval_ns(cfg)
     cnp_dscp = int(cfg.cong.get("cnp_dscp", "48"))
     h = Helpers(cfg, b, api)
     snd, rcv = "10.1.0.1", "10.2.0.5"

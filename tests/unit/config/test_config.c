@@ -428,7 +428,7 @@ test_defaults(void **state)
 	assert_int_equal(cfg.cong.target_delay_ns, 0);
 	assert_int_equal(cfg.cong.phantom_ratio_ppm, 950000);
 	assert_int_equal(cfg.cong.buffer_bytes, 0);
-	assert_int_equal(cfg.cong.cnp_interval_ns, 4000);
+	assert_int_equal(cfg.cong.cnp_interval_ns, 0); /* derived */
 	assert_int_equal(cfg.cong.cnp_dscp, 48);
 	assert_true(cfg.cong.ce_clear);
 	assert_int_equal(cfg.cong.hold_ns, 0);

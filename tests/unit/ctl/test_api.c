@@ -671,12 +671,13 @@ ctl_derived_expr(const char *path, const struct cc_derived *d, unsigned int memb
 		 " and %1$s['phantom_threshold_bytes'] == %15$" PRIu64
 		 " and %1$s['buffer_bytes'] == %16$" PRIu64 " and %1$s['cnp_interval_ns'] == %17$" PRIu64
 		 " and %1$s['hold_ns'] == %18$" PRIu64 " and %1$s['flow_idle_ns'] == %19$" PRIu64
+		 " and %1$s['cut_interval_ns'] == %21$" PRIu64
 		 " and len(%1$s) == %20$u",
 		 path, d->rate_bps, d->rtt_ns, d->dc_rtt_ns, d->loop_rtt_ns,
 		 d->near_source_cnp ? "True" : "False", d->mtu_bytes, d->bdp_bytes, d->kmin_bytes,
 		 d->kmax_bytes, d->pmax_ppm, d->target_delay_ns, d->sojourn_interval_ns,
 		 d->phantom_ratio_ppm, d->phantom_threshold_bytes, d->buffer_bytes,
-		 d->cnp_interval_ns, d->hold_ns, d->flow_idle_ns, members);
+		 d->cnp_interval_ns, d->hold_ns, d->flow_idle_ns, members, d->cut_interval_ns);
 	/* Mechanism B's. */
 	snprintf(buf + strlen(buf), size - strlen(buf),
 		 " and %1$s['dc_rate_bps'] == %2$" PRIu64
@@ -694,7 +695,7 @@ ctl_derived_expr(const char *path, const struct cc_derived *d, unsigned int memb
 		 d->dc_rx_ring_bytes);
 }
 
-#define CTL_DERIVED_MEMBERS 29 /* fmt_cc_derived() */
+#define CTL_DERIVED_MEMBERS 30 /* fmt_cc_derived() */
 
 static void
 test_tm_text(void **state)
@@ -738,11 +739,12 @@ test_tm_json(void **state)
 		 ", 'target_delay_ns': %" PRIu64 ", 'sojourn_interval_ns': %" PRIu64
 		 ", 'phantom_ratio_ppm': %" PRIu32 ", 'phantom_threshold_bytes': %" PRIu64
 		 ", 'buffer_bytes': %" PRIu64 ", 'cnp_interval_ns': %" PRIu64
-		 ", 'hold_ns': %" PRIu64 ", 'flow_idle_ns': %" PRIu64 "}",
+		 ", 'cut_interval_ns': %" PRIu64 ", 'hold_ns': %" PRIu64 ", 'flow_idle_ns': %" PRIu64
+		 "}",
 		 d.rate_bps, d.rtt_ns, d.mtu_bytes, d.dc_rtt_ns, d.loop_rtt_ns, d.bdp_bytes,
 		 d.kmin_bytes, d.kmax_bytes, d.pmax_ppm, d.target_delay_ns, d.sojourn_interval_ns,
 		 d.phantom_ratio_ppm, d.phantom_threshold_bytes, d.buffer_bytes, d.cnp_interval_ns,
-		 d.hold_ns, d.flow_idle_ns);
+		 d.cut_interval_ns, d.hold_ns, d.flow_idle_ns);
 	/* P: every parameter with its value. */
 	snprintf(expr, sizeof(expr),
 		 "(lambda P, w: list(d['ports']) == ['wan-1'] and d['total'] == 1"
