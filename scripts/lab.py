@@ -164,6 +164,14 @@ def log(msg):
 LAB_PFC_BUFFER, LAB_PFC_XOFF, LAB_PFC_XON = "1250KB", "64KB", "32KB"
 
 
+def set_arg(text):
+    """--set SECTION.KEY=VALUE -> (section, key, value); the section may hold spaces."""
+    m = re.fullmatch(r"([^.=]+)\.([A-Za-z0-9_]+)=(.*)", text)
+    if m is None:
+        raise argparse.ArgumentTypeError(f"'{text}': expected SECTION.KEY=VALUE")
+    return m.group(1), m.group(2), m.group(3)
+
+
 def ini_set(text, section, key, value):
     """Set key = value in [section] of an INI text (replace or append)."""
     lines = text.splitlines()
@@ -349,6 +357,8 @@ class Lab:
                 # sleep when idle): say how large the link's ring is.
                 t = ini_set(t, "port dc", "rx_desc", str(DC_RING))
             t = ini_set(t, "congestion", "marker", self.a.marker)
+            for sec, key, val in self.a.set:
+                t = ini_set(t, sec, key, val)
             t = ini_set(t, "port dc", "dev", link_server(self.a, 0, f"{s}-dc"))
             t = ini_set(t, "port wan", "dev", link_server(self.a, 1, f"wan-{s}"))
             if not self.a.pin:
@@ -943,6 +953,10 @@ def main():
                     help="one run per value: none, A, B, C, A,B, A,C, A,B,C (B: lossless = "
                     "credit on both gateways, PFC toward the hostems; default: none A)")
     ap.add_argument("--distance-km", type=int, default=100)
+    ap.add_argument("--set", action="append", default=[], type=set_arg,
+                    metavar="SECTION.KEY=VALUE",
+                    help="also set this key in both gateways' configs (repeatable), e.g. "
+                         "congestion.cnp_interval=4us; checked by longspand --check-config")
     ap.add_argument("--marker", choices=["red", "sojourn", "phantom"], default="red")
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--repeat", type=int, default=1,
