@@ -19,6 +19,8 @@
 #define NIC_CUT_PERIOD_NS UINT64_C(4000) /* ConnectX rate_reduce_monitor_period */
 #define CNP_INTERVAL_DC_RTTS 2
 #define HOLD_DC_RTTS 2
+/* A DC queue at the production Kmax drains in 16 KB x 8 bits per Gb/s: 128 us at any rate. */
+#define DC_KMAX_DRAIN_NS ((uint64_t)KMAX_OVER_KMIN * KMIN_BYTES_PER_GBPS * 8)
 #define FLOW_IDLE_MIN_NS UINT64_C(100000000) /* 100 ms */
 #define FLOW_IDLE_RTTS 64
 #define PFC_HEADROOM_MTUS 3
@@ -114,28 +116,19 @@ cc_params_resolve(const struct cc_link *link, const struct cc_overrides *ov,
 			cc_mul_div_ceil(loop_bdp, CC_PPM_ONE - d.phantom_ratio_ppm, CC_PPM_ONE));
 	d.buffer_bytes = ov->buffer_bytes != 0 ? ov->buffer_bytes :
 			round_up(max_u64(d.bdp_bytes, 2 * d.kmax_bytes), d.mtu_bytes);
-	d.flow_idle_ns = ov->flow_idle_ns != 0 ? ov->flow_idle_ns :
-			max_u64(FLOW_IDLE_MIN_NS, FLOW_IDLE_RTTS * d.rtt_ns);
-
-	d.dc_rate_bps = link->dc_rate_bps != 0 ? link->dc_rate_bps : d.rate_bps;
-	if (d.dc_rate_bps > MAX_RATE_BPS)
-		return fail(why, "dc_rate_bps must be at most 2^44");
-
 	/* Mechanisms A and C: the DC side's loop, not the WAN's. */
 	d.cnp_interval_ns = ov->cnp_interval_ns != 0 ? ov->cnp_interval_ns :
 			max_u64(NIC_CUT_PERIOD_NS, CNP_INTERVAL_DC_RTTS * d.dc_rtt_ns);
-	d.cut_interval_ns = ov->cut_interval_ns;
-	if (d.cut_interval_ns == 0) {
-		uint64_t dc_kmax = cc_mul_div_ceil(d.dc_rate_bps,
-				(uint64_t)KMAX_OVER_KMIN * KMIN_BYTES_PER_GBPS, CC_NS_PER_SEC);
-
-		d.cut_interval_ns = max_u64(NIC_CUT_PERIOD_NS,
-				cc_mul_div_ceil(dc_kmax, BITS_NS_PER_BYTE_S, d.dc_rate_bps));
-	}
+	d.cut_interval_ns = ov->cut_interval_ns != 0 ? ov->cut_interval_ns : DC_KMAX_DRAIN_NS;
 	d.hold_ns = ov->hold_ns != 0 ? ov->hold_ns :
 			d.cut_interval_ns + HOLD_DC_RTTS * d.dc_rtt_ns;
+	d.flow_idle_ns = ov->flow_idle_ns != 0 ? ov->flow_idle_ns :
+			max_u64(FLOW_IDLE_MIN_NS, FLOW_IDLE_RTTS * d.rtt_ns);
 
 	/* Mechanism B: PFC watermarks of the WAN queue, the credit buffer. */
+	d.dc_rate_bps = link->dc_rate_bps != 0 ? link->dc_rate_bps : d.rate_bps;
+	if (d.dc_rate_bps > MAX_RATE_BPS)
+		return fail(why, "dc_rate_bps must be at most 2^44");
 	if (link->dc_rx_ring_bytes > MAX_RING_BYTES)
 		return fail(why, "dc_rx_ring_bytes must be at most 2^40");
 	d.dc_rx_ring_bytes = link->dc_rx_ring_bytes;
@@ -274,8 +267,8 @@ cc_params_explain(const struct cc_derived *d, char *buf, size_t size)
 			d->buffer_bytes, d->buffer_bytes / 1e6);
 	text_line(&t, "cnp_interval_ns = %" PRIu64 "  (max(4 us NIC cut period, 2 x DC RTT))\n",
 			d->cnp_interval_ns);
-	text_line(&t, "cut_interval_ns = %" PRIu64 "  (max(4 us, DC port drains 16 KB per "
-			"Gb/s: a DC queue at Kmax))\n", d->cut_interval_ns);
+	text_line(&t, "cut_interval_ns = %" PRIu64 "  (a DC queue at the production Kmax, "
+			"16 KB per Gb/s, drains: the same at any rate)\n", d->cut_interval_ns);
 	text_line(&t, "hold_ns = %" PRIu64 "  (cut_interval + 2 x dc_rtt)\n", d->hold_ns);
 	text_line(&t, "flow_idle_ns = %" PRIu64 "  (max(100 ms, 64 x rtt))\n", d->flow_idle_ns);
 	text_line(&t, "dc_rate_bps = %" PRIu64 "  (DC port rate, PFC)\n", d->dc_rate_bps);

@@ -25,8 +25,8 @@
  *                max(16 MTU, loop BDP x 5%)                  [625 KB; 64 KB]
  *   buffer     = max(BDP, 2 x Kmax), rounded up to an MTU    [14.3 MB; 12.5 MB]
  *   CNP int.   = max(4 us, 2 x DC RTT)                       [20 us]
- *   cut int.   = max(4 us, DC Kmax / D), DC Kmax = 16 KB per
- *                Gb/s of D, the DC port's rate               [128 us]
+ *   cut int.   = DC Kmax / D, DC Kmax = 16 KB per Gb/s of D,
+ *                the DC port's rate: the same at any D       [128 us]
  *   hold       = cut int. + 2 x DC RTT                       [148 us]
  *   flow idle  = max(100 ms, 64 x RTT)                       [100 ms]
  *

@@ -88,8 +88,8 @@ runtime_on_link(const struct conf_prefix *net, const struct conf_addr *a)
 #define RUNTIME_LEARN_PSN_WINDOW (1u << 20)
 /* Mechanism C shapes toward the DC at this rate when the DC port has none. */
 #define RUNTIME_DC_DEFAULT_BPS UINT64_C(100000000000)
-/* Mechanisms A and C without a WAN traffic manager or a peer RTT: 100 km. */
-#define RUNTIME_MECH_DEFAULT_RTT_NS UINT64_C(1000000)
+/* Mechanisms A and C without a WAN traffic manager: any RTT (100 km). */
+#define RUNTIME_MECH_RTT_NS UINT64_C(1000000)
 
 /*
  * Traffic manager settings of a WAN port: the congestion/ parameter
@@ -140,18 +140,17 @@ runtime_tm_build(const struct ls_runtime *rt, const struct ls_config *cfg, unsig
 
 /*
  * The derived settings mechanisms A and C take: those of the first WAN
- * port with a traffic manager, else a derivation for the DC port's rate
- * and the first peer's RTT (1 ms, the 100 km case, without one), with the
- * same [congestion] overrides.
+ * port with a traffic manager, else a derivation for the DC port's rate,
+ * with the same [congestion] overrides. Their values follow the DC side
+ * only, so the WAN RTT there is any valid one (1 ms, 100 km).
  */
 static int
-runtime_mech_params(const struct ls_runtime *rt, const struct ls_config *cfg,
-		    const struct dp_conf *c, struct cc_derived *out, FILE *err)
+runtime_mech_params(const struct ls_config *cfg, const struct dp_conf *c,
+		    struct cc_derived *out, FILE *err)
 {
 	struct cc_overrides ov;
 	struct cc_link link;
 	const char *why = NULL;
-	uint64_t rtt = 0;
 	unsigned int i;
 
 	for (i = 0; i < c->n_ports; i++)
@@ -159,10 +158,8 @@ runtime_mech_params(const struct ls_runtime *rt, const struct ls_config *cfg,
 			*out = c->tm[i].derived;
 			return 0;
 		}
-	for (i = 0; i < cfg->n_peers && rtt == 0; i++)
-		rtt = measure_rtt_ns(&rt->meas, cfg, i);
 	config_cc_inputs(cfg, cfg->dc_port >= 0 ? (unsigned int)cfg->dc_port : 0,
-			 rtt != 0 ? rtt : RUNTIME_MECH_DEFAULT_RTT_NS, &link, &ov);
+			 RUNTIME_MECH_RTT_NS, &link, &ov);
 	if (link.rate_bps == 0)
 		link.rate_bps = RUNTIME_DC_DEFAULT_BPS;
 	if (cc_params_resolve(&link, &ov, out, &why) != 0) {
@@ -175,8 +172,8 @@ runtime_mech_params(const struct ls_runtime *rt, const struct ls_config *cfg,
 
 /* Mechanisms A and C: one setting for every worker. */
 static int
-runtime_mech_build(const struct ls_runtime *rt, const struct ls_config *cfg,
-		   const struct dp_conf *c, struct dp_mech_conf *m, FILE *err)
+runtime_mech_build(const struct ls_config *cfg, const struct dp_conf *c, struct dp_mech_conf *m,
+		   FILE *err)
 {
 	const struct ls_congestion_conf *cg = &cfg->cong;
 	uint64_t dc_rate = cfg->ports[cfg->dc_port].link_rate_bps;
@@ -185,7 +182,7 @@ runtime_mech_build(const struct ls_runtime *rt, const struct ls_config *cfg,
 	struct trp_params tp;
 
 	memset(m, 0, sizeof(*m));
-	if (runtime_mech_params(rt, cfg, c, &d, err) != 0)
+	if (runtime_mech_params(cfg, c, &d, err) != 0)
 		return -EINVAL;
 	m->mechanisms = cg->mechanisms;
 	m->cnp_dscp = cg->cnp_dscp;
@@ -362,7 +359,7 @@ runtime_dp_build(struct ls_runtime *rt, const struct ls_config *cfg, struct dp_c
 		if (rc != 0)
 			goto fail;
 	}
-	rc = runtime_mech_build(rt, cfg, c, &c->mech, err);
+	rc = runtime_mech_build(cfg, c, &c->mech, err);
 	if (rc != 0)
 		goto fail;
 	rc = lossless_conf_build(cfg, c, &c->lossless, err);
