@@ -70,11 +70,12 @@ struct ls_runtime;
  * Telemetry page sizes that keep a reply under the 16 KB limit, checked by
  * the ctl_telemetry test at the worst case (CTL_TEL_SIZES=1 prints the
  * sizes): 20 IPv6 flows with 20-digit counters and the longest peer name
- * take 12 KB; 3 WAN ports with 20-digit counters (each class with its
- * congestion signal counters) 10 KB.
+ * take 12 KB; 2 WAN ports with 20-digit counters (each class with its
+ * congestion signal counters) and the mechanisms' settings and counters
+ * 8 KB (3 no longer fit the budget with room to spare).
  */
 #define API_FLOWS_TELEMETRY_MAX 20
-#define API_TM_TELEMETRY_MAX 3
+#define API_TM_TELEMETRY_MAX 2
 
 enum api_format {
 	API_FORMAT_TEXT = 0,
