@@ -255,6 +255,8 @@ api_mech_emit(struct fmt *f, const struct dp_mech_conf *m, const struct dp_mech_
 	fmt_u64(f, "hold_ns", m->trp.hold_ns);
 	fmt_u64(f, "cut_interval_ns", m->trp.cut_interval_ns);
 	fmt_bool(f, "cnp_forward", m->c_policy.forward_cnp);
+	fmt_u64(f, "cnp_forward_gap_ns", m->c_policy.cnp_gap_ns);
+	fmt_u64(f, "cnp_forward_backlog_bytes", m->c_policy.forward_backlog_bytes);
 	fmt_u64(f, "trp_cnps", c->trp_cnps);
 	fmt_u64(f, "trp_no_flow", c->trp_no_flow);
 	fmt_u64(f, "trp_table_full", c->trp_table_full);

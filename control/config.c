@@ -449,6 +449,15 @@ config_warn(const struct ls_config *cfg, FILE *out)
 			cfg->path, conf_mech_name(cfg->cong.mechanisms), cfg->gw.workers);
 		n++;
 	}
+	if (!cfg->cong.cnp_forward &&
+	    (cfg->cong.cnp_forward_gap_ns != 0 || cfg->cong.cnp_forward_backlog_bytes != 0)) {
+		fprintf(out,
+			"%s: warning: [congestion] cnp_forward_gap and cnp_forward_backlog "
+			"have no effect with cnp_forward = no: no receiver CNP the reaction "
+			"point acts on goes on to the sender\n",
+			cfg->path);
+		n++;
+	}
 	n += config_cc_warn_lossless(cfg, out);
 	if (cfg->n_peers == 0) {
 		fprintf(out,

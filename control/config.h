@@ -164,9 +164,11 @@ struct ls_congestion_conf {
 	uint64_t cnp_interval_ns; /* per-QP minimum CNP spacing (mechanism A) */
 	uint8_t cnp_dscp;
 	bool ce_clear; /* clear CE on packets that triggered a gateway CNP */
-	uint64_t hold_ns; /* mechanism C hold time; 0 = one WAN RTT */
-	uint64_t cut_interval_ns; /* mechanism C: least time between two cuts; 0 = trp's */
+	uint64_t hold_ns; /* mechanism C hold time; 0 = derived (cc_params) */
+	uint64_t cut_interval_ns; /* mechanism C: least time between two cuts; 0 = derived */
 	bool cnp_forward; /* mechanism C: receiver CNPs go on to the sender */
+	uint64_t cnp_forward_gap_ns; /* with cnp_forward: one per QP per gap; 0 = all */
+	uint64_t cnp_forward_backlog_bytes; /* with cnp_forward: only from this backlog */
 	uint64_t flow_idle_ns; /* per-QP flow entry aging */
 	/* Mechanism B ([peer] lossless); 0 = derive (cc_params). */
 	uint64_t pfc_xoff_bytes; /* WAN RoCE queue at which the DC fabric is paused */

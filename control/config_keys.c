@@ -626,6 +626,23 @@ const struct conf_key config_keys[] = {
 			"full, congestion before the WAN) always goes on.",
 	},
 	{
+		.section = CONFIG_SEC_CONGESTION, .name = "cnp_forward_gap", .type = CONFIG_T_UINT,
+		.units = UNITS_TIME, .min = 0, .max = NS_S, .def = "0",
+		CONG(cnp_forward_gap_ns),
+		.help = "Mechanism C, with cnp_forward: send at most one receiver CNP of "
+			"a QP on to the sender per this gap; the rest are dropped and "
+			"counted (cnp_absorbed). 0: every one goes on.",
+	},
+	{
+		.section = CONFIG_SEC_CONGESTION, .name = "cnp_forward_backlog", .type = CONFIG_T_UINT,
+		.units = UNITS_SIZE, .min = 0, .max = UINT64_C(4000000000), .def = "0",
+		CONG(cnp_forward_backlog_bytes),
+		.help = "Mechanism C, with cnp_forward: send a receiver CNP on to the "
+			"sender only while its QP holds at least this much in gateway "
+			"memory; below that the reaction point answers it alone and it is "
+			"dropped and counted (cnp_absorbed). 0: whatever is held.",
+	},
+	{
 		.section = CONFIG_SEC_CONGESTION, .name = "flow_idle", .type = CONFIG_T_UINT,
 		.units = UNITS_TIME, .min = NS_MS, .max = 3600 * NS_S, .def = "1s",
 		CONG(flow_idle_ns),

@@ -205,7 +205,8 @@ runtime_mech_build(const struct ls_config *cfg, const struct dp_conf *c, struct 
 	 */
 	m->c_policy.upstream_ce_window_ns = gw_mech_c_upstream_ce_window_default_ns(d.dc_rtt_ns);
 	m->c_policy.forward_cnp = cg->cnp_forward;
-	m->c_policy.cnp_gap_ns = 0;
+	m->c_policy.cnp_gap_ns = cg->cnp_forward_gap_ns;
+	m->c_policy.forward_backlog_bytes = cg->cnp_forward_backlog_bytes;
 	trp_params_default(&tp, dc_rate != 0 ? dc_rate : RUNTIME_DC_DEFAULT_BPS, d.hold_ns);
 	tp.cut_interval_ns = d.cut_interval_ns;
 	if (trp_config_init(&m->trp, &tp) != 0) {

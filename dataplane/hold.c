@@ -70,6 +70,9 @@ hold_get(struct hold_table *t, const struct qpn_learn_key *key)
 			e->key = *key;
 			e->used = true;
 			e->head = e->tail = 0;
+			e->bytes = 0;
+			e->cnp_fwd = false;
+			e->cnp_fwd_ns = 0;
 			trp_init(&e->trp);
 			__atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELEASE);
 			t->used++;

@@ -34,6 +34,9 @@ struct hold_entry {
 	struct trp trp;
 	struct rte_mbuf **ring;
 	uint32_t head, tail; /* free-running */
+	uint32_t bytes; /* the held packets' bytes (pkt_len): the QP's backlog here */
+	bool cnp_fwd; /* a receiver CNP of this QP went on to the sender at cnp_fwd_ns */
+	uint64_t cnp_fwd_ns;
 };
 
 struct hold_table {
@@ -56,14 +59,33 @@ hold_count(const struct hold_entry *e)
 	return e->tail - e->head;
 }
 
-/* Queue m behind the QP's held packets; false when the FIFO is full. */
+/* Queue m (len bytes) behind the QP's held packets; false when the FIFO is full. */
 static inline bool
-hold_push(struct hold_entry *e, struct rte_mbuf *m)
+hold_push(struct hold_entry *e, struct rte_mbuf *m, uint32_t len)
 {
 	if (hold_count(e) >= HOLD_QUEUE)
 		return false;
 	e->ring[e->tail++ & (HOLD_QUEUE - 1)] = m;
+	e->bytes += len;
 	return true;
+}
+
+/* The oldest held packet; the FIFO must not be empty. */
+static inline struct rte_mbuf *
+hold_head(const struct hold_entry *e)
+{
+	return e->ring[e->head & (HOLD_QUEUE - 1)];
+}
+
+/* Take the oldest held packet (len bytes, as it was pushed) off the FIFO. */
+static inline struct rte_mbuf *
+hold_pop(struct hold_entry *e, uint32_t len)
+{
+	struct rte_mbuf *m = hold_head(e);
+
+	e->head++;
+	e->bytes -= len;
+	return m;
 }
 
 /* Give a slot back once its QP is no longer shaped and nothing is held. */

@@ -149,6 +149,22 @@ dp_signal(struct dp_worker *w, const struct dp_conf *c, struct rte_mbuf *m, bool
 	}
 }
 
+/*
+ * A hold slot outlives its QP's shaping while the forwarded-CNP gap of the
+ * policy still runs: it is where the time of the last forwarded CNP is kept.
+ */
+static void
+dp_hold_idle(struct dp_worker *w, const struct dp_conf *c, struct hold_entry *he, uint64_t now_ns)
+{
+	uint64_t gap = c->mech.c_policy.cnp_gap_ns;
+
+	if (trp_active(&c->mech.trp, &he->trp, now_ns))
+		return;
+	if (gap != 0 && he->cnp_fwd && now_ns - he->cnp_fwd_ns < gap)
+		return;
+	hold_release(&w->hold, he);
+}
+
 bool
 dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_key *k,
 	      const struct dp_clock *clk)
@@ -187,11 +203,17 @@ dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_ke
 	 */
 	cin.wan_ce_seen = data != NULL && data->last_ce_ns != 0;
 	cin.wan_ce_ns = data != NULL ? data->last_ce_ns : 0;
+	cin.fwd_cnp_sent = he->cnp_fwd;
+	cin.last_fwd_cnp_ns = he->cnp_fwd_ns;
+	cin.backlog_bytes = he->bytes;
 	gw_mech_c_cnp(&c->mech.c_policy, &cin, clk->ns, &ca);
+	if (ca.forward) {
+		he->cnp_fwd = true;
+		he->cnp_fwd_ns = clk->ns;
+	}
 	if (ca.skip_upstream) {
 		mc->trp_upstream_ce++;
-		if (!trp_active(&c->mech.trp, &he->trp, clk->ns))
-			hold_release(&w->hold, he);
+		dp_hold_idle(w, c, he, clk->ns);
 		return !ca.forward; /* always forwarded: only the sender can help */
 	}
 	if (!trp_active(&c->mech.trp, &he->trp, clk->ns))
@@ -268,7 +290,7 @@ dp_hold_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock 
 		if (!he->used)
 			continue;
 		while (hold_count(he) != 0 && tx->n[c->dc_port] < DP_TX_MAX) {
-			struct rte_mbuf *m = he->ring[he->head & (HOLD_QUEUE - 1)];
+			struct rte_mbuf *m = hold_head(he);
 			struct trp_verdict v = trp_allow(&c->mech.trp, &he->trp, m->pkt_len, clk->ns);
 
 			if (v.action != TRP_SEND) {
@@ -278,7 +300,7 @@ dp_hold_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock 
 					w->next_due_tsc = due;
 				break;
 			}
-			he->head++;
+			hold_pop(he, m->pkt_len);
 			mc->trp_released++;
 			mc->trp_queued--;
 			if (unlikely(w->dc_pfc.enabled) && dp_hold_pfc(w, c, m, clk))
@@ -296,7 +318,7 @@ dp_hold_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock 
 		if (trp_active(&c->mech.trp, &he->trp, clk->ns))
 			active++;
 		else
-			hold_release(&w->hold, he);
+			dp_hold_idle(w, c, he, clk->ns);
 	}
 	mc->trp_active = active;
 }

@@ -63,6 +63,19 @@ struct hold_entry *dp_roce_wan(struct dp_worker *w, const struct dp_conf *c, str
 			       const struct pkt_meta *meta, uint32_t peer,
 			       const struct dp_clock *clk, struct dp_roce_flow *f);
 
+/*
+ * Mechanism C's traffic manager: whether a packet of len bytes of the QP
+ * he shapes must wait in gateway memory (behind held packets, or not yet
+ * allowed by the QP's reaction point) rather than leave now.
+ */
+static inline bool
+dp_hold_waits(const struct dp_conf *c, struct hold_entry *he, uint32_t len,
+	      const struct dp_clock *clk)
+{
+	return hold_count(he) != 0 ||
+	       trp_allow(&c->mech.trp, &he->trp, len, clk->ns).action != TRP_SEND;
+}
+
 /* Mechanism C: release held packets the QPs' reaction points allow now. */
 void dp_hold_out(struct dp_worker *w, const struct dp_conf *c, const struct dp_clock *clk,
 		 struct dp_tx *tx);

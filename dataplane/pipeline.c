@@ -538,13 +538,11 @@ dp_wan_deliver(struct dp_worker *w, const struct dp_conf *c, uint16_t port, stru
 	}
 
 	/* Traffic manager, WAN -> DC: a QP shaped by mechanism C waits its turn. */
-	if (unlikely(he != NULL) &&
-	    (hold_count(he) != 0 ||
-	     trp_allow(&c->mech.trp, &he->trp, m->pkt_len, clk->ns).action != TRP_SEND)) {
+	if (unlikely(he != NULL) && dp_hold_waits(c, he, m->pkt_len, clk)) {
 		if (unlikely(htx))
 			dp_mbuf_meta(m)->tm.enq_tsc = clk->tsc; /* its sojourn at dc_tx */
 		dp_hook_carry(m, rf.hash, slot);
-		if (!hold_push(he, m)) {
+		if (!hold_push(he, m, m->pkt_len)) {
 			if (unlikely(htx))
 				dp_hook_pipe_tx_rx(w, hk, LS_HOOK_DC_TX, hc, c->dc_port, peer,
 						   m->pkt_len, m, m->l2_len, 0,

@@ -234,7 +234,7 @@ dp_worker_reset(struct dp_worker *w)
 		struct hold_entry *he = &w->hold.e[i];
 
 		while (hold_count(he) != 0)
-			rte_pktmbuf_free(he->ring[he->head++ & (HOLD_QUEUE - 1)]);
+			rte_pktmbuf_free(hold_pop(he, hold_head(he)->pkt_len));
 		he->used = false;
 		trp_init(&he->trp);
 	}

@@ -90,11 +90,13 @@ test_get_find_release(void **state)
 	assert_null(hold_find(&ht, &k2));
 
 	/* Not released while packets wait. */
-	assert_true(hold_push(e, FAKE_MBUF(1)));
+	assert_true(hold_push(e, FAKE_MBUF(1), 1000));
+	assert_int_equal(e->bytes, 1000);
 	hold_release(&ht, e);
 	assert_true(e->used);
 	assert_ptr_equal(hold_find(&ht, &k), e);
-	e->head++; /* the pipeline sent it */
+	assert_ptr_equal(hold_pop(e, 1000), FAKE_MBUF(1)); /* the pipeline sent it */
+	assert_int_equal(e->bytes, 0);
 	hold_release(&ht, e);
 	assert_false(e->used);
 	assert_int_equal(ht.used, 0);
@@ -113,19 +115,24 @@ test_fifo(void **state)
 
 	(void)state;
 	e = hold_get(&ht, &k);
+	/* Packet i is 64 + i % 8 bytes: the backlog is their sum. */
 	for (i = 0; i < HOLD_QUEUE; i++)
-		assert_true(hold_push(e, FAKE_MBUF(i)));
-	assert_false(hold_push(e, FAKE_MBUF(99999)));
+		assert_true(hold_push(e, FAKE_MBUF(i), 64 + i % 8));
+	assert_false(hold_push(e, FAKE_MBUF(99999), 64));
 	assert_int_equal(hold_count(e), HOLD_QUEUE);
-	for (i = 0; i < HOLD_QUEUE / 2; i++)
-		assert_ptr_equal(e->ring[e->head++ & (HOLD_QUEUE - 1)], FAKE_MBUF(i));
+	assert_int_equal(e->bytes, HOLD_QUEUE * 64 + HOLD_QUEUE / 8 * 28);
+	for (i = 0; i < HOLD_QUEUE / 2; i++) {
+		assert_ptr_equal(hold_head(e), FAKE_MBUF(i));
+		assert_ptr_equal(hold_pop(e, 64 + i % 8), FAKE_MBUF(i));
+	}
 	/* Wrap around the ring. */
 	for (i = 0; i < HOLD_QUEUE / 2; i++)
-		assert_true(hold_push(e, FAKE_MBUF(HOLD_QUEUE + i)));
-	assert_false(hold_push(e, FAKE_MBUF(99999)));
+		assert_true(hold_push(e, FAKE_MBUF(HOLD_QUEUE + i), 64 + i % 8));
+	assert_false(hold_push(e, FAKE_MBUF(99999), 64));
 	for (i = HOLD_QUEUE / 2; i < HOLD_QUEUE + HOLD_QUEUE / 2; i++)
-		assert_ptr_equal(e->ring[e->head++ & (HOLD_QUEUE - 1)], FAKE_MBUF(i));
+		assert_ptr_equal(hold_pop(e, 64 + i % 8), FAKE_MBUF(i));
 	assert_int_equal(hold_count(e), 0);
+	assert_int_equal(e->bytes, 0);
 	/* Rings of different slots do not overlap. */
 	{
 		struct qpn_learn_key k3 = qp_key(3);

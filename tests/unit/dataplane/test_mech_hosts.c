@@ -16,6 +16,11 @@
  * 4 us, CE cleared on covered packets, the QPN learned in band from
  * returning ACKs, and the upstream-CE window the gateway derives (2 x its
  * default 10 us DC RTT), pinned in the simulator as the lab INIs pin it.
+ * Each trace runs with its own forwarding policy for receiver CNPs: the
+ * gateway's from [congestion] cnp_forward, cnp_forward_gap and
+ * cnp_forward_backlog in config text it loads and publishes as a reload
+ * does, the simulator's from mech_c.forward_cnp, cnp_gap and
+ * forward_backlog.
  *
  * The trace (one event a line, "#" comments; times in ns, non-decreasing):
  *
@@ -28,13 +33,18 @@
  *   T a_ack     the remote receiver's ACK of the last a_data: the sender's
  *               QPN becomes known (until then it is unknown)
  *   T c_data ECN  a data packet of the remote sender arriving from the WAN
+ *               (1048 bytes in both hosts); while the QP is shaped it is
+ *               held in gateway memory (the dataplane's traffic manager
+ *               step, dp_hold_waits() and hold_push(); nothing releases
+ *               held packets during a trace in either host)
  *   T c_ack     the local receiver's ACK of the last c_data, leaving
  *   T c_cnp     the local receiver's CNP about that QP, leaving
  *
  * Compared per event: for a_data whether a CNP goes to the sender and why
  * not (rate limit, unknown QPN), whether CE is cleared or written, the
- * ECN the packet leaves with; for c_cnp whether shaping starts or is
- * skipped because the QP's data arrived CE-marked. The simulator schedules
+ * ECN the packet leaves with; for c_data the bytes the QP holds in gateway
+ * memory; for c_cnp whether shaping starts or is skipped because the QP's
+ * data arrived CE-marked, and whether it goes on to the sender. The simulator schedules
  * its CNPs and cannot fail to build one (gw_mech.h), so on a nocnp event
  * the dataplane must show the simulator's actions as gw_mech_a_cnp_failed()
  * turns them (no CNP, the signal kept in the packet).
@@ -89,7 +99,17 @@ struct mh_actions {
 	uint8_t ecn_out; /* not compared after a drop */
 	bool trp_start, trp_skip; /* c_cnp */
 	bool cnp_forward; /* c_cnp: the CNP goes on to the sender */
+	uint64_t held; /* c_data: the QP's bytes in gateway memory */
 };
+
+/* Receiver CNPs' way on to the sender (gw_mech_c_config), set in both hosts. */
+struct mh_policy {
+	bool forward; /* cnp_forward */
+	uint64_t gap_ns; /* cnp_forward_gap */
+	uint64_t backlog; /* cnp_forward_backlog, bytes */
+};
+
+#define MH_DATA_BYTES 1048 /* a c_data packet: the simulator's 1000-byte payload + 48 */
 
 enum mh_kind { MH_A_DATA, MH_A_ACK, MH_C_DATA, MH_C_ACK, MH_C_CNP };
 
@@ -176,8 +196,8 @@ struct mh_dp {
 /* An mbuf holding the IP packet of a RoCE frame, its meta and flow key. */
 static struct rte_mbuf *
 mh_dp_packet(const uint8_t src[4], const uint8_t dst[4], uint8_t opcode, uint32_t dqpn,
-	     uint32_t psn, uint8_t ecn, enum dp_class cls, struct pkt_meta *meta,
-	     struct flow_key *k)
+	     uint32_t psn, uint8_t ecn, enum dp_class cls, uint16_t payload,
+	     struct pkt_meta *meta, struct flow_key *k)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(rt.pool);
 	struct ut_pkt p;
@@ -185,7 +205,7 @@ mh_dp_packet(const uint8_t src[4], const uint8_t dst[4], uint8_t opcode, uint32_
 	assert_non_null(m);
 	ut_build(&p, &(struct ut_spec){ .family = 4, .tos = (uint8_t)(26 << 2 | ecn),
 				       .sport = 49152, .roce = true, .opcode = opcode,
-				       .dqpn = dqpn, .psn = psn, .payload = 64 });
+				       .dqpn = dqpn, .psn = psn, .payload = payload });
 	memcpy(p.b + p.l3_off + 12, src, 4);
 	memcpy(p.b + p.l3_off + 16, dst, 4);
 	ut_ip4_fix_csum(p.b + p.l3_off);
@@ -237,7 +257,7 @@ mh_dp_run(struct mh_dp *h, const struct mh_event *e, struct mh_actions *out)
 		struct flow_entry *fe;
 
 		m = mh_dp_packet(local, remote, 0x0a /* RDMA WRITE only */, RECEIVER_QPN,
-				 h->a_psn++, e->ecn, DP_CLASS_ROCE_DATA, &meta, &k);
+				 h->a_psn++, e->ecn, DP_CLASS_ROCE_DATA, 64, &meta, &k);
 		fe = dp_roce_dc(w, c, &meta, 0, &clk, &k, flow_table_hash(&k),
 				qpn_learn_pair_hash(k.family, k.src, k.dst), &absorb);
 		if (e->nocnp) {
@@ -263,25 +283,35 @@ mh_dp_run(struct mh_dp *h, const struct mh_event *e, struct mh_actions *out)
 	case MH_A_ACK:
 		/* The remote receiver acknowledges the last data packet. */
 		m = mh_dp_packet(remote, local, 0x11 /* ACK */, SENDER_QPN, h->a_psn - 1, ECN_ECT0,
-				 DP_CLASS_ROCE_ACK, &meta, &k);
+				 DP_CLASS_ROCE_ACK, 64, &meta, &k);
 		(void)dp_roce_wan(w, c, m, &meta, 0, &clk, &rf);
 		rte_pktmbuf_free(m);
 		break;
-	case MH_C_DATA:
+	case MH_C_DATA: {
+		struct hold_entry *he;
+
+		/* 44 bytes of IPv4, UDP, BTH and ICRC around the payload. */
 		m = mh_dp_packet(remote, local, 0x0a, LRECEIVER_QPN, h->c_psn++, e->ecn,
-				 DP_CLASS_ROCE_DATA, &meta, &k);
-		(void)dp_roce_wan(w, c, m, &meta, 0, &clk, &rf);
-		rte_pktmbuf_free(m);
+				 DP_CLASS_ROCE_DATA, MH_DATA_BYTES - 44, &meta, &k);
+		assert_int_equal(m->pkt_len, MH_DATA_BYTES);
+		he = dp_roce_wan(w, c, m, &meta, 0, &clk, &rf);
+		/* The traffic manager's step of dataplane/pipeline.c. */
+		if (he != NULL && dp_hold_waits(c, he, m->pkt_len, &clk))
+			assert_true(hold_push(he, m, m->pkt_len));
+		else
+			rte_pktmbuf_free(m);
+		out->held = he != NULL ? he->bytes : 0;
 		break;
+	}
 	case MH_C_ACK:
 		m = mh_dp_packet(local, remote, 0x11, RSENDER_QPN, h->c_psn - 1, ECN_ECT0,
-				 DP_CLASS_ROCE_ACK, &meta, &k);
+				 DP_CLASS_ROCE_ACK, 64, &meta, &k);
 		(void)dp_roce_dc(w, c, &meta, 0, &clk, &k, flow_table_hash(&k), 0, &absorb);
 		rte_pktmbuf_free(m);
 		break;
 	case MH_C_CNP:
 		m = mh_dp_packet(local, remote, 0x81 /* CNP */, RSENDER_QPN, 0, ECN_NOT_ECT,
-				 DP_CLASS_ROCE_CNP, &meta, &k);
+				 DP_CLASS_ROCE_CNP, 64, &meta, &k);
 		(void)dp_roce_dc(w, c, &meta, 0, &clk, &k, flow_table_hash(&k), 0, &absorb);
 		rte_pktmbuf_free(m);
 		out->cnp_forward = !absorb;
@@ -299,6 +329,12 @@ mh_dp_run(struct mh_dp *h, const struct mh_event *e, struct mh_actions *out)
 static void
 mh_dp_reset(void)
 {
+	for (unsigned int i = 0; i < HOLD_SLOTS; i++) {
+		struct hold_entry *he = &w->hold.e[i];
+
+		while (hold_count(he) != 0)
+			rte_pktmbuf_free(hold_pop(he, hold_head(he)->pkt_len));
+	}
 	memset(w->flows.e, 0, sizeof(*w->flows.e) * (w->flows.mask + 1));
 	flow_table_init(&w->flows, w->flows.e, w->flows.mask + 1, w->flows.idle_ns);
 	memset(w->learn_src.slots, 0, qpn_learn_mem_size(w->learn_src.mask + 1));
@@ -320,7 +356,7 @@ struct mh_sim {
 	uint32_t wan, dc; /* gateway 2's WAN and DC ports (global indexes) */
 	uint32_t fa, fc; /* flow host 0 -> 1 (mechanism A), 1 -> 0 (mechanism C) */
 	uint32_t a_seq, c_seq; /* next data byte of each flow */
-	bool forward_cnp; /* mech_c.forward_cnp */
+	struct mh_policy pol; /* mech_c.forward_cnp, cnp_gap, forward_backlog */
 	char dir[64];
 };
 
@@ -349,7 +385,7 @@ mh_sim_init(struct mh_sim *h)
 	assert_true(mkdtemp(strcat(h->dir, "_XXXXXX")) != NULL);
 	/* host 0 - switch 2 == switch 3 - host 1: both switches gateways. */
 	mh_write(h->dir, "topo.txt",
-		 "4 2 3\n2 3\n0 2 100Gbps 1us 0\n2 3 100Gbps 1ms 0\n3 1 100Gbps 1us 0\n");
+		 "4 2 3\n2 3\n0 2 10Gbps 1us 0\n2 3 10Gbps 1ms 0\n3 1 10Gbps 1us 0\n");
 	mh_write(h->dir, "flow.txt", "2\n0 1 3 100 1000000 2.0\n1 0 3 100 1000000 2.0\n");
 	snprintf(topo, sizeof(topo), "%s/topo.txt", h->dir);
 	snprintf(flows, sizeof(flows), "%s/flow.txt", h->dir);
@@ -357,7 +393,10 @@ mh_sim_init(struct mh_sim *h)
 	s->cfg.mechanisms = SIM_MECH_A | SIM_MECH_C;
 	s->cfg.a_qpn_learning = SIM_QPN_INBAND;
 	s->cfg.a_cnp_interval_ns = 4000;
-	s->cfg.c_forward_cnp = h->forward_cnp;
+	s->cfg.c_forward_cnp = h->pol.forward;
+	s->cfg.c_cnp_gap_ns = h->pol.gap_ns;
+	s->cfg.c_forward_backlog = h->pol.backlog;
+	assert_int_equal(s->cfg.payload_bytes + SIM_HDR_BYTES, MH_DATA_BYTES);
 	s->cfg.c_upstream_ce_window_ns = gw_mech_c_upstream_ce_window_default_ns(
 		CC_DEFAULT_DC_RTT_NS);
 	assert_int_equal(sim_config_validate(&s->cfg, stderr), 0);
@@ -389,9 +428,10 @@ mh_sim_init(struct mh_sim *h)
 	h->fc = 1 - h->fa;
 	assert_int_equal(s->flows[h->fa].src, 0);
 	assert_int_equal(s->flows[h->fc].src, 1);
-	/* The simulator's own upstream-CE window is the gateway's. */
+	/* The simulator's own upstream-CE window and reaction point are the gateway's. */
 	assert_int_equal(h->gw->c_policy.upstream_ce_window_ns,
 			 rt.dp->mech.c_policy.upstream_ce_window_ns);
+	assert_memory_equal(&h->gw->c_cfg, &rt.dp->mech.trp, sizeof(h->gw->c_cfg));
 }
 
 static void
@@ -476,6 +516,7 @@ mh_sim_run(struct mh_sim *h, const struct mh_event *e, struct mh_actions *out)
 		/* Held by the TRP (gateway DRAM) or on its way: either way the host's. */
 		if (!sim_gw_ingress(s, n, h->wan, h->dc, p))
 			sim_pkt_free(s, p);
+		out->held = gw->fs[h->fc].shape_bytes;
 		break;
 	case MH_C_ACK:
 		p = mh_sim_pkt(h, h->fc, SIM_PKT_ACK, h->c_seq, SIM_ECN_NOT_ECT);
@@ -514,26 +555,44 @@ mh_cnp_failed(const struct mh_event *e, struct mh_actions *a)
 	a->ecn_out = ga.ecn_out;
 }
 
-/* Run trace through both hosts; returns the number of events. */
+/* What a trace did, counted on the dataplane host (the simulator's agrees). */
+struct mh_counts {
+	unsigned int cnps; /* gateway CNPs sent (mechanism A) */
+	unsigned int skips; /* receiver CNPs of upstream congestion */
+	unsigned int absorbed; /* receiver CNPs that went no further */
+	uint64_t held_max; /* most bytes one QP held */
+};
+
+/* The gateway's policy as config: the test's text with the [congestion] keys of pol. */
+static void
+mh_dp_policy(const struct mh_policy *pol)
+{
+	char text[sizeof(conf_text) + 160];
+
+	snprintf(text, sizeof(text),
+		 "%scnp_forward = %s\ncnp_forward_gap = %" PRIu64 "ns\n"
+		 "cnp_forward_backlog = %" PRIu64 "\n",
+		 conf_text, pol->forward ? "yes" : "no", pol->gap_ns, pol->backlog);
+	assert_int_equal(ut_runtime_reload(&rt, "ut_mh", text), 0);
+	assert_int_equal(rt.dp->mech.c_policy.forward_cnp, pol->forward);
+	assert_int_equal(rt.dp->mech.c_policy.cnp_gap_ns, pol->gap_ns);
+	assert_int_equal(rt.dp->mech.c_policy.forward_backlog_bytes, pol->backlog);
+}
+
+/* Run trace through both hosts under pol; returns the number of events. */
 static unsigned int
-mh_run_trace(const char *trace, bool forward, unsigned int *n_cnps, unsigned int *n_skips,
-	     unsigned int *n_absorbed)
+mh_run_trace(const char *trace, const struct mh_policy *pol, struct mh_counts *cnt)
 {
 	char *text = strdup(trace), *save = NULL, *line;
 	struct mh_dp dh = { .a_psn = 100, .c_psn = 500 };
-	struct mh_sim sh = { 0 };
+	struct mh_sim sh = { .pol = *pol };
 	unsigned int n = 0, lineno = 0;
 	uint64_t last_t = 0;
 
 	assert_non_null(text);
+	memset(cnt, 0, sizeof(*cnt));
 	mh_dp_reset();
-	/*
-	 * [congestion] cnp_forward in both hosts: the published snapshot is
-	 * this test's (runtime_mech_build() copies the key there), the
-	 * simulator's from its mech_c.forward_cnp.
-	 */
-	((struct dp_conf *)rt.dp)->mech.c_policy.forward_cnp = forward;
-	sh.forward_cnp = forward;
+	mh_dp_policy(pol);
 	mh_sim_init(&sh);
 	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
 		struct mh_actions da, sa;
@@ -552,17 +611,20 @@ mh_run_trace(const char *trace, bool forward, unsigned int *n_cnps, unsigned int
 		    da.ce_set != sa.ce_set || (!e.drop && e.kind == MH_A_DATA &&
 					       da.ecn_out != sa.ecn_out) ||
 		    da.trp_start != sa.trp_start || da.trp_skip != sa.trp_skip ||
-		    da.cnp_forward != sa.cnp_forward)
+		    da.cnp_forward != sa.cnp_forward || da.held != sa.held)
 			fail_msg("trace line %u (t %" PRIu64 " ns): dataplane cnp %d reason %d "
-				 "cleared %d set %d ecn %u trp %d skip %d fwd %d; simulator cnp %d "
-				 "reason %d cleared %d set %d ecn %u trp %d skip %d fwd %d",
+				 "cleared %d set %d ecn %u trp %d skip %d fwd %d held %" PRIu64
+				 "; simulator cnp %d reason %d cleared %d set %d ecn %u trp %d "
+				 "skip %d fwd %d held %" PRIu64,
 				 lineno, e.t_ns, da.cnp, da.reason, da.ce_cleared, da.ce_set,
-				 da.ecn_out, da.trp_start, da.trp_skip, da.cnp_forward, sa.cnp,
-				 sa.reason, sa.ce_cleared, sa.ce_set, sa.ecn_out, sa.trp_start,
-				 sa.trp_skip, sa.cnp_forward);
-		*n_cnps += da.cnp;
-		*n_skips += da.trp_skip;
-		*n_absorbed += e.kind == MH_C_CNP && !da.cnp_forward;
+				 da.ecn_out, da.trp_start, da.trp_skip, da.cnp_forward, da.held,
+				 sa.cnp, sa.reason, sa.ce_cleared, sa.ce_set, sa.ecn_out,
+				 sa.trp_start, sa.trp_skip, sa.cnp_forward, sa.held);
+		cnt->cnps += da.cnp;
+		cnt->skips += da.trp_skip;
+		cnt->absorbed += e.kind == MH_C_CNP && !da.cnp_forward;
+		if (da.held > cnt->held_max)
+			cnt->held_max = da.held;
 		n++;
 	}
 	mh_sim_fini(&sh);
@@ -631,26 +693,30 @@ static const char trace_ac[] =
 	"26001  c_data ect1\n"
 	"26002  c_cnp\n";
 
+/* Every receiver CNP goes on (the default), and none does (cnp_forward = no). */
+static const struct mh_policy pol_forward = { .forward = true };
+static const struct mh_policy pol_absorb = { .forward = false };
+
 static void
 test_trace_mech_a(void **state)
 {
-	unsigned int cnps = 0, skips = 0, absorbed = 0;
+	struct mh_counts cnt;
 
 	(void)state;
-	assert_int_equal(mh_run_trace(trace_a, true, &cnps, &skips, &absorbed), 17);
+	assert_int_equal(mh_run_trace(trace_a, &pol_forward, &cnt), 17);
 	/* The trace exercises what it says: CNPs were sent (and refused). */
-	assert_true(cnps >= 3);
+	assert_true(cnt.cnps >= 3);
 }
 
 static void
 test_trace_mech_c(void **state)
 {
-	unsigned int cnps = 0, skips = 0, absorbed = 0;
+	struct mh_counts cnt;
 
 	(void)state;
-	assert_int_equal(mh_run_trace(trace_c, true, &cnps, &skips, &absorbed), 10);
-	assert_int_equal(skips, 2);
-	assert_int_equal(absorbed, 0);
+	assert_int_equal(mh_run_trace(trace_c, &pol_forward, &cnt), 10);
+	assert_int_equal(cnt.skips, 2);
+	assert_int_equal(cnt.absorbed, 0);
 }
 
 /*
@@ -660,23 +726,127 @@ test_trace_mech_c(void **state)
 static void
 test_trace_mech_c_absorb(void **state)
 {
-	unsigned int cnps = 0, skips = 0, absorbed = 0;
+	struct mh_counts cnt;
 
 	(void)state;
-	assert_int_equal(mh_run_trace(trace_c, false, &cnps, &skips, &absorbed), 10);
-	assert_int_equal(skips, 2);
-	assert_int_equal(absorbed, 3);
+	assert_int_equal(mh_run_trace(trace_c, &pol_absorb, &cnt), 10);
+	assert_int_equal(cnt.skips, 2);
+	assert_int_equal(cnt.absorbed, 3);
+}
+
+/*
+ * cnp_forward_gap = 10us: one receiver CNP per QP per 10 us goes on; a CNP
+ * of upstream congestion always goes on, and the gap runs from it too.
+ */
+static const char trace_c_gap[] =
+	"0      c_data ect0\n"
+	"100    c_data ect0\n"
+	"200    c_ack\n"
+	"1000   c_cnp\n" /* the first: on to the sender */
+	"3000   c_cnp\n" /* 2 us later: absorbed */
+	"10999  c_cnp\n" /* 9.999 us: absorbed */
+	"11000  c_cnp\n" /* 10 us: on */
+	"12000  c_data ce\n" /* marked before the WAN */
+	"13000  c_cnp\n" /* upstream, 2 us after the last: on all the same */
+	"22999  c_cnp\n" /* still upstream (within 20 us of the CE): on */
+	"32998  c_cnp\n" /* past the window, 9.999 us after the last forwarded: absorbed */
+	"32999  c_cnp\n"; /* 10 us: on */
+
+static void
+test_trace_mech_c_gap(void **state)
+{
+	const struct mh_policy pol = { .forward = true, .gap_ns = 10000 };
+	struct mh_counts cnt;
+
+	(void)state;
+	assert_int_equal(mh_run_trace(trace_c_gap, &pol, &cnt), 12);
+	assert_int_equal(cnt.skips, 2);
+	assert_int_equal(cnt.absorbed, 3);
+}
+
+/*
+ * cnp_forward_backlog = 3000 bytes: a receiver CNP goes on only while its
+ * QP holds at least that much in gateway memory (three 1048-byte packets).
+ */
+static const char trace_c_backlog[] =
+	"0      c_data ect0\n"
+	"100    c_data ect0\n"
+	"200    c_ack\n"
+	"1000   c_cnp\n" /* shaping starts, nothing held: absorbed */
+	"1100   c_data ect0\n"
+	"1200   c_data ect0\n"
+	"1300   c_data ect0\n"
+	"1400   c_data ect0\n"
+	"1500   c_data ect0\n"
+	"1600   c_data ect0\n"
+	"1700   c_data ect0\n"
+	"1800   c_data ect0\n"
+	"1900   c_data ect0\n"
+	"2000   c_data ect0\n"
+	"2100   c_data ect0\n"
+	"2200   c_data ect0\n"
+	"2300   c_data ect0\n"
+	"2400   c_data ect0\n"
+	"2500   c_cnp\n";
+
+static void
+test_trace_mech_c_backlog(void **state)
+{
+	const struct mh_policy pol = { .forward = true, .backlog = 3000 };
+	struct mh_counts cnt;
+
+	(void)state;
+	assert_int_equal(mh_run_trace(trace_c_backlog, &pol, &cnt), 19);
+	/* Both sides of the threshold were reached. */
+	assert_true(cnt.held_max >= 3000);
+	assert_int_equal(cnt.absorbed, 1);
 }
 
 static void
 test_trace_mech_ac(void **state)
 {
-	unsigned int cnps = 0, skips = 0, absorbed = 0;
+	struct mh_counts cnt;
 
 	(void)state;
-	assert_int_equal(mh_run_trace(trace_ac, true, &cnps, &skips, &absorbed), 17);
-	assert_true(cnps >= 2);
-	assert_true(skips >= 1);
+	assert_int_equal(mh_run_trace(trace_ac, &pol_forward, &cnt), 17);
+	assert_true(cnt.cnps >= 2);
+	assert_true(cnt.skips >= 1);
+}
+
+/*
+ * The dataplane keeps a QP's hold slot, where the time of its last
+ * forwarded CNP is, until the gap has run out, even once shaping is over
+ * (the simulator keeps that time for every flow).
+ */
+static void
+test_gap_keeps_slot(void **state)
+{
+	const struct mh_policy pol = { .forward = true, .gap_ns = 1000000 };
+	static const char trace[] = "0 c_data ect0\n100 c_data ect0\n200 c_ack\n1000 c_cnp\n";
+	struct mh_counts cnt;
+	static struct dp_tx tx;
+	struct dp_clock clk;
+	struct hold_entry *he = NULL;
+
+	(void)state;
+	assert_int_equal(mh_run_trace(trace, &pol, &cnt), 4);
+	assert_int_equal(cnt.absorbed, 0);
+	assert_int_equal(w->hold.used, 1);
+	for (unsigned int i = 0; i < HOLD_SLOTS; i++)
+		if (w->hold.e[i].used)
+			he = &w->hold.e[i];
+	assert_non_null(he);
+	assert_true(he->cnp_fwd);
+	/* 500 us on, shaping is over; 1 ms after the forwarded CNP the slot goes. */
+	clk = (struct dp_clock){ .tsc = T0 + 500000, .ns = T0 + 500000 };
+	assert_false(trp_active(&rt.dp->mech.trp, &he->trp, clk.ns));
+	memset(tx.n, 0, sizeof(tx.n));
+	dp_hold_out(w, rt.dp, &clk, &tx);
+	assert_int_equal(w->hold.used, 1);
+	clk.tsc = clk.ns = T0 + 1000 + 1000000;
+	dp_hold_out(w, rt.dp, &clk, &tx);
+	assert_int_equal(w->hold.used, 0);
+	assert_int_equal(tx.n[dc_port], 0);
 }
 
 /* The comparison can fail: a host that kept CE on a covered packet is caught. */
@@ -684,7 +854,7 @@ static void
 test_trace_catches_difference(void **state)
 {
 	struct mh_dp dh = { .a_psn = 100, .c_psn = 500 };
-	struct mh_sim sh = { 0 };
+	struct mh_sim sh = { .pol = { .forward = true } };
 	struct mh_actions da, sa;
 	struct mh_event e = { .t_ns = 0, .kind = MH_A_DATA, .ecn = ECN_ECT0 };
 
@@ -717,7 +887,10 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_trace_mech_a),
 		cmocka_unit_test(test_trace_mech_c),
 		cmocka_unit_test(test_trace_mech_c_absorb),
+		cmocka_unit_test(test_trace_mech_c_gap),
+		cmocka_unit_test(test_trace_mech_c_backlog),
 		cmocka_unit_test(test_trace_mech_ac),
+		cmocka_unit_test(test_gap_keeps_slot),
 		cmocka_unit_test(test_trace_catches_difference),
 	};
 	int rc;

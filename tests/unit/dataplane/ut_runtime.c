@@ -14,23 +14,37 @@
 #include "dataplane/mbuf_meta.h"
 #include "dataplane/neigh.h"
 
+/* The config of TEXT, or NULL after printing why. */
+static struct ls_config *
+ut_config_text(const char *name, const char *text)
+{
+	struct ls_config *cfg = calloc(1, sizeof(*cfg));
+	FILE *in = fmemopen((void *)(uintptr_t)text, strlen(text), "r");
+	int rc = cfg == NULL || in == NULL ? -1 : config_load_stream(in, name, cfg, stderr);
+
+	if (in != NULL)
+		fclose(in);
+	if (rc != 0) {
+		fprintf(stderr, "%s: config setup failed\n", name);
+		free(cfg);
+		return NULL;
+	}
+	return cfg;
+}
+
 struct dp_worker *
 ut_runtime_init(struct ls_runtime *rt, const char *name, const char *text, unsigned int mbufs)
 {
-	struct ls_config *cfg = calloc(1, sizeof(*cfg));
+	struct ls_config *cfg = ut_config_text(name, text);
 	char rname[RTE_RING_NAMESIZE];
 	struct dp_worker *w;
 	unsigned int i;
-	FILE *in;
 
 	rte_net_crc_set_alg(RTE_NET_CRC_SSE42);
-	in = fmemopen((void *)(uintptr_t)text, strlen(text), "r");
-	if (cfg == NULL || in == NULL || config_load_stream(in, name, cfg, stderr) != 0 ||
-	    dp_mbuf_meta_register() != 0) {
+	if (cfg == NULL || dp_mbuf_meta_register() != 0) {
 		fprintf(stderr, "%s: config or mbuf field setup failed\n", name);
 		return NULL;
 	}
-	fclose(in);
 	pthread_mutex_init(&rt->cfg_lock, NULL);
 	rt->cfg = cfg;
 	rt->pool = rte_pktmbuf_pool_create(name, mbufs, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
@@ -68,6 +82,22 @@ ut_runtime_publish(struct ls_runtime *rt)
 	if (runtime_dp_build(rt, cfg, &dp, stderr) != 0)
 		return -1;
 	rt->cfg = NULL;
+	runtime_publish(rt, cfg, dp);
+	return 0;
+}
+
+int
+ut_runtime_reload(struct ls_runtime *rt, const char *name, const char *text)
+{
+	struct ls_config *cfg = ut_config_text(name, text);
+	struct dp_conf *dp;
+
+	if (cfg == NULL)
+		return -1;
+	if (runtime_dp_build(rt, cfg, &dp, stderr) != 0) {
+		free(cfg);
+		return -1;
+	}
 	runtime_publish(rt, cfg, dp);
 	return 0;
 }

@@ -29,4 +29,11 @@ struct dp_worker *ut_runtime_init(struct ls_runtime *rt, const char *name, const
  */
 int ut_runtime_publish(struct ls_runtime *rt);
 
+/*
+ * Load the config TEXT (messages name it NAME) and publish its snapshot in
+ * place of the running one, as a reload does; the ports stay as they are.
+ * 0 or -1.
+ */
+int ut_runtime_reload(struct ls_runtime *rt, const char *name, const char *text);
+
 #endif /* LONGSPAN_UT_RUNTIME_H */
