@@ -253,7 +253,7 @@ api_flow_value(const struct api_flow_query *q, const struct flow_entry *e)
 	case API_FLOW_SORT_PKTS:
 		return e->pkts;
 	case API_FLOW_SORT_RATE:
-		return e->rate_bps;
+		return e->meter.rate_bps;
 	case API_FLOW_SORT_CE:
 		return e->ce_in;
 	case API_FLOW_SORT_CNP:
@@ -302,7 +302,7 @@ api_flow_emit(struct api_ctx *ctx, unsigned int rank, unsigned int worker,
 		dp != NULL && e->peer < dp->n_peers ? dp->peers[e->peer].name : "");
 	fmt_u64(f, api_flow_col(f, API_FLOW_PKTS), e->pkts);
 	fmt_u64(f, api_flow_col(f, API_FLOW_BYTES), e->bytes);
-	fmt_u64(f, api_flow_col(f, API_FLOW_RATE), e->rate_bps);
+	fmt_u64(f, api_flow_col(f, API_FLOW_RATE), e->meter.rate_bps);
 	fmt_u64(f, api_flow_col(f, API_FLOW_ECT_IN), e->ect_in);
 	fmt_u64(f, api_flow_col(f, API_FLOW_CE_IN), e->ce_in);
 	fmt_u64(f, api_flow_col(f, API_FLOW_MARKED), e->marked);

@@ -5,9 +5,6 @@
 #include <string.h>
 #include <sys/socket.h>
 
-
-#define FLOW_METER_NS 100000u /* rate window */
-
 static_assert(sizeof(struct flow_key) == 40, "flow_key is hashed as five 8-byte words");
 
 uint64_t
@@ -70,7 +67,6 @@ flow_table_get_hashed(struct flow_table *t, const struct flow_key *key, uint32_t
 	reuse->hash = h;
 	reuse->first_ns = now_ns;
 	reuse->last_ns = now_ns;
-	reuse->meter_start_ns = now_ns;
 	proxy_cnp_qp_init(&reuse->cnp);
 	*created = true;
 	return reuse;
@@ -91,17 +87,4 @@ flow_table_find(struct flow_table *t, const struct flow_key *key, uint64_t now_n
 			return flow_entry_live(t, e, now_ns) ? e : NULL;
 	}
 	return NULL;
-}
-
-void
-flow_entry_meter(struct flow_entry *e, uint32_t bytes, uint64_t now_ns)
-{
-	uint64_t dt = now_ns - e->meter_start_ns;
-
-	e->meter_bytes += bytes;
-	if (dt >= FLOW_METER_NS) {
-		e->rate_bps = e->meter_bytes * 8 * UINT64_C(1000000000) / dt;
-		e->meter_bytes = 0;
-		e->meter_start_ns = now_ns;
-	}
 }

@@ -29,6 +29,7 @@
 #include "bits.h"
 
 #include "congestion/proxy_cnp.h"
+#include "congestion/rate_meter.h"
 
 #define FLOW_PROBE_MAX 16
 
@@ -67,7 +68,7 @@ struct flow_entry {
 	uint32_t next_psn; /* expected next data PSN */
 	uint16_t peer;
 	uint64_t psn_ooo; /* data PSN other than the expected one */
-	uint64_t meter_start_ns, meter_bytes, rate_bps; /* measured rate */
+	struct rate_meter meter; /* measured rate (congestion/rate_meter.h) */
 	/* Cold. */
 	uint64_t first_ns;
 	uint32_t sender_qpn; /* valid when qpn_known */
@@ -152,8 +153,5 @@ flow_entry_live(const struct flow_table *t, const struct flow_entry *e, uint64_t
 {
 	return e->hash != 0 && now_ns - e->last_ns <= t->idle_ns;
 }
-
-/* Update the measured rate of an entry with BYTES at now (window ~100 us). */
-void flow_entry_meter(struct flow_entry *e, uint32_t bytes, uint64_t now_ns);
 
 #endif /* LONGSPAN_FLOW_H */

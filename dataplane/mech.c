@@ -218,7 +218,7 @@ dp_mech_c_cnp(struct dp_worker *w, const struct dp_conf *c, const struct flow_ke
 	}
 	if (!trp_active(&c->mech.trp, &he->trp, clk->ns))
 		mc->trp_activations++;
-	trp_on_cnp(&c->mech.trp, &he->trp, clk->ns, data != NULL ? data->rate_bps : 0);
+	trp_on_cnp(&c->mech.trp, &he->trp, clk->ns, data != NULL ? data->meter.rate_bps : 0);
 	return !ca.forward;
 }
 

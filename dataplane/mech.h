@@ -118,7 +118,7 @@ dp_flow_account(struct dp_worker *w, const struct pkt_meta *meta, uint8_t dir, u
 			fe->psn_ooo++;
 		fe->next_psn = (meta->psn + 1) & QPN_LEARN_PSN_MASK;
 	}
-	flow_entry_meter(fe, meta->ip_len, clk->ns);
+	rate_meter_add(&fe->meter, meta->ip_len, clk->ns);
 	return fe;
 }
 

@@ -28,9 +28,6 @@
 #include "sim.h"
 #include "sim_gw.h"
 
-/* Rate meter window: ~190 full-size packets at 100 Gb/s. */
-#define SIM_GW_METER_NS 16000
-
 static bool
 sim_gw_is(const struct sim *s, uint32_t node)
 {
@@ -374,22 +371,6 @@ sim_gw_free(struct sim *s)
 /* ------------------------------------------------------------ mechanism C */
 
 static void
-sim_gw_meter(struct sim *s, struct sim_gw_meter *m, uint32_t bytes)
-{
-	uint64_t dt = s->now_ns - m->win_start_ns;
-
-	if (dt >= SIM_GW_METER_NS) {
-		if (m->win_bytes != 0 && dt < 4 * SIM_GW_METER_NS)
-			m->rate_bps = m->win_bytes * 8000000000ull / dt;
-		else
-			m->rate_bps = 0; /* idle for long: unknown */
-		m->win_start_ns = s->now_ns;
-		m->win_bytes = 0;
-	}
-	m->win_bytes += bytes;
-}
-
-static void
 sim_gw_shape_arm(struct sim *s, struct sim_gw *gw, uint32_t fi)
 {
 	struct sim_gw_flow *fs = &gw->fs[fi];
@@ -477,7 +458,7 @@ sim_gw_data_from_wan(struct sim *s, struct sim_gw *gw, uint32_t in_port, uint32_
 	struct sim_gw_flow *fs = &gw->fs[pkt->flow];
 	struct trp_verdict v;
 
-	sim_gw_meter(s, &fs->meter, pkt->size);
+	rate_meter_add(&fs->meter, pkt->size, s->now_ns);
 	/* CE already set when it reaches the destination side: marked before the WAN. */
 	if (pkt->ecn == SIM_ECN_CE) {
 		fs->wan_ce_ns = s->now_ns;

@@ -19,6 +19,7 @@
 #include "congestion/pfc.h"
 #include "congestion/proxy_cnp.h"
 #include "congestion/qpn_learn.h"
+#include "congestion/rate_meter.h"
 #include "congestion/token_bucket.h"
 #include "congestion/trp.h"
 
@@ -65,18 +66,11 @@ struct sim_gw_port {
 	struct sim_gw_b_link *b;  /* mechanism B on this link, or NULL */
 };
 
-/* Arrival-rate meter of one QP's WAN -> DC data, for the TRP's cut. */
-struct sim_gw_meter {
-	uint64_t win_start_ns;
-	uint64_t win_bytes;
-	uint64_t rate_bps;	  /* last complete window, 0 = unknown */
-};
-
 /* Per-QP gateway state (a real gateway keeps it in its flow table). */
 struct sim_gw_flow {
 	struct proxy_cnp_qp a;	  /* mechanism A: gateway CNP rate limit */
 	struct trp c;		  /* mechanism C: temporary reaction point */
-	struct sim_gw_meter meter;
+	struct rate_meter meter;   /* its WAN -> DC data, for the TRP's cut */
 	uint32_t shape_head;	  /* packets held by the TRP (gateway DRAM) */
 	uint32_t shape_tail;
 	uint32_t shape_out;	  /* output port of the held packets */

