@@ -46,6 +46,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import lab_peering  # noqa: E402
+from ini_text import ini_del, ini_drop_sections, ini_set, set_arg  # noqa: E402
 
 PY = "/usr/bin/python3"
 RUN = "/run/longspan"
@@ -162,63 +163,6 @@ def log(msg):
 # ran) and the two bursts of 32 the gateway and hostem move before the pause takes
 # effect (272 kB), with some 370 kB to spare.
 LAB_PFC_BUFFER, LAB_PFC_XOFF, LAB_PFC_XON = "1250KB", "64KB", "32KB"
-
-
-def set_arg(text):
-    """--set SECTION.KEY=VALUE -> (section, key, value); the section may hold spaces."""
-    m = re.fullmatch(r"([^.=]+)\.([A-Za-z0-9_]+)=(.*)", text)
-    if m is None:
-        raise argparse.ArgumentTypeError(f"'{text}': expected SECTION.KEY=VALUE")
-    return m.group(1), m.group(2), m.group(3)
-
-
-def ini_set(text, section, key, value):
-    """Set key = value in [section] of an INI text (replace or append)."""
-    lines = text.splitlines()
-    out, in_sec, done = [], False, False
-    for ln in lines:
-        s = ln.strip()
-        if s.startswith("["):
-            if in_sec and not done:
-                out.append(f"{key} = {value}")
-                done = True
-            in_sec = s == f"[{section}]"
-        elif in_sec and re.match(rf"{re.escape(key)}\s*=", s):
-            if not done:
-                out.append(f"{key} = {value}")
-                done = True
-            continue
-        out.append(ln)
-    if in_sec and not done:
-        out.append(f"{key} = {value}")
-        done = True
-    if not done:
-        out += ["", f"[{section}]", f"{key} = {value}"]
-    return "\n".join(out) + "\n"
-
-
-def ini_del(text, section, key):
-    out, in_sec = [], False
-    for ln in text.splitlines():
-        s = ln.strip()
-        if s.startswith("["):
-            in_sec = s == f"[{section}]"
-        elif in_sec and re.match(rf"{re.escape(key)}\s*=", s):
-            continue
-        out.append(ln)
-    return "\n".join(out) + "\n"
-
-
-def ini_drop_sections(text, prefix):
-    """text without the sections whose name starts with prefix."""
-    out, drop = [], False
-    for ln in text.splitlines():
-        s = ln.strip()
-        if s.startswith("["):
-            drop = s[1:-1].startswith(prefix)
-        if not drop:
-            out.append(ln)
-    return "\n".join(out) + "\n"
 
 
 # The dest scenario's intra-DC stream inside site B (hostem-b), toward a local

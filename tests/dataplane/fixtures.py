@@ -57,6 +57,8 @@ from types import SimpleNamespace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+from ini_text import ini_set, set_arg  # noqa: E402  (scripts/ini_text.py)
 
 try:
     import logging
@@ -1319,42 +1321,22 @@ SET_SECTIONS = ("gateway", "congestion")
 
 def parse_set(arg):
     """--set SECTION.KEY=VALUE as (section, key, value)."""
-    m = re.match(r"(\w+)\.(\w+)=(.*)$", arg)
-    if not m or m.group(1) not in SET_SECTIONS:
-        raise argparse.ArgumentTypeError(
-            "%r: expected SECTION.KEY=VALUE with SECTION one of %s" % (arg, ", ".join(SET_SECTIONS)))
-    return m.group(1), m.group(2), m.group(3)
+    return set_arg(arg, SET_SECTIONS)
 
 
 def derived_config(path, sets, work):
     """
     A copy of the config at path in work with each (section, key, value) of
-    sets written: a key the section has is replaced in place, any other is
-    added at the section's end.
+    sets written (scripts/ini_text.py: a key the section has is replaced in
+    place, any other is added at the section's end).
     """
-    sections, cur = [], None
     with open(path) as f:
-        for line in f:
-            if line.strip().startswith("["):
-                cur = [line.strip()[1:-1].strip(), []]
-                sections.append(cur)
-            if cur is None:
-                sections.append(cur := ["", []])
-            cur[1].append(line)
-    out = []
-    for head, lines in sections:
-        todo = [(k, v) for sec, k, v in sets if sec == head]
-        for line in lines:
-            key = line.split(";", 1)[0].partition("=")[0].strip()
-            hit = [kv for kv in todo if kv[0] == key]
-            if hit:
-                todo.remove(hit[0])
-                line = "%s = %s\n" % hit[0]
-            out.append(line)
-        out += ["%s = %s\n" % kv for kv in todo]
+        text = f.read()
+    for section, key, value in sets:
+        text = ini_set(text, section, key, value)
     dst = os.path.join(work, "harness-" + os.path.basename(path))
     with open(dst, "w") as f:
-        f.writelines(out)
+        f.write(text)
     return dst
 
 
