@@ -12,7 +12,7 @@
 # command.txt), table.md and metrics.json.  LABOUT (default lab-out) holds the
 # lab runs; missing lab runs print as "-".  A run whose summary.json exists and
 # is not partial (stopped by a signal) is kept unless -f.  About 2-4 s of CPU
-# per run, 31 runs.  SIM=path overrides the simulator (default:
+# per run, 33 runs.  SIM=path overrides the simulator (default:
 # build/congestion/sim/longspan-sim, built first).
 set -euo pipefail
 
@@ -114,6 +114,15 @@ for km in 10 100 640; do
 			-o sim.retransmit=false
 	done
 done
+
+# The gateway's derived defaults since December 2026 (A's CNP interval 20 us,
+# C's cut interval 128 us and hold 148 us; docs/lab.md "New defaults"), with the
+# shared buffer and PFC and with the lab's lossy WAN egress.
+derived=(-o mech_a.cnp_interval=20us -o mech_c.cut_interval=128us -o mech_c.hold=148us)
+run "$OUT/runs/km100/derived-mech-AC" "$SC/topology-100km.txt" lab-100km-A.ini \
+	"$SC/config.txt" A,C "${derived[@]}"
+run "$OUT/runs/km100/derived-lossy-mech-AC" "$SC/topology-100km.txt" lab-100km-A.ini \
+	"$SC/config.txt" A,C "${derived[@]}" -o gateway.wan_buffer=70400
 
 /usr/bin/python3 - "$OUT" "$LAB" <<'EOF'
 import csv, json, math, os, statistics, sys
@@ -276,7 +285,10 @@ for key, what in (("km100/buf2mb-A", "100 km, A, BUFFER_SIZE 2 MB"),
                   ("km100/lossy-nort-mech-none", "100 km, none, lossy WAN egress, no retransmission"),
                   ("km100/lossy-nort-mech-A", "100 km, A, lossy WAN egress, no retransmission"),
                   ("km640/lossy-nort-mech-none", "640 km, none, lossy WAN egress, no retransmission"),
-                  ("km640/lossy-nort-mech-A", "640 km, A, lossy WAN egress, no retransmission")):
+                  ("km640/lossy-nort-mech-A", "640 km, A, lossy WAN egress, no retransmission"),
+                  ("km100/derived-mech-AC", "100 km, A,C, derived defaults (20 us, 128 us, 148 us)"),
+                  ("km100/derived-lossy-mech-AC",
+                   "100 km, A,C, derived defaults, lossy WAN egress of the lab's size")):
     sens[key] = {"what": what, "sim": sim_metrics(os.path.join(out, "runs", key), 0, 0, 0)}
 json.dump({"runs": res, "sensitivity": sens}, open(os.path.join(out, "metrics.json"), "w"), indent=1)
 
