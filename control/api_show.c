@@ -408,6 +408,7 @@ api_show_stats(struct api_ctx *ctx, int argc, char **argv)
 	fmt_u64(f, "punted", sum.punted);
 	fmt_u64(f, "resolve_requests", sum.resolve_requests);
 	fmt_u64(f, "injected", sum.injected);
+	fmt_u64(f, "probes_sent", sum.probes_sent);
 	fmt_u64(f, "polls", sum.polls);
 	fmt_u64(f, "idle_polls", sum.idle_polls);
 	fmt_f64(f, "idle_pct", api_pct(sum.idle_polls, sum.polls));

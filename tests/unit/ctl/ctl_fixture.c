@@ -135,7 +135,7 @@ ctl_fill_workers(struct ctl_fixture *fx)
 	a->nd_adverts = 1;
 	a->punted = 9;
 	b->punted = 1;
-	a->injected = 8;
+	a->injected = 8; /* no path probes: own_tx is the injects and CNPs */
 	/* tx_pkts = forwarded + own_tx (the injects and gateway CNPs sent). */
 	a->forwarded = 1350;
 	a->own_tx = 30;

@@ -96,6 +96,7 @@ test_stats_text(void **state)
 	assert_true(CTL_HAS_LINE(o.text, "drops", "10"));
 	assert_true(CTL_HAS_LINE(o.text, "punted", "10"));
 	assert_true(CTL_HAS_LINE(o.text, "injected", "8"));
+	assert_true(CTL_HAS_LINE(o.text, "probes_sent", "0"));
 	assert_true(CTL_HAS_LINE(o.text, "generation", "7"));
 	assert_true(CTL_HAS_LINE(o.text, "idle_pct", "56.67"));
 	assert_true(CTL_HAS_LINE(o.text, "roce_data", "950"));
