@@ -325,6 +325,10 @@ class Lab:
                 t = ini_set(t, "host", "line_rate", self.a.host_rate)
                 t = ini_set(t, "host", "tor_rate", DEST_DC_PORT_RATE)
                 t = ini_set(t, "host", "dc_rate", self.a.dc_rate)
+                if self.a.dc_red != "off":
+                    kmin, kmax = self.a.dc_red.split(",")
+                    t = ini_set(t, "host", "dc_kmin", kmin)
+                    t = ini_set(t, "host", "dc_kmax", kmax)
                 t += DEST_INTRA_B
             if s == "a":
                 t = ini_set(t, "host", "duration", f"{self.a.seconds}s")
@@ -715,6 +719,11 @@ def loss_and_pauses(hb, wanem, drops, tm_a, tm_b, run_s):
         out["gateway_b_paused_fraction"] = (max((p.get("paused_ns", 0) for p in dp), default=0)
                                             / (run_s * 1e9))
         out["dc_side_delivered_bps"] = dl.get("delivered_bytes", 0) * 8 / run_s
+        out["dc_side_marks"] = dl.get("marks", 0)
+    # Mechanism C at gateway B: the receiver CNPs it saw and what it did with them.
+    mc = (tm_b or {}).get("mechanism_c") or {}
+    out["gateway_b_c"] = {k: mc.get(k, 0) for k in ("trp_cnps", "trp_no_flow", "trp_upstream_ce",
+                                                   "trp_activations", "trp_delayed")}
     return out
 
 
@@ -797,15 +806,21 @@ def print_table(results):
     if dest:
         print(f"dest: site B's DC side at {dest[0]['dc_rate_bps'] / 1e6:.0f} Mb/s")
         print("| run | mechanisms | intra-DC at B | its fair share | of fair | DC side drops | "
-              "PFC to gateway B /s | gateway B paused | gateway B held (packets) |")
-        print("|---|---|---|---|---|---|---|---|---|")
+              "DC side marks | PFC to gateway B /s | gateway B paused | gateway B held (packets) "
+              "| C at gateway B: CNPs / no flow / activations / delayed |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
         for s in dest:
+            c = s.get("gateway_b_c") or {}
+            c = {k: c.get(k, 0) for k in ("trp_cnps", "trp_no_flow", "trp_activations",
+                                          "trp_delayed")}
             print(f"| {s.get('repeat', 1)} | {s['mechanisms']} | "
                   f"{s['intra_b_goodput_bps'] / 1e6:.1f} Mb/s | {s['intra_b_fair_bps'] / 1e6:.1f} Mb/s | "
                   f"{s['intra_b_of_fair']:.2f} | {s['dc_side_drops']} | "
+                  f"{s.get('dc_side_marks', 0)} | "
                   f"{s.get('pfc_to_gateway_b_per_s', 0):.0f} | "
                   f"{s.get('gateway_b_paused_fraction', 0) * 100:.0f}% | "
-                  f"{s.get('gateway_b_held_pkts')} |")
+                  f"{s.get('gateway_b_held_pkts')} | {c['trp_cnps']} / {c['trp_no_flow']} / "
+                  f"{c['trp_activations']} / {c['trp_delayed']} |")
     print()
 
 
@@ -890,6 +905,10 @@ def main():
     ap.add_argument("--dc-rate", default="300M",
                     help="dest: site B's DC side toward its hosts (the bottleneck; the inter-DC "
                          "senders offer 4 x --host-rate, the intra-DC one --host-rate)")
+    ap.add_argument("--dc-red", default="16kB,48kB", metavar="KMIN,KMAX|off",
+                    help="dest: RED at site B's DC side, as the ToR port toward the receivers "
+                         "marks before it pauses (hostem's dc_kmin, dc_kmax; XOFF is 64 kB); "
+                         "off: that queue only pauses and drops")
     ap.add_argument("--intra-alone", action="store_true",
                     help="in every repeat, also run the intra-DC streams without the inter-DC "
                          "ones (mechanisms none): the reference for intra-DC goodput")
@@ -942,6 +961,8 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--out", default=os.path.join(ROOT, "lab-out", time.strftime("%Y%m%d-%H%M%S")))
     a = ap.parse_args()
+    if a.dc_red != "off" and not re.fullmatch(r"[^,]+,[^,]+", a.dc_red):
+        ap.error(f"--dc-red {a.dc_red!r}: expected KMIN,KMAX or off")
     if a.host_rate is None:
         a.host_rate = "100M" if a.scenario == "dest" else "400M"
     os.makedirs(RUN, exist_ok=True)

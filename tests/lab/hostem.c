@@ -783,6 +783,16 @@ hostem_down_enqueue(struct hostem *h, struct rte_mbuf *m, uint64_t now_tsc)
 	uint8_t prio = hostem_frame_prio(m);
 
 	m->hash.usr = prio;
+	/* RED judges arrivals against the bytes queued ahead, as at the ToR uplink. */
+	if (d->red_on &&
+	    ecn_red_decide(&d->red_cfg, &d->red, wanem_line_backlog_bytes(&d->line, now_tsc)) ==
+		    ECN_VERDICT_MARK) {
+		m->l2_len = RTE_ETHER_HDR_LEN; /* untagged: hostem_frame_is_data() */
+		if (hostem_pkt_mark_ce(m))
+			d->marks++;
+		else
+			d->marks_not_ect++;
+	}
 	if (wanem_line_enqueue(&d->line, m, m->pkt_len, now_tsc) != WANEM_LINE_QUEUED) {
 		rte_pktmbuf_free(m);
 		return;
@@ -1184,6 +1194,19 @@ hostem_init(struct hostem *h, const struct hostem_conf *c, uint16_t port, struct
 		if ((rc = wanem_line_config_init(&lc, &lp)) != 0 ||
 		    (rc = wanem_line_init(&h->down.line, &lc, h->down.slots, slots, now)) != 0)
 			goto fail;
+		if (c->dc_kmax_bytes != 0) {
+			struct ecn_red_params rp = {
+				.kmin_bytes = c->dc_kmin_bytes,
+				.kmax_bytes = c->dc_kmax_bytes,
+				.pmax_ppm = (uint32_t)c->dc_pmax_ppm,
+			};
+
+			if ((rc = ecn_red_config_init(&h->down.red_cfg, &rp)) != 0)
+				goto fail;
+			/* Its own draws: the uplink's marker keeps the seed's sequence. */
+			ecn_red_init(&h->down.red, c->seed + 1);
+			h->down.red_on = true;
+		}
 	}
 	h->end_ns = c->duration_ns ? c->duration_ns : HOSTEM_NEVER;
 	h->linger_end_ns = HOSTEM_NEVER;

@@ -164,6 +164,10 @@ struct hostem_down {
 	uint64_t prio_bytes[PFC_PRIORITIES]; /* queued now, per priority */
 	uint64_t max_prio_bytes[PFC_PRIORITIES];
 	uint64_t pfc_tx_failed; /* a pause or resume not sent (no mbuf, port full) */
+	bool red_on; /* dc_kmax: RED marks arrivals, as the ToR's port would */
+	struct ecn_red_config red_cfg;
+	struct ecn_red red;
+	uint64_t marks, marks_not_ect;
 };
 
 #define HOSTEM_TX_RING 1024u

@@ -131,6 +131,14 @@ static const struct conf_key hostem_host_keys[] = {
 	  .help = "room of that queue: arrivals beyond it are dropped (and counted)" },
 	{ .name = "dc_xoff", U(SIZE), .min = 1, .max = GIB, .def = "64kB", HF(dc_xoff_bytes),
 	  .help = "that queue's bytes of a priority at which the gateway is paused (PFC)" },
+	{ .name = "dc_kmin", U(SIZE), .min = 0, .max = GIB, .def = "0", HF(dc_kmin_bytes),
+	  .help = "that queue's RED, as the ToR port toward the receivers marks: marking "
+		  "starts above this many bytes queued ahead of an arrival" },
+	{ .name = "dc_kmax", U(SIZE), .min = 0, .max = GIB, .def = "0", HF(dc_kmax_bytes),
+	  .help = "... every ECT packet marked above this; 0 = no marking (the queue only "
+		  "drops at dc_buffer and pauses at dc_xoff)" },
+	{ .name = "dc_pmax", U(FRACTION), .min = 1, .max = 1000000, .def = "0.2", HF(dc_pmax_ppm),
+	  .help = "... and the marking probability at dc_kmax" },
 	{ .name = "dc_xon", U(SIZE), .min = 0, .max = GIB, HF(dc_xon_bytes),
 	  .help = "... and resumed at or below (default dc_xoff / 2)" },
 	{ .name = "dc_delay", U(TIME), .min = 0, .max = SEC, .def = "5us", HF(dc_delay_ns),
@@ -614,6 +622,12 @@ hostem_validate(struct hostem_parse *p)
 	if (c->dc_rate_bps != 0 && c->dc_xoff_bytes > c->dc_buffer_bytes)
 		hostem_error(p, hostem_host_line(p, "dc_xoff"), "host", "dc_xoff",
 			     "must be at most dc_buffer");
+	if (c->dc_kmax_bytes != 0 && c->dc_rate_bps == 0)
+		hostem_error(p, hostem_host_line(p, "dc_kmax"), "host", "dc_kmax",
+			     "needs dc_rate (no queue to mark without it)");
+	if (c->dc_kmax_bytes != 0 && c->dc_kmin_bytes >= c->dc_kmax_bytes)
+		hostem_error(p, hostem_host_line(p, "dc_kmin"), "host", "dc_kmin",
+			     "must be below dc_kmax");
 	if (c->pacing_grid_ns != 0 && 2 * c->pacing_grid_ns >= c->pacing_burst_ns)
 		hostem_error(p, hostem_host_line(p, "pacing_grid"), "host", "pacing_grid",
 			     "must be below pacing_burst / 2 (a later wake-up must not cost credit)");

@@ -80,6 +80,7 @@ struct hostem_conf {
 	uint64_t tor_kmin_bytes, tor_kmax_bytes, tor_pmax_ppm, tor_xoff_bytes;
 	uint64_t dc_rate_bps; /* the DC side toward the hosts; 0 = no limit */
 	uint64_t dc_buffer_bytes, dc_xoff_bytes, dc_xon_bytes; /* its queue and PFC toward the gateway */
+	uint64_t dc_kmin_bytes, dc_kmax_bytes, dc_pmax_ppm; /* its RED marker; dc_kmax 0 = none */
 	uint64_t dc_delay_ns; /* one way inside the site (intra-DC loopback) */
 	bool icrc_check;
 	uint64_t max_sleep_ns, mbufs, wait_link_ns, cnp_log_max;

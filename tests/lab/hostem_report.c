@@ -348,10 +348,12 @@ hostem_report_down(const struct hostem *h, FILE *f)
 		", \"xoff_bytes\": %" PRIu64 ", \"xon_bytes\": %" PRIu64 ", \"pkts\": %" PRIu64
 		", \"bytes\": %" PRIu64 ", \"delivered_pkts\": %" PRIu64 ", \"drops\": %" PRIu64
 		", \"max_queue_bytes\": %" PRIu64 ", \"pfc_tx_failed\": %" PRIu64
-		", \"priorities\": [",
+		", \"kmin_bytes\": %" PRIu64 ", \"kmax_bytes\": %" PRIu64 ", \"marks\": %" PRIu64
+		", \"marks_not_ect\": %" PRIu64 ", \"priorities\": [",
 		h->conf->dc_rate_bps, h->conf->dc_buffer_bytes, h->conf->dc_xoff_bytes,
 		h->conf->dc_xon_bytes, st->rx_pkts, st->rx_bytes, st->tx_pkts,
-		st->drop_queue + st->drop_slots, st->max_held_bytes, d->pfc_tx_failed);
+		st->drop_queue + st->drop_slots, st->max_held_bytes, d->pfc_tx_failed,
+		h->conf->dc_kmin_bytes, h->conf->dc_kmax_bytes, d->marks, d->marks_not_ect);
 	for (unsigned int p = 0; p < PFC_PRIORITIES; p++)
 		fprintf(f, "%s{\"pauses\": %" PRIu64 ", \"resumes\": %" PRIu64
 			   ", \"paused_ns\": %" PRIu64 ", \"max_bytes\": %" PRIu64 "}",

@@ -482,6 +482,11 @@ BAD = [
                                    "[qp w4]"), ["[host] dc_xon: must be below dc_xoff"]),
     ("dc xoff", GOOD.replace("[qp w4]", "dc_rate = 1G\ndc_buffer = 32kB\n[qp w4]"),
      ["[host] dc_xoff: must be at most dc_buffer"]),
+    ("dc marking without dc_rate", GOOD.replace("[qp w4]", "dc_kmax = 32kB\n[qp w4]"),
+     ["[host] dc_kmax: needs dc_rate"]),
+    ("dc red thresholds", GOOD.replace("[qp w4]", "dc_rate = 1G\ndc_kmin = 32kB\n"
+                                       "dc_kmax = 32kB\n[qp w4]"),
+     ["[host] dc_kmin: must be below dc_kmax"]),
     ("section", GOOD + "\n[gateway]\nx = 1\n", ["[gateway]: unknown section"]),
     ("bare time", GOOD.replace("[qp w4]", "wait_link = 10\n[qp w4]"),
      ["[host] wait_link: bad value '10': needs a unit (ns, us, ms or s)"]),
@@ -727,7 +732,7 @@ dc_rate = {rate}
 dc_xoff = 32kB
 dc_xon = 16kB
 dc_buffer = 1MB
-
+{red}
 [qp r4]
 role = recv
 local = 10.1.0.2
@@ -809,7 +814,7 @@ def run_dcrate(args):
     os.makedirs(d)
     conf = os.path.join(d, "dcrate.ini")
     with open(conf, "w") as f:
-        f.write(DCRATE_CONFIG.format(mac=MAC, gw=GW_MAC, dir=d, rate=DCRATE_BPS))
+        f.write(DCRATE_CONFIG.format(mac=MAC, gw=GW_MAC, dir=d, rate=DCRATE_BPS, red=""))
     frames = [data("10.2.0.2", "10.1.0.2", 0x300, psn, OP_ONLY, 1024, ackreq=psn % 16 == 15)
               for psn in range(DCRATE_PKTS)]
     wrpcap(os.path.join(d, "rx.pcap"), [Ether(f) for f in frames])
@@ -824,6 +829,8 @@ def run_dcrate(args):
           down["drops"] == 0, "downlink: %s" % down)
     check(rcv["pkts"] == DCRATE_PKTS and rcv["gaps"] == 0, "receiver: %d pkts, %d gaps" %
           (rcv["pkts"], rcv["gaps"]))
+    check(down["marks"] == 0 and rcv["ce"] == 0, "no dc_kmax, yet %d marks, %d CE received" %
+          (down["marks"], rcv["ce"]))
     check(p3["pauses"] >= 2 and p3["resumes"] >= 1, "priority 3: %s" % p3)
     check(all(p["pauses"] == 0 for i, p in enumerate(down["priorities"]) if i != 3),
           "pauses of other priorities: %s" % down["priorities"])
@@ -889,6 +896,48 @@ def run_dcrate(args):
           "before a late refresh)" %
           (p3["pauses"], p3["resumes"], p3["paused_ns"] / 1e6, p3["max_bytes"],
            res.get("rx_frames", 0), got / 1e6, late))
+    run_dcrate_red(args, frames)
+
+
+def roce_opcodes(path):
+    """The BTH opcode of every RoCEv2 frame in a pcap."""
+    return [bytes(p[UDP].payload)[0] for p in rdpcap(path)
+            if p.haslayer(UDP) and p[UDP].dport == 4791 and len(p[UDP].payload) >= 12]
+
+
+def run_dcrate_red(args, frames):
+    """
+    The same arrivals with RED on the DC side (dc_kmin, dc_kmax): the queue
+    that builds toward the receiver marks ECT packets CE above dc_kmin, the
+    receiver gets each mark and answers with CNPs (firmware NP, at most one
+    per 4 us), and the marking costs no packet.
+    """
+    d = os.path.join(args.workdir, "red")
+    os.makedirs(d)
+    conf = os.path.join(d, "dcrate.ini")
+    with open(conf, "w") as f:
+        f.write(DCRATE_CONFIG.format(mac=MAC, gw=GW_MAC, dir=d, rate=DCRATE_BPS,
+                                     red="dc_kmin = 4kB\ndc_kmax = 16kB\ndc_pmax = 0.5\n"))
+    wrpcap(os.path.join(d, "rx.pcap"), [Ether(f) for f in frames])
+    r = hostem_run(args, "dcrate-red", "net_pcap0,rx_pcap=%s/rx.pcap,tx_pcap=%s/tx.pcap" % (d, d),
+                   conf)
+    check(r.returncode == 0 and "mbufs in use at exit: 0" in r.stdout, "hostem failed")
+    j = json.load(open(os.path.join(d, "hostem.json")))
+    down, rcv = j["downlink"], j["receivers"][0]
+    check(down["kmin_bytes"] == 4000 and down["kmax_bytes"] == 16000, "thresholds %s" % down)
+    check(down["delivered_pkts"] == DCRATE_PKTS and down["drops"] == 0 and
+          rcv["pkts"] == DCRATE_PKTS and rcv["gaps"] == 0, "lost packets: %s" % down)
+    # 200 frames queue up to dc_xoff (32 kB): above 16 kB every one is marked.
+    check(down["marks"] >= 10 and down["marks_not_ect"] == 0,
+          "marks %d, not ECT %d" % (down["marks"], down["marks_not_ect"]))
+    check(rcv["ce"] == down["marks"], "receiver saw %d CE, the queue marked %d" %
+          (rcv["ce"], down["marks"]))
+    cnps = roce_opcodes(os.path.join(d, "tx.pcap")).count(OP_CNP)
+    check(1 <= rcv["cnps_sent"] <= down["marks"] and cnps == rcv["cnps_sent"],
+          "CNPs: receiver %d, on the wire %d, for %d marks" % (rcv["cnps_sent"], cnps,
+                                                              down["marks"]))
+    print("dcrate with RED: %d of %d packets marked, %d CNPs" %
+          (down["marks"], DCRATE_PKTS, cnps))
 
 
 def main():
