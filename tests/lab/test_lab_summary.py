@@ -55,6 +55,9 @@ check(out["drops_total"] == 582 + 3 + 7, f"drops on every hop: {out['drops_total
 check(close(out["pfc_to_site_a_per_s"], 40.0), f"pauses per second {out['pfc_to_site_a_per_s']}")
 check(close(out["site_a_paused_fraction"], 0.25), f"paused {out['site_a_paused_fraction']}")
 check(out["gateway_b_held_pkts"] == 1234, "gateway B held")
+check(out["gateway_b_c"] == {"trp_cnps": 0, "trp_no_flow": 0, "trp_upstream_ce": 0,
+                             "trp_activations": 0, "trp_delayed": 0},
+      f"no mechanism C at gateway B: {out['gateway_b_c']}")
 check(out["site_a_pause_lapses"] == 3 and close(out["site_a_lapsed_ms"], 4.5),
       f"lapses {out['site_a_pause_lapses']}, {out['site_a_lapsed_ms']} ms")
 check(lab.pfc_lapses({}) == (None, None), "no mechanism B: no lapses")
@@ -65,7 +68,7 @@ check(lab.pfc_sent({}, 10.0) == (None, None, None), "no mechanism B: nothing mea
 tmp = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"lab-summary-{os.getpid()}")
 args = argparse.Namespace(scenario="dest", seconds=5, host_rate="100M", tor_rate="10G",
                           variant="firmware", pacing_grid="0", tools="separate",
-                          dc_rate="300M", out=tmp, build="build")
+                          dc_rate="300M", dc_red="16kB,48kB", out=tmp, build="build")
 L = lab.Lab(args, tmp, "A,B", inter=False)
 L.hostem_configs()
 a_ini = open(os.path.join(tmp, "hostem-a.ini")).read()
@@ -73,7 +76,11 @@ b_ini = open(os.path.join(tmp, "hostem-b.ini")).read()
 check("[qp inter" not in a_ini and "[qp intra0]" in a_ini, "reference run: no inter-DC sender")
 check("dc_rate = 300M" in b_ini and "[qp intra-b0]" in b_ini and "[qp intra-b0-rx]" in b_ini,
       "dest: site B's DC side and its intra-DC stream")
+check("dc_kmin = 16kB" in b_ini and "dc_kmax = 48kB" in b_ini, "dest: RED at site B's DC side")
 check("duration = 5s" in b_ini, "dest: site B's sender runs for the run")
+args.dc_red = "off"
+lab.Lab(args, tmp, "A,B", inter=False).hostem_configs()
+check("dc_kmax" not in open(os.path.join(tmp, "hostem-b.ini")).read(), "--dc-red off: no marking")
 args.scenario = "near-source"
 L = lab.Lab(args, tmp, "A")
 L.hostem_configs()
