@@ -371,6 +371,23 @@ hostem_sender_advance(struct hostem_sender *s, uint32_t payload)
 	}
 }
 
+/*
+ * RED on a queue (the ToR uplink, the DC side toward the hosts): judge an
+ * arrival against the bytes queued ahead of it (ecn_marker.h) and mark it
+ * CE when chosen; counted in *marks, or *not_ect when it cannot carry CE.
+ */
+static void
+hostem_red_mark(const struct ecn_red_config *cfg, struct ecn_red *red, uint64_t backlog,
+		struct rte_mbuf *m, uint64_t *marks, uint64_t *not_ect)
+{
+	if (ecn_red_decide(cfg, red, backlog) != ECN_VERDICT_MARK)
+		return;
+	if (hostem_pkt_mark_ce(m))
+		(*marks)++;
+	else
+		(*not_ect)++;
+}
+
 /* Where data of S goes first: the ToR, or straight to its route. */
 static bool
 hostem_sender_out(struct hostem *h, struct hostem_sender *s, struct rte_mbuf *m, uint64_t now_tsc)
@@ -384,12 +401,7 @@ hostem_sender_out(struct hostem *h, struct hostem_sender *s, struct rte_mbuf *m,
 	backlog = wanem_line_backlog_bytes(&t->line, now_tsc);
 	if (backlog > t->max_backlog_bytes)
 		t->max_backlog_bytes = backlog;
-	if (ecn_red_decide(&t->red_cfg, &t->red, backlog) == ECN_VERDICT_MARK) {
-		if (hostem_pkt_mark_ce(m))
-			t->marks++;
-		else
-			t->marks_not_ect++;
-	}
+	hostem_red_mark(&t->red_cfg, &t->red, backlog, m, &t->marks, &t->marks_not_ect);
 	/* Who sent it (index in h->senders), for the route after the ToR. */
 	m->hash.usr = (uint32_t)(s - h->senders);
 	if (wanem_line_enqueue(&t->line, m, m->pkt_len, now_tsc) != WANEM_LINE_QUEUED) {
@@ -783,15 +795,10 @@ hostem_down_enqueue(struct hostem *h, struct rte_mbuf *m, uint64_t now_tsc)
 	uint8_t prio = hostem_frame_prio(m);
 
 	m->hash.usr = prio;
-	/* RED judges arrivals against the bytes queued ahead, as at the ToR uplink. */
-	if (d->red_on &&
-	    ecn_red_decide(&d->red_cfg, &d->red, wanem_line_backlog_bytes(&d->line, now_tsc)) ==
-		    ECN_VERDICT_MARK) {
+	if (d->red_on) {
 		m->l2_len = RTE_ETHER_HDR_LEN; /* untagged: hostem_frame_is_data() */
-		if (hostem_pkt_mark_ce(m))
-			d->marks++;
-		else
-			d->marks_not_ect++;
+		hostem_red_mark(&d->red_cfg, &d->red, wanem_line_backlog_bytes(&d->line, now_tsc),
+				m, &d->marks, &d->marks_not_ect);
 	}
 	if (wanem_line_enqueue(&d->line, m, m->pkt_len, now_tsc) != WANEM_LINE_QUEUED) {
 		rte_pktmbuf_free(m);
